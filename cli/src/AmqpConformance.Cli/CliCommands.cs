@@ -1,0 +1,12 @@
+using System.CommandLine;
+
+namespace AmqpConformance.Cli;
+
+/// <summary>The subcommands of amqp-conformance, one file each.</summary>
+internal static class CliCommands
+{
+    public static IEnumerable<Command> All()
+    {
+        yield break;
+    }
+}
