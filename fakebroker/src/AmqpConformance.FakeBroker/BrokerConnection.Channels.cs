@@ -1,0 +1,409 @@
+using System.Buffers;
+using System.Security.Cryptography;
+using AmqpConformance.Harness.Protocol;
+
+namespace AmqpConformance.FakeBroker;
+
+public sealed partial class BrokerConnection
+{
+    private readonly HashSet<ChannelState> _confirmsDue = [];
+
+    // ------------------------------------------------------------------ frames on channels 1..n
+
+    private FrameOutcome HandleChannelMethodFrame(long sequence, in RawFrame frame)
+    {
+        _channels.TryGetValue(frame.Channel, out var ch);
+        if (ch?.Content is { } pending)
+        {
+            // RabbitMQ's command assembler: a method while content is due is out of sequence.
+            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "method-during-content",
+                pending.HeaderReceived
+                    ? "expected content body, got non content body frame instead"
+                    : $"expected content header for class {pending.Method.ClassId}, got non content header frame instead",
+                pending.Method.ClassId, pending.Method.MethodId);
+        }
+        var method = DecodeMethod(frame.Payload);
+        _currentMethod = method;
+        if (ch is null)
+        {
+            if (method is ChannelOpen) return OpenChannel(sequence, frame.Channel);
+            throw new ProtocolViolationException(ReplyCodes.ChannelError, "channel-not-open", "expected 'channel.open'");
+        }
+        if (ch.Closing)
+        {
+            // After the broker's channel.close only close-ok (or a crossing close) counts, as in RabbitMQ.
+            if (method is ChannelCloseOk) RemoveChannel(ch);
+            else if (method is ChannelClose) SendMethod(ch.Number, new ChannelCloseOk());
+            else if (method.HasContent) StartContent(ch, (method as BasicPublish) ?? new BasicPublish(), sequence);
+            return FrameOutcome.Continue;
+        }
+        HandleChannelMethod(ch, method, sequence);
+        return FrameOutcome.Continue;
+    }
+
+    private FrameOutcome HandleHeaderFrame(in RawFrame frame)
+    {
+        if (!_channels.TryGetValue(frame.Channel, out var ch) || ch.Content is not { } pending)
+            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "content-without-method",
+                "expected method frame, got non method frame instead", 0, 0);
+        if (pending.HeaderReceived)
+            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "header-during-body",
+                "expected content body, got non content body frame instead", pending.Method.ClassId, pending.Method.MethodId);
+        byte[] payload = frame.Payload.ToArray();
+        ushort classId = System.Buffers.Binary.BinaryPrimitives.ReadUInt16BigEndian(payload);
+        ushort weight = System.Buffers.Binary.BinaryPrimitives.ReadUInt16BigEndian(payload.AsSpan(2));
+        ulong bodySize = System.Buffers.Binary.BinaryPrimitives.ReadUInt64BigEndian(payload.AsSpan(4));
+        if (classId != pending.Method.ClassId)
+            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "header-wrong-class",
+                $"expected content header for class {pending.Method.ClassId}, got one for class {classId} instead",
+                pending.Method.ClassId, pending.Method.MethodId);
+        if (weight != 0)
+            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "header-nonzero-weight",
+                $"expected content header for class {pending.Method.ClassId}, got non content header frame instead (weight {weight})",
+                pending.Method.ClassId, pending.Method.MethodId);
+        if (bodySize > (ulong)_options.MaxPayloadWhenUnlimited)
+            throw new ProtocolViolationException(ReplyCodes.FrameError, "body-size-too-large",
+                $"content body size {bodySize} exceeds maximum allowed size {_options.MaxPayloadWhenUnlimited}",
+                pending.Method.ClassId, pending.Method.MethodId);
+        ContentHeader header;
+        try
+        {
+            header = ContentHeader.Decode(payload);
+        }
+        catch (AmqpDecodeException ex)
+        {
+            throw new ProtocolViolationException(ReplyCodes.FrameError, "undecodable-content-header",
+                $"cannot decode content header properties ({ex.Message})", pending.Method.ClassId, pending.Method.MethodId);
+        }
+        pending.SetHeader(header, payload);
+        if (pending.IsComplete) CompleteContent(ch);
+        return FrameOutcome.Continue;
+    }
+
+    private FrameOutcome HandleBodyFrame(long sequence, in RawFrame frame)
+    {
+        if (!_channels.TryGetValue(frame.Channel, out var ch) || ch.Content is not { } pending)
+            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "content-without-method",
+                "expected method frame, got non method frame instead", 0, 0);
+        if (!pending.HeaderReceived)
+            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "body-without-header",
+                $"expected content header for class {pending.Method.ClassId}, got non content header frame instead",
+                pending.Method.ClassId, pending.Method.MethodId);
+        bool overranBefore = pending.Overran;
+        pending.Append(frame.Payload);
+        if (Strict)
+        {
+            if (pending.Overran && !overranBefore)
+                Report(sequence, ReplyCodes.UnexpectedFrame, "body-exceeds-declared-size",
+                    $"Body frames on channel {ch.Number} carry {pending.Received} bytes but the content header declared {pending.DeclaredSize}; " +
+                    "RabbitMQ 3.x keeps waiting and closes with 505 on the channel's next non-body frame.");
+            else if (!pending.IsComplete && !pending.Overran && FrameMax != 0 && frame.ClaimedSize != FrameMax - AmqpConstants.FrameOverhead)
+                Report(sequence, ReplyCodes.FrameError, "body-frame-not-full",
+                    $"A non-final body frame on channel {ch.Number} carries {frame.ClaimedSize} bytes, not frame_max - 8 = {FrameMax - AmqpConstants.FrameOverhead}.");
+        }
+        if (pending.IsComplete) CompleteContent(ch);
+        return FrameOutcome.Continue;
+    }
+
+    private void StartContent(ChannelState ch, BasicPublish method, long sequence)
+    {
+        ch.Content = new PendingContent(method, sequence);
+        _midContent.Add(ch.Number);
+    }
+
+    private void CompleteContent(ChannelState ch)
+    {
+        var content = ch.Content!;
+        ch.Content = null;
+        _midContent.Remove(ch.Number);
+        if (ch.Closing) return;
+        var publish = content.Method;
+        _currentMethod = publish;
+        if (publish.Immediate)
+            throw new ProtocolViolationException(ReplyCodes.NotImplemented, "immediate-flag", "immediate=true");
+        ulong? confirm = ch.ConfirmMode ? ch.NextConfirmSequence++ : null;
+        var host = Host!;
+        var queues = host.Route(publish.Exchange, publish.RoutingKey, content.Header!.Properties.Headers);
+        var message = new DeliveredMessage
+        {
+            ConnectionId = Id,
+            Channel = ch.Number,
+            Exchange = publish.Exchange,
+            RoutingKey = publish.RoutingKey,
+            Mandatory = publish.Mandatory,
+            ConfirmSequence = confirm,
+            Properties = content.Header.Properties,
+            HeaderPayload = content.HeaderPayload,
+            Body = content.Body,
+            MethodSequence = content.MethodSequence,
+            RoutedTo = [.. queues.Select(q => q.Name)],
+        };
+        AddPublished(message);
+        if (queues.Count == 0 && publish.Mandatory)
+            SendContent(ch.Number, new BasicReturn { ReplyCode = ReplyCodes.NoRoute, ReplyText = "NO_ROUTE", Exchange = publish.Exchange, RoutingKey = publish.RoutingKey }, message);
+        host.Enqueue(message, queues);
+        if (confirm is { } seq)
+        {
+            ch.PendingConfirmUpTo = seq;
+            ch.PendingConfirmCount++;
+            _confirmsDue.Add(ch);
+        }
+    }
+
+    /// <summary>Sends the publisher confirms due after a read batch: one basic.ack per publish, or one with
+    /// multiple=true covering them all when <see cref="FakeBrokerOptions.CoalesceConfirms"/> is on.</summary>
+    private void FlushConfirms()
+    {
+        if (_confirmsDue.Count == 0) return;
+        foreach (var ch in _confirmsDue)
+        {
+            if (ch.PendingConfirmCount == 0 || ch.Closing || ch.Closed) continue;
+            if (_options.CoalesceConfirms && ch.PendingConfirmCount > 1)
+            {
+                SendMethod(ch.Number, new BasicAck { DeliveryTag = ch.PendingConfirmUpTo, Multiple = true });
+            }
+            else
+            {
+                for (ulong tag = ch.PendingConfirmUpTo - (ulong)ch.PendingConfirmCount + 1; tag <= ch.PendingConfirmUpTo; tag++)
+                    SendMethod(ch.Number, new BasicAck { DeliveryTag = tag, Multiple = false });
+            }
+            ch.PendingConfirmCount = 0;
+        }
+        _confirmsDue.Clear();
+    }
+
+    // ------------------------------------------------------------------ channel lifecycle
+
+    private FrameOutcome OpenChannel(long sequence, ushort number)
+    {
+        if (ChannelMax != 0 && _channels.Count >= ChannelMax)
+            throw new ProtocolViolationException(ReplyCodes.NotAllowed, "channel-max-reached",
+                $"number of channels opened ({_channels.Count}) has reached the negotiated channel_max ({ChannelMax})", 0, 0);
+        if (Strict && ChannelMax != 0 && number > ChannelMax)
+            Report(sequence, ReplyCodes.ChannelError, "channel-number-above-channel-max",
+                $"channel.open on channel {number}, above the negotiated channel_max {ChannelMax}; RabbitMQ 3.x only limits how many are open.");
+        _channels[number] = new ChannelState(this, number);
+        SendMethod(number, new ChannelOpenOk());
+        return FrameOutcome.Continue;
+    }
+
+    /// <summary>Closes a channel from the broker's side (a soft error): channel.close out, deliveries released, and
+    /// everything but close-ok ignored until it arrives.</summary>
+    private void CloseChannel(ChannelState ch, ushort code, string text, ushort classId, ushort methodId)
+    {
+        if (ch.Closing) return;
+        ch.Closing = true;
+        if (ch.Content is not null)
+        {
+            ch.Content = null;
+            _midContent.Remove(ch.Number);
+        }
+        ReleaseChannel(ch);
+        SendMethod(ch.Number, new ChannelClose { ReplyCode = code, ReplyText = text, FailingClassId = classId, FailingMethodId = methodId });
+    }
+
+    private void RemoveChannel(ChannelState ch)
+    {
+        ch.Closed = true;
+        ReleaseChannel(ch);
+        _channels.Remove(ch.Number);
+        _midContent.Remove(ch.Number);
+        _confirmsDue.Remove(ch);
+    }
+
+    private void ReleaseChannel(ChannelState ch)
+    {
+        var host = Host!;
+        lock (host.Gate)
+        {
+            foreach (var queue in ch.ReleaseAll())
+            {
+                host.MaybeAutoDelete(queue);
+                if (!queue.Deleted) queue.Dispatch();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ channel methods
+
+    private void HandleChannelMethod(ChannelState ch, IAmqpMethod method, long sequence)
+    {
+        var host = Host!;
+        ushort n = ch.Number;
+        switch (method)
+        {
+            case BasicPublish publish:
+                StartContent(ch, publish, sequence);
+                break;
+            case ChannelOpen:
+                throw new ProtocolViolationException(ReplyCodes.ChannelError, "second-channel-open", "second 'channel.open' seen");
+            case ChannelClose:
+                FlushConfirms(); // confirms due on this channel go out before close-ok
+                RemoveChannel(ch);
+                SendMethod(n, new ChannelCloseOk());
+                break;
+            case ChannelCloseOk:
+                break; // nothing to confirm; RabbitMQ ignores it too
+            case ChannelFlow flow:
+                lock (host.Gate)
+                {
+                    ch.FlowActive = flow.Active;
+                    SendMethod(n, new ChannelFlowOk { Active = flow.Active });
+                    if (flow.Active) DispatchConsumers(ch);
+                }
+                break;
+            case ExchangeDeclare m:
+                host.DeclareExchange(m);
+                if (!m.NoWait) SendMethod(n, new ExchangeDeclareOk());
+                break;
+            case ExchangeDelete m:
+                host.DeleteExchange(m.Exchange, m.IfUnused);
+                if (!m.NoWait) SendMethod(n, new ExchangeDeleteOk());
+                break;
+            case ExchangeBind m:
+                host.Bind(m.Source, m.Destination, destinationIsExchange: true, m.RoutingKey, m.Arguments, unbind: false);
+                if (!m.NoWait) SendMethod(n, new ExchangeBindOk());
+                break;
+            case ExchangeUnbind m:
+                host.Bind(m.Source, m.Destination, destinationIsExchange: true, m.RoutingKey, m.Arguments, unbind: true);
+                if (!m.NoWait) SendMethod(n, new ExchangeUnbindOk());
+                break;
+            case QueueDeclare m:
+                var (name, messages, consumers) = host.DeclareQueue(m, Id);
+                if (!m.NoWait) SendMethod(n, new QueueDeclareOk { Queue = name, MessageCount = messages, ConsumerCount = consumers });
+                break;
+            case QueueBind m:
+                host.Bind(m.Exchange, m.Queue, destinationIsExchange: false, m.RoutingKey, m.Arguments, unbind: false);
+                if (!m.NoWait) SendMethod(n, new QueueBindOk());
+                break;
+            case QueueUnbind m:
+                host.Bind(m.Exchange, m.Queue, destinationIsExchange: false, m.RoutingKey, m.Arguments, unbind: true);
+                SendMethod(n, new QueueUnbindOk());
+                break;
+            case QueuePurge m:
+                uint purged = host.PurgeQueue(m.Queue, Id);
+                if (!m.NoWait) SendMethod(n, new QueuePurgeOk { MessageCount = purged });
+                break;
+            case QueueDelete m:
+                uint deleted = host.DeleteQueue(m.Queue, m.IfUnused, m.IfEmpty, Id);
+                if (!m.NoWait) SendMethod(n, new QueueDeleteOk { MessageCount = deleted });
+                break;
+            case BasicQos m:
+                lock (host.Gate)
+                {
+                    if (m.Global) ch.PrefetchCount = m.PrefetchCount;
+                    else ch.ConsumerPrefetch = m.PrefetchCount;
+                    SendMethod(n, new BasicQosOk());
+                    DispatchConsumers(ch);
+                }
+                break;
+            case BasicConsume m:
+                Consume(ch, m);
+                break;
+            case BasicCancel m:
+                lock (host.Gate)
+                {
+                    if (ch.Consumers.Remove(m.ConsumerTag, out var consumer))
+                    {
+                        consumer.Queue.RemoveConsumer(consumer);
+                        host.MaybeAutoDelete(consumer.Queue);
+                    }
+                    if (!m.NoWait) SendMethod(n, new BasicCancelOk { ConsumerTag = m.ConsumerTag });
+                }
+                break;
+            case BasicGet m:
+                Get(ch, m);
+                break;
+            case BasicAck m:
+                Settle(ch, m.DeliveryTag, m.Multiple, requeue: false, isAck: true);
+                break;
+            case BasicNack m:
+                Settle(ch, m.DeliveryTag, m.Multiple, m.Requeue, isAck: false);
+                break;
+            case BasicReject m:
+                Settle(ch, m.DeliveryTag, multiple: false, m.Requeue, isAck: false);
+                break;
+            case BasicRecover or BasicRecoverAsync:
+                bool requeue = method is BasicRecover r ? r.Requeue : ((BasicRecoverAsync)method).Requeue;
+                lock (host.Gate)
+                {
+                    foreach (var (tag, _) in ch.Unacked.ToList()) ch.Settle(tag, multiple: false, requeue: true, isAck: false);
+                    if (method is BasicRecover) SendMethod(n, new BasicRecoverOk());
+                    DispatchConsumers(ch);
+                }
+                _ = requeue; // RabbitMQ requeues either way (requeue=false is not supported by it)
+                break;
+            case ConfirmSelect m:
+                ch.ConfirmMode = true;
+                if (!m.NoWait) SendMethod(n, new ConfirmSelectOk());
+                break;
+            case TxSelect or TxCommit or TxRollback:
+                throw new ProtocolViolationException(ReplyCodes.NotImplemented, "tx-not-implemented",
+                    "the fake broker does not implement transactions (tx.*)");
+            default:
+                throw new ProtocolViolationException(ReplyCodes.CommandInvalid, "unimplemented-method", "unimplemented method");
+        }
+    }
+
+    private void Consume(ChannelState ch, BasicConsume m)
+    {
+        var host = Host!;
+        lock (host.Gate)
+        {
+            var queue = host.RequireQueue(m.Queue, Id);
+            string tag = m.ConsumerTag.Length > 0 ? m.ConsumerTag : "amq.ctag-" + Convert.ToBase64String(RandomNumberGenerator.GetBytes(16)).TrimEnd('=').Replace('+', '-').Replace('/', '_');
+            if (ch.Consumers.ContainsKey(tag))
+                throw new ProtocolViolationException(ReplyCodes.NotAllowed, "consumer-tag-reused", $"attempt to reuse consumer tag '{tag}'");
+            if (queue.Consumers.Any(c => c.Exclusive) || (m.Exclusive && queue.ConsumersCount > 0))
+                throw new ProtocolViolationException(ReplyCodes.AccessRefused, "exclusive-consumer",
+                    $"queue '{queue.Name}' in vhost '{host.Name}' in exclusive use", channelOnly: true);
+            var consumer = new Consumer(tag, queue, ch, m.NoAck, m.Exclusive, ch.ConsumerPrefetch);
+            ch.Consumers[tag] = consumer;
+            queue.AddConsumer(consumer);
+            if (!m.NoWait) SendMethod(ch.Number, new BasicConsumeOk { ConsumerTag = tag });
+            queue.Dispatch();
+        }
+    }
+
+    private void Get(ChannelState ch, BasicGet m)
+    {
+        var host = Host!;
+        lock (host.Gate)
+        {
+            var queue = host.RequireQueue(m.Queue, Id);
+            var entry = queue.TryDequeue();
+            if (entry is null)
+            {
+                SendMethod(ch.Number, new BasicGetEmpty());
+                return;
+            }
+            ulong tag = ++ch.LastDeliveryTag;
+            if (!m.NoAck) ch.Unacked[tag] = new UnackedDelivery(entry, queue, null);
+            SendContent(ch.Number, new BasicGetOk
+            {
+                DeliveryTag = tag,
+                Redelivered = entry.Redelivered,
+                Exchange = entry.Message.Exchange,
+                RoutingKey = entry.Message.RoutingKey,
+                MessageCount = (uint)queue.ReadyCount,
+            }, entry.Message);
+        }
+    }
+
+    private void Settle(ChannelState ch, ulong tag, bool multiple, bool requeue, bool isAck)
+    {
+        var host = Host!;
+        lock (host.Gate)
+        {
+            foreach (var queue in ch.Settle(tag, multiple, requeue, isAck))
+                if (!queue.Deleted) queue.Dispatch();
+        }
+    }
+
+    /// <summary>Dispatches the queues this channel consumes from. Caller holds the lock.</summary>
+    private static void DispatchConsumers(ChannelState ch)
+    {
+        foreach (var queue in ch.Consumers.Values.Select(c => c.Queue).Distinct().ToList())
+            if (!queue.Deleted) queue.Dispatch();
+    }
+}

@@ -1,0 +1,407 @@
+using System.Buffers;
+using System.Globalization;
+using System.IO.Pipelines;
+using System.Text;
+using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Harness.Recording;
+
+namespace AmqpConformance.FakeBroker;
+
+public sealed partial class BrokerConnection
+{
+    private readonly Dictionary<ushort, ChannelState> _channels = [];
+    private readonly HashSet<ushort> _midContent = [];
+    private long _receivedOffset;
+    private Task _heartbeatLoop = Task.CompletedTask;
+
+    /// <summary>What the receive loop does after a frame.</summary>
+    private enum FrameOutcome
+    {
+        /// <summary>Read on.</summary>
+        Continue,
+        /// <summary>Stop parsing: discard input until the peer closes or the close timeout passes.</summary>
+        Drain,
+        /// <summary>End the connection now (queued frames still go out).</summary>
+        Stop,
+    }
+
+    /// <summary>The payload size above which a frame is refused with 501, as RabbitMQ decides it: frame_max itself
+    /// (RabbitMQ allows 8 bytes of slack over frame_max - 8), or the hard cap when frame_max is 0.</summary>
+    private long MaxAcceptedPayload => FrameMax == 0 ? _options.MaxPayloadWhenUnlimited : FrameMax;
+
+    private bool Strict => _options.Strictness == Strictness.Strict;
+
+    /// <summary>Reads and handles frames until the connection ends; returns the heartbeat loop to await.</summary>
+    private async Task<Task> ReceiveLoopAsync()
+    {
+        PipeReader input = _transport.Input;
+        if (!await ReadProtocolHeaderAsync(input).ConfigureAwait(false)) return _heartbeatLoop;
+
+        SendMethod(0, new ConnectionStart
+        {
+            VersionMajor = 0,
+            VersionMinor = 9,
+            ServerProperties = BuildServerProperties(),
+            Mechanisms = "PLAIN AMQPLAIN",
+            Locales = "en_US",
+        });
+
+        bool draining = false;
+        while (true)
+        {
+            ReadResult result = await input.ReadAsync(_abort.Token).ConfigureAwait(false);
+            var buffer = result.Buffer;
+            if (draining)
+            {
+                input.AdvanceTo(buffer.End);
+                if (result.IsCompleted) return _heartbeatLoop;
+                continue;
+            }
+            Interlocked.Exchange(ref _lastReceivedTimestamp, System.Diagnostics.Stopwatch.GetTimestamp());
+            var outcome = FrameOutcome.Continue;
+            while (outcome == FrameOutcome.Continue)
+            {
+                var status = FrameReader.TryReadFrame(ref buffer, MaxAcceptedPayload, out var frame);
+                if (status == FrameReadStatus.NeedMoreData) break;
+                outcome = HandleFrame(status, frame);
+            }
+            FlushConfirms();
+            if (outcome == FrameOutcome.Stop)
+            {
+                input.AdvanceTo(buffer.End);
+                return _heartbeatLoop;
+            }
+            if (outcome == FrameOutcome.Drain)
+            {
+                draining = true;
+                input.AdvanceTo(buffer.End);
+                if (result.IsCompleted) return _heartbeatLoop;
+                continue;
+            }
+            input.AdvanceTo(buffer.Start, buffer.End);
+            if (result.IsCompleted)
+            {
+                if (buffer.Length > 0)
+                    Log.AddFinding(new ProtocolFinding(-1, 0, "truncated-frame",
+                        $"The client's stream ended inside a frame ({buffer.Length} byte(s) of an incomplete frame).", ClosedConnection: false));
+                SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Transport, 0, "the client closed the transport without connection.close", 0, 0));
+                return _heartbeatLoop;
+            }
+        }
+    }
+
+    /// <summary>Reads the 8-byte protocol header; on a mismatch answers with "AMQP" 0 0 9 1 and returns false.</summary>
+    private async Task<bool> ReadProtocolHeaderAsync(PipeReader input)
+    {
+        while (true)
+        {
+            ReadResult result = await input.ReadAsync(_abort.Token).ConfigureAwait(false);
+            var buffer = result.Buffer;
+            var status = ProtocolHeaderCheck.Inspect(buffer);
+            if (status == ProtocolHeaderStatus.Amqp091)
+            {
+                input.AdvanceTo(buffer.GetPosition(ProtocolHeaderCheck.Length));
+                _receivedOffset = ProtocolHeaderCheck.Length;
+                return true;
+            }
+            if (status == ProtocolHeaderStatus.NeedMoreData)
+            {
+                input.AdvanceTo(buffer.Start, buffer.End);
+                if (!result.IsCompleted) continue;
+                SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Transport, 0, "the client closed the transport before sending a protocol header", 0, 0));
+                return false;
+            }
+            int shown = (int)Math.Min(buffer.Length, ProtocolHeaderCheck.Length);
+            string got = ErlangBinary(buffer.Slice(0, shown).ToArray());
+            input.AdvanceTo(buffer.End);
+            Log.AddFinding(new ProtocolFinding(-1, 0, "bad-protocol-header",
+                $"The client did not start with \"AMQP\" 0 0 9 1 but with {got}; the broker answered with its own header and closed the socket, as RabbitMQ does.",
+                ClosedConnection: true));
+            SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Broker, 0, $"bad protocol header {got}", 0, 0));
+            SendRaw(AmqpConstants.ProtocolHeader.ToArray());
+            return false;
+        }
+    }
+
+    private FieldTable BuildServerProperties()
+    {
+        var capabilities = new FieldTable
+        {
+            ["publisher_confirms"] = true,
+            ["exchange_exchange_bindings"] = true,
+            ["basic.nack"] = true,
+            ["consumer_cancel_notify"] = true,
+            ["connection.blocked"] = true,
+            ["authentication_failure_close"] = true,
+            ["per_consumer_qos"] = true,
+            ["direct_reply_to"] = true,
+        };
+        var table = new FieldTable
+        {
+            ["capabilities"] = FieldValue.Table(capabilities),
+            ["product"] = FieldValue.LongString("AmqpConformance FakeBroker"),
+            ["version"] = FieldValue.LongString(typeof(FakeBroker).Assembly.GetName().Version?.ToString() ?? "0"),
+            ["platform"] = FieldValue.LongString(".NET " + Environment.Version),
+            ["information"] = FieldValue.LongString("An in-process AMQP 0-9-1 broker for frame-writer conformance tests."),
+        };
+        foreach (var (key, value) in _options.ServerProperties) table = table.With(key, FieldValue.FromObject(value));
+        return table;
+    }
+
+    // ------------------------------------------------------------------ per frame
+
+    private FrameOutcome HandleFrame(FrameReadStatus status, in RawFrame frame)
+    {
+        long sequence = Record(status, frame);
+        if (_closing) return HandleWhileClosing(status, frame);
+        try
+        {
+            if (status == FrameReadStatus.PayloadTooLarge)
+                throw new ProtocolViolationException(ReplyCodes.FrameError, "frame-too-large",
+                    $"type {frame.TypeOctet}, all octets = <<>>: {{frame_too_large,{frame.ClaimedSize},{MaxAcceptedPayload - AmqpConstants.FrameOverhead}}}",
+                    lostSync: true, closeSocketOnly: !IsTuned);
+            if (status == FrameReadStatus.BadFrameEnd)
+                throw new ProtocolViolationException(ReplyCodes.FrameError, "bad-frame-end",
+                    $"type {frame.TypeOctet}, {Snippet(frame.Payload)}: {{invalid_frame_end_marker,{frame.EndOctet}}}",
+                    lostSync: true, closeSocketOnly: !IsTuned);
+            CheckStrictFrameRules(sequence, frame);
+            return Dispatch(sequence, frame);
+        }
+        catch (ProtocolViolationException violation)
+        {
+            return OnViolation(sequence, frame.Channel, violation);
+        }
+        catch (AmqpDecodeException decode)
+        {
+            ushort cls = 0, mth = 0;
+            if (frame.Type == FrameType.Method) MethodCodec.TryReadIds(frame.Payload.IsSingleSegment ? frame.Payload.FirstSpan : frame.Payload.ToArray(), out cls, out mth);
+            return OnViolation(sequence, frame.Channel, new ProtocolViolationException(ReplyCodes.FrameError, "undecodable-method",
+                $"cannot decode {Snippet(frame.Payload)} ({decode.Message})", cls, mth, closeSocketOnly: !IsTuned));
+        }
+        finally
+        {
+            _currentMethod = null;
+        }
+    }
+
+    private IAmqpMethod? _currentMethod;
+
+    private FrameOutcome Dispatch(long sequence, in RawFrame frame)
+    {
+        byte type = frame.TypeOctet;
+        if (type == (byte)FrameType.Heartbeat)
+        {
+            if (frame.ClaimedSize != 0)
+                throw new ProtocolViolationException(ReplyCodes.FrameError, "unknown-frame-type",
+                    $"type 8, {Snippet(frame.Payload)}: unknown_frame (a heartbeat frame must be empty)");
+            if (frame.Channel != 0)
+                throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "heartbeat-on-channel",
+                    $"type 8, all octets = <<>> (heartbeat on channel {frame.Channel}; heartbeats belong on channel 0)");
+            return FrameOutcome.Continue;
+        }
+        if (type is not ((byte)FrameType.Method or (byte)FrameType.Header or (byte)FrameType.Body))
+            throw new ProtocolViolationException(ReplyCodes.FrameError, "unknown-frame-type",
+                $"type {type}, {Snippet(frame.Payload)}: unknown_frame", closeSocketOnly: !IsTuned);
+        if (type == (byte)FrameType.Header && frame.ClaimedSize < 12)
+            throw new ProtocolViolationException(ReplyCodes.FrameError, "unknown-frame-type",
+                $"type 2, {Snippet(frame.Payload)}: unknown_frame (a content header needs at least 12 bytes)");
+
+        if (Strict) CheckInterleaving(sequence, frame.Channel);
+
+        if (frame.Channel == 0)
+        {
+            if (type != (byte)FrameType.Method)
+                throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "content-on-channel-zero",
+                    $"type {type}, {Snippet(frame.Payload)} (content frames cannot go on channel 0)", closeSocketOnly: !IsTuned);
+            var method = DecodeMethod(frame.Payload);
+            _currentMethod = method;
+            return HandleConnectionMethod(method);
+        }
+        if (Host is null)
+            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "frame-before-open",
+                $"type {type}, {Snippet(frame.Payload)} (channel {frame.Channel} frame before connection.open-ok)", closeSocketOnly: !IsTuned);
+
+        return type switch
+        {
+            (byte)FrameType.Method => HandleChannelMethodFrame(sequence, frame),
+            (byte)FrameType.Header => HandleHeaderFrame(frame),
+            _ => HandleBodyFrame(sequence, frame),
+        };
+    }
+
+    /// <summary>Decodes a method; an unknown class/method id ends the connection without connection.close, which is
+    /// what RabbitMQ 3.x does (its reader crashes on the lookup).</summary>
+    private static IAmqpMethod DecodeMethod(in ReadOnlySequence<byte> payload)
+    {
+        Span<byte> ids = stackalloc byte[4];
+        if (payload.Length >= 4)
+        {
+            payload.Slice(0, 4).CopyTo(ids);
+            MethodCodec.TryReadIds(ids, out ushort cls, out ushort mth);
+            if (MethodCodec.NameOf(cls, mth) is null)
+                throw new ProtocolViolationException(ReplyCodes.NotImplemented, "unknown-method",
+                    $"unknown method {cls}/{mth}; RabbitMQ 3.x drops the socket without connection.close, and so does the fake broker",
+                    cls, mth, closeSocketOnly: true);
+        }
+        return MethodCodec.Decode(payload);
+    }
+
+    /// <summary>While the broker's connection.close is out, only close-ok (or a crossing close) matters, as in RabbitMQ.</summary>
+    private FrameOutcome HandleWhileClosing(FrameReadStatus status, in RawFrame frame)
+    {
+        if (status != FrameReadStatus.Frame) return FrameOutcome.Drain;
+        if (frame.Channel != 0 || frame.TypeOctet != (byte)FrameType.Method) return FrameOutcome.Continue;
+        IAmqpMethod method;
+        try { method = MethodCodec.Decode(frame.Payload); }
+        catch (AmqpDecodeException) { return FrameOutcome.Continue; }
+        switch (method)
+        {
+            case ConnectionCloseOk:
+                return FrameOutcome.Stop;
+            case ConnectionClose:
+                SendMethod(0, new ConnectionCloseOk());
+                return FrameOutcome.Stop;
+            default:
+                return FrameOutcome.Continue;
+        }
+    }
+
+    /// <summary>Records the finding and closes the channel or the connection as the violation says.</summary>
+    private FrameOutcome OnViolation(long sequence, ushort channel, ProtocolViolationException v)
+    {
+        ushort cls = v.ClassId ?? _currentMethod?.ClassId ?? 0;
+        ushort mth = v.MethodId ?? _currentMethod?.MethodId ?? 0;
+        string text = v.ReplyText;
+        FlushConfirms(); // publishes completed before the violation are still confirmed, before the close
+        if (v.ChannelOnly && channel != 0 && _channels.TryGetValue(channel, out var ch))
+        {
+            Log.AddFinding(new ProtocolFinding(sequence, v.ReplyCode, v.Rule, $"Channel {channel} closed: {text}", ClosedConnection: true));
+            CloseChannel(ch, v.ReplyCode, text, cls, mth);
+            return FrameOutcome.Continue;
+        }
+        Log.AddFinding(new ProtocolFinding(sequence, v.ReplyCode, v.Rule,
+            v.CloseSocketOnly ? $"Socket closed without connection.close (as RabbitMQ 3.x does here): {text}" : $"Connection closed: {text}",
+            ClosedConnection: true));
+        if (v.CloseSocketOnly)
+        {
+            SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Broker, 0, text, cls, mth));
+            return FrameOutcome.Stop;
+        }
+        if (BeginClose(new ConnectionCloseInfo(CloseInitiator.Broker, v.ReplyCode, text, cls, mth)))
+            SendMethod(0, new ConnectionClose { ReplyCode = v.ReplyCode, ReplyText = text, FailingClassId = cls, FailingMethodId = mth });
+        return v.LostSync ? FrameOutcome.Drain : FrameOutcome.Continue;
+    }
+
+    // ------------------------------------------------------------------ strict profile
+
+    private void CheckStrictFrameRules(long sequence, in RawFrame frame)
+    {
+        if (!Strict || FrameMax == 0) return;
+        if (frame.ClaimedSize + AmqpConstants.FrameOverhead > FrameMax)
+            Report(sequence, ReplyCodes.FrameError, "frame-exceeds-frame-max",
+                $"A {FrameTypeName(frame.TypeOctet)} frame on channel {frame.Channel} is {frame.ClaimedSize + AmqpConstants.FrameOverhead} bytes, " +
+                $"over frame_max {FrameMax} (payload {frame.ClaimedSize} > {FrameMax - AmqpConstants.FrameOverhead}); RabbitMQ tolerates up to 8 bytes more.");
+    }
+
+    private void CheckInterleaving(long sequence, ushort channel)
+    {
+        foreach (ushort other in _midContent)
+        {
+            if (other == channel || !_channels.TryGetValue(other, out var ch) || ch.Content is not { InterleavingReported: false } content) continue;
+            content.InterleavingReported = true;
+            Report(sequence, ReplyCodes.UnexpectedFrame, "content-interleaved",
+                $"A frame on channel {channel} arrived while channel {other}'s basic.publish (method frame #{content.MethodSequence}) " +
+                $"was incomplete ({(content.HeaderReceived ? $"{content.Received} of {content.DeclaredSize} body bytes" : "no header yet")}): " +
+                "legal for RabbitMQ, but a writer that promises whole commands must not interleave them.");
+        }
+    }
+
+    private void Report(long sequence, ushort code, string rule, string message) =>
+        Log.AddFinding(new ProtocolFinding(sequence, code, rule, message, ClosedConnection: false));
+
+    // ------------------------------------------------------------------ recording
+
+    private long Record(FrameReadStatus status, in RawFrame frame)
+    {
+        long offset = _receivedOffset;
+        _receivedOffset += frame.WireLength;
+        var type = (FrameType)frame.TypeOctet;
+        ushort classId = 0, methodId = 0;
+        string? name = null;
+        long? declared = null;
+        ulong? digest = null;
+        ReadOnlyMemory<byte>? kept = null;
+        var payload = frame.Payload;
+        if (status != FrameReadStatus.PayloadTooLarge)
+        {
+            switch (type)
+            {
+                case FrameType.Method:
+                    kept = payload.ToArray();
+                    MethodCodec.TryReadIds(kept.Value.Span, out classId, out methodId);
+                    name = MethodCodec.NameOf(classId, methodId);
+                    break;
+                case FrameType.Header:
+                    kept = payload.ToArray();
+                    ReadHeaderIds(kept.Value.Span, out classId, out declared);
+                    break;
+                case FrameType.Body:
+                    digest = Digest(payload);
+                    if (Log.Options.CaptureBodies) kept = payload.ToArray();
+                    break;
+                default:
+                    if (frame.TypeOctet != (byte)FrameType.Heartbeat || payload.Length > 0) kept = payload.ToArray();
+                    break;
+            }
+        }
+        var timestamp = Log.Elapsed;
+        bool endValid = status != FrameReadStatus.BadFrameEnd;
+        int size = frame.Size;
+        ushort channel = frame.Channel;
+        return Log.Append(seq => new FrameRecord
+        {
+            Sequence = seq,
+            Direction = FrameDirection.Received,
+            WireOffset = offset,
+            Timestamp = timestamp,
+            Type = type,
+            Channel = channel,
+            Size = size,
+            ClassId = classId,
+            MethodId = methodId,
+            MethodName = name,
+            DeclaredBodySize = declared,
+            PayloadDigest = digest,
+            Payload = kept,
+            FrameEndValid = endValid,
+        }).Sequence;
+    }
+
+    private static string FrameTypeName(byte type) => type switch
+    {
+        1 => "method",
+        2 => "content header",
+        3 => "body",
+        8 => "heartbeat",
+        _ => "type-" + type.ToString(CultureInfo.InvariantCulture),
+    };
+
+    /// <summary>"all octets = &lt;&lt;...&gt;&gt;" or "first 16 octets = ...", as RabbitMQ prints payloads.</summary>
+    private static string Snippet(in ReadOnlySequence<byte> payload)
+    {
+        int n = (int)Math.Min(payload.Length, 16);
+        string bytes = ErlangBinary(payload.Slice(0, n).ToArray());
+        return (payload.Length <= 16 ? "all octets = " : "first 16 octets = ") + bytes;
+    }
+
+    private static string ErlangBinary(byte[] bytes)
+    {
+        var sb = new StringBuilder("<<");
+        for (int i = 0; i < bytes.Length; i++)
+        {
+            if (i > 0) sb.Append(',');
+            sb.Append(bytes[i].ToString(CultureInfo.InvariantCulture));
+        }
+        return sb.Append(">>").ToString();
+    }
+}

@@ -1,0 +1,265 @@
+using System.IO.Pipelines;
+using System.Security.Cryptography;
+using System.Threading.Channels;
+using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Harness.Recording;
+
+namespace AmqpConformance.FakeBroker;
+
+/// <summary>
+/// One client connection to the <see cref="FakeBroker"/>, served over any <see cref="IDuplexPipe"/> (a TCP socket or
+/// an in-memory pipe). Records every frame in <see cref="Log"/>, validates like RabbitMQ 3.x (and, in the strict
+/// profile, reports more), and keeps what was published.
+/// </summary>
+/// <remarks>
+/// <para>Threads. One loop reads and handles the client's frames; one loop writes the broker's frames (so they never
+/// interleave); an optional timer sends heartbeats. Deliveries caused by other connections' publishes are queued to
+/// the writer loop. Every public member is safe to call from any thread.</para>
+/// <para>Ownership. The connection owns the transport it serves: when it ends it completes
+/// <see cref="IDuplexPipe.Input"/> and <see cref="IDuplexPipe.Output"/> (and closes the socket, for TCP).</para>
+/// </remarks>
+public sealed partial class BrokerConnection
+{
+    private readonly FakeBroker _broker;
+    private readonly FakeBrokerOptions _options;
+    private readonly IDuplexPipe _transport;
+    private readonly Action? _onEnded;
+    private readonly Channel<OutboundItem> _outbound =
+        Channel.CreateUnbounded<OutboundItem>(new UnboundedChannelOptions { SingleReader = true });
+    private readonly CancellationTokenSource _abort = new();
+    private readonly TaskCompletionSource _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly TaskCompletionSource<bool> _opened = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly object _stateGate = new();
+    private readonly List<DeliveredMessage> _published = [];
+    private readonly IncrementalHash _receiveHash = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
+    private volatile bool _closing;
+    private volatile ConnectionCloseInfo? _closeInfo;
+    private Timer? _closeTimer;
+    private long _lastReceivedTimestamp;
+
+    internal BrokerConnection(FakeBroker broker, long id, IDuplexPipe transport, Action? onEnded)
+    {
+        _broker = broker;
+        _options = broker.Options;
+        _transport = transport;
+        _onEnded = onEnded;
+        Id = id;
+        Log = new FrameLog(id, _options.FrameLog);
+        FrameMax = AmqpConstants.FrameMinSize;
+        _lastReceivedTimestamp = System.Diagnostics.Stopwatch.GetTimestamp();
+    }
+
+    /// <summary>The broker's id for this connection: 1, 2, 3, ... in the order connections were accepted.</summary>
+    public long Id { get; }
+
+    /// <summary>Every frame received (and, unless <see cref="FrameLogOptions.RecordSent"/> is off, sent), in order,
+    /// plus the validation findings (<see cref="FrameLog.Findings"/>).</summary>
+    public FrameLog Log { get; }
+
+    /// <summary>The findings so far (shorthand for <c>Log.Findings()</c>).</summary>
+    public IReadOnlyList<ProtocolFinding> Findings => Log.Findings();
+
+    /// <summary>Completes when the connection has ended: its loops stopped, its transport completed, its channels
+    /// released (unacked deliveries requeued, exclusive queues deleted). Never faults.</summary>
+    public Task Completion => _completion.Task;
+
+    /// <summary>Completes with true once connection.open-ok was sent; with false if the connection ended before.</summary>
+    public Task<bool> Opened => _opened.Task;
+
+    /// <summary>How the connection ended; null while it runs (and, briefly, while the broker's close is in flight
+    /// it already holds the broker's reason).</summary>
+    public ConnectionCloseInfo? CloseInfo => _closeInfo;
+
+    /// <summary>The frame_max in force: 4096 until tune-ok (as in RabbitMQ), then the client's tune-ok value (0 = unlimited).</summary>
+    public int FrameMax { get; private set; }
+
+    /// <summary>The channel_max from tune-ok (0 until then, and 0 = no limit).</summary>
+    public ushort ChannelMax { get; private set; }
+
+    /// <summary>The heartbeat interval from tune-ok, in seconds (0 = none).</summary>
+    public ushort HeartbeatSeconds { get; private set; }
+
+    /// <summary>Whether tune-ok was received.</summary>
+    public bool IsTuned { get; private set; }
+
+    /// <summary>The authenticated user, once start-ok was accepted.</summary>
+    public string? UserName { get; private set; }
+
+    /// <summary>The virtual host, once connection.open was accepted.</summary>
+    public string? VirtualHostName { get; private set; }
+
+    /// <summary>The client properties from connection.start-ok.</summary>
+    public FieldTable? ClientProperties { get; private set; }
+
+    /// <summary>Every publish completed on this connection (method, header and whole body), in completion order,
+    /// whether or not it was routed. Empty when <see cref="FakeBrokerOptions.KeepPublished"/> is off.</summary>
+    public IReadOnlyList<DeliveredMessage> Published { get { lock (_published) return [.. _published]; } }
+
+    internal bool IsClosing => _closing;
+
+    internal VirtualHost? Host { get; private set; }
+
+    /// <summary>Asks the connection to close: sends connection.close with <paramref name="replyCode"/> and
+    /// <paramref name="replyText"/>, waits up to <see cref="FakeBrokerOptions.CloseTimeout"/> for close-ok, then closes
+    /// the transport. Completes with <see cref="Completion"/>. Does nothing more if the connection is already closing.</summary>
+    public Task CloseAsync(ushort replyCode = ReplyCodes.ConnectionForced, string replyText = "CONNECTION_FORCED - broker forced connection closure")
+    {
+        if (BeginClose(new ConnectionCloseInfo(CloseInitiator.Broker, replyCode, replyText, 0, 0)))
+            SendMethod(0, new ConnectionClose { ReplyCode = replyCode, ReplyText = replyText });
+        return Completion;
+    }
+
+    /// <summary>Ends the connection at once, without connection.close: stops reading and writing and completes the
+    /// transport (for TCP the socket closes). Completes with <see cref="Completion"/>.</summary>
+    public Task AbortAsync()
+    {
+        SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Broker, 0, "aborted by the broker", 0, 0));
+        Abort();
+        return Completion;
+    }
+
+    /// <inheritdoc/>
+    public override string ToString() => $"connection {Id}" + (CloseInfo is { } c ? $" (closed: {c})" : "");
+
+    internal void Abort()
+    {
+        try { _abort.Cancel(); }
+        catch (ObjectDisposedException) { }
+    }
+
+    /// <summary>Marks the connection as closing by the broker; false if it already was.</summary>
+    private bool BeginClose(ConnectionCloseInfo info)
+    {
+        lock (_stateGate)
+        {
+            if (_closing || _completion.Task.IsCompleted) return false;
+            _closing = true;
+            _closeInfo ??= info;
+            _closeTimer = new Timer(static s => ((BrokerConnection)s!).Abort(), this, _options.CloseTimeout, Timeout.InfiniteTimeSpan);
+            return true;
+        }
+    }
+
+    private void SetCloseInfo(ConnectionCloseInfo info)
+    {
+        lock (_stateGate) _closeInfo ??= info;
+    }
+
+    /// <summary>Runs the connection to its end. Never throws.</summary>
+    internal async Task RunAsync()
+    {
+        Task writer = Task.CompletedTask;
+        Task heartbeat = Task.CompletedTask;
+        try
+        {
+            writer = Task.Run(WriterLoopAsync);
+            heartbeat = await ReceiveLoopAsync().ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (_abort.IsCancellationRequested)
+        {
+            SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Broker, 0, "close timed out or the connection was aborted", 0, 0));
+        }
+        catch (Exception ex) when (IsTransportFailure(ex))
+        {
+            SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Transport, 0, "transport failed: " + ex.Message, 0, 0));
+        }
+        catch (Exception ex)
+        {
+            Log.AddFinding(new ProtocolFinding(-1, ReplyCodes.InternalError, "internal-error",
+                $"The fake broker failed while serving this connection: {ex}", ClosedConnection: true));
+            SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Broker, ReplyCodes.InternalError, "INTERNAL_ERROR - " + ex.Message, 0, 0));
+        }
+        finally
+        {
+            await EndAsync(writer, heartbeat).ConfigureAwait(false);
+        }
+    }
+
+    private static bool IsTransportFailure(Exception ex) =>
+        ex is IOException or System.Net.Sockets.SocketException or ObjectDisposedException or InvalidOperationException
+        || ex.InnerException is System.Net.Sockets.SocketException;
+
+    private async Task EndAsync(Task writer, Task heartbeat)
+    {
+        bool writerStalled = true;
+        try
+        {
+            _closing = true;
+            SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Transport, 0, "the client closed the transport without connection.close", 0, 0));
+            ReleaseChannels();
+            _outbound.Writer.TryComplete();
+            // Let queued frames (close-ok, connection.close) go out, but never wait forever for a stalled peer.
+            writerStalled = !await CompletesWithin(writer, _options.CloseTimeout + TimeSpan.FromSeconds(1)).ConfigureAwait(false);
+            Abort();
+            await CompletesWithin(writer, TimeSpan.FromSeconds(5)).ConfigureAwait(false);
+            await CompletesWithin(heartbeat, TimeSpan.FromSeconds(5)).ConfigureAwait(false);
+        }
+        catch (Exception ex)
+        {
+            Log.AddFinding(new ProtocolFinding(-1, ReplyCodes.InternalError, "internal-error", $"Cleanup failed: {ex}", ClosedConnection: true));
+        }
+        finally
+        {
+            // A stalled peer may leave bytes buffered in the output: close the socket first, so completing the
+            // output cannot block on a flush that never ends.
+            if (writerStalled) EndTransport();
+            try { await _transport.Output.CompleteAsync().ConfigureAwait(false); } catch (Exception) { /* the peer may be gone */ }
+            try { await _transport.Input.CompleteAsync().ConfigureAwait(false); } catch (Exception) { /* the peer may be gone */ }
+            EndTransport();
+            lock (_stateGate) _closeTimer?.Dispose();
+            _receiveHash.Dispose();
+            _opened.TrySetResult(false);
+            _completion.TrySetResult();
+        }
+    }
+
+    private void EndTransport()
+    {
+        try { _onEnded?.Invoke(); } catch (Exception) { /* closing a socket cannot fail the connection's end */ }
+    }
+
+    private static async Task<bool> CompletesWithin(Task task, TimeSpan timeout)
+    {
+        try
+        {
+            await task.WaitAsync(timeout).ConfigureAwait(false);
+            return true;
+        }
+        catch (TimeoutException)
+        {
+            return false;
+        }
+        catch (Exception)
+        {
+            return true; // ended, even if badly: the loops record their own failures
+        }
+    }
+
+    /// <summary>Releases every channel's consumers and unacked deliveries, and deletes exclusive queues.</summary>
+    private void ReleaseChannels()
+    {
+        var host = Host;
+        if (host is null) return;
+        lock (host.Gate)
+        {
+            var touched = new HashSet<BrokerQueue>();
+            foreach (var channel in _channels.Values)
+            {
+                channel.Closed = true;
+                touched.UnionWith(channel.ReleaseAll());
+            }
+            foreach (var queue in touched)
+            {
+                host.MaybeAutoDelete(queue);
+                if (!queue.Deleted) queue.Dispatch();
+            }
+        }
+        host.RemoveExclusiveQueues(Id);
+    }
+
+    private void AddPublished(DeliveredMessage message)
+    {
+        if (!_options.KeepPublished) return;
+        lock (_published) _published.Add(message);
+    }
+}

@@ -1,0 +1,225 @@
+using System.IO.Pipelines;
+using System.Net;
+using System.Net.Sockets;
+
+namespace AmqpConformance.FakeBroker;
+
+/// <summary>
+/// An in-process AMQP 0-9-1 broker for tests: real clients connect to it over loopback TCP, or a test hands it any
+/// <see cref="IDuplexPipe"/> through <see cref="Serve"/>. It validates frames like RabbitMQ 3.x (and, by default,
+/// reports more: <see cref="Strictness.Strict"/>), records every frame of every connection, and keeps queues, so
+/// messages round-trip to consumers.
+/// </summary>
+/// <example>
+/// <code>
+/// await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { FrameMax = 4096 });
+/// var factory = new ConnectionFactory { Uri = new Uri(broker.AmqpUri) };
+/// // ... publish ...
+/// var connection = await broker.WaitForConnectionAsync(0, ct);
+/// Assert.Empty(connection.Findings);
+/// </code>
+/// </example>
+public sealed class FakeBroker : IAsyncDisposable
+{
+    private readonly Dictionary<string, VirtualHost> _virtualHosts = new(StringComparer.Ordinal);
+    private readonly List<BrokerConnection> _connections = [];
+    private readonly List<TaskCompletionSource<BrokerConnection>> _waiters = [];
+    private readonly CancellationTokenSource _stopping = new();
+    private Socket? _listener;
+    private Task _acceptLoop = Task.CompletedTask;
+    private long _nextId;
+    private int _disposed;
+
+    private FakeBroker(FakeBrokerOptions options)
+    {
+        options.Validate();
+        Options = options;
+        foreach (var name in options.VirtualHosts) _virtualHosts[name] = new VirtualHost(name);
+    }
+
+    /// <summary>The options it runs with.</summary>
+    public FakeBrokerOptions Options { get; }
+
+    /// <summary>Starts a broker listening on <see cref="FakeBrokerOptions.Host"/>:<see cref="FakeBrokerOptions.Port"/>
+    /// (port 0 picks a free one). Returns once it accepts connections.</summary>
+    /// <exception cref="ArgumentException">Invalid options.</exception>
+    /// <exception cref="SocketException">The address cannot be bound.</exception>
+    public static Task<FakeBroker> StartAsync(FakeBrokerOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        cancellationToken.ThrowIfCancellationRequested();
+        var broker = new FakeBroker(options ?? new FakeBrokerOptions());
+        var listener = new Socket(broker.Options.Host.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
+        try
+        {
+            listener.Bind(new IPEndPoint(broker.Options.Host, broker.Options.Port));
+            listener.Listen(128);
+        }
+        catch
+        {
+            listener.Dispose();
+            throw;
+        }
+        broker._listener = listener;
+        broker.Endpoint = (IPEndPoint)listener.LocalEndPoint!;
+        broker._acceptLoop = Task.Run(broker.AcceptLoopAsync, CancellationToken.None);
+        return Task.FromResult(broker);
+    }
+
+    /// <summary>Creates a broker that does not listen: connections come only through <see cref="Serve"/>
+    /// (in-memory, writer-level tests). <see cref="Endpoint"/>, <see cref="Port"/> and <see cref="AmqpUri"/> throw.</summary>
+    public static FakeBroker CreateWithoutListener(FakeBrokerOptions? options = null) => new(options ?? new FakeBrokerOptions());
+
+    /// <summary>The address it listens on.</summary>
+    /// <exception cref="InvalidOperationException">The broker was created without a listener.</exception>
+    public IPEndPoint Endpoint
+    {
+        get => field ?? throw new InvalidOperationException("This broker does not listen on TCP (created with CreateWithoutListener).");
+        private set;
+    }
+
+    /// <summary>The TCP port it listens on.</summary>
+    public int Port => Endpoint.Port;
+
+    /// <summary>An amqp:// URI for clients: the first configured user (guest if present), the endpoint, vhost "/".</summary>
+    public string AmqpUri
+    {
+        get
+        {
+            var (user, password) = Options.Users.ContainsKey("guest")
+                ? ("guest", Options.Users["guest"])
+                : Options.Users.Select(u => (u.Key, u.Value)).FirstOrDefault();
+            string host = Endpoint.Address.AddressFamily == AddressFamily.InterNetworkV6 ? $"[{Endpoint.Address}]" : Endpoint.Address.ToString();
+            return $"amqp://{Uri.EscapeDataString(user ?? "")}:{Uri.EscapeDataString(password ?? "")}@{host}:{Endpoint.Port}/";
+        }
+    }
+
+    /// <summary>Every connection served so far (open or ended), in the order they arrived.</summary>
+    public IReadOnlyList<BrokerConnection> Connections { get { lock (_connections) return [.. _connections]; } }
+
+    /// <summary>Raised (on the accepting thread) for each new connection, before its first byte is read.
+    /// Keep handlers short; an exception from one is swallowed.</summary>
+    public event Action<BrokerConnection>? ConnectionAccepted;
+
+    /// <summary>Completes with the connection at <paramref name="index"/> (0-based, in arrival order) once it has arrived.</summary>
+    public Task<BrokerConnection> WaitForConnectionAsync(int index, CancellationToken cancellationToken = default)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(index);
+        TaskCompletionSource<BrokerConnection> waiter;
+        lock (_connections)
+        {
+            while (_waiters.Count <= index) _waiters.Add(new TaskCompletionSource<BrokerConnection>(TaskCreationOptions.RunContinuationsAsynchronously));
+            waiter = _waiters[index];
+        }
+        return waiter.Task.WaitAsync(cancellationToken);
+    }
+
+    /// <summary>
+    /// Serves one AMQP connection over <paramref name="transport"/> exactly as a TCP connection is served:
+    /// <see cref="IDuplexPipe.Input"/> carries the client's bytes, <see cref="IDuplexPipe.Output"/> the broker's.
+    /// Returns at once; the connection runs in the background until it ends (see <see cref="BrokerConnection.Completion"/>).
+    /// The connection owns both pipe ends from now on and completes them when it ends.
+    /// </summary>
+    /// <exception cref="ObjectDisposedException">The broker was disposed.</exception>
+    public BrokerConnection Serve(IDuplexPipe transport)
+    {
+        ArgumentNullException.ThrowIfNull(transport);
+        return ServeCore(transport, onEnded: null);
+    }
+
+    private BrokerConnection ServeCore(IDuplexPipe transport, Action? onEnded)
+    {
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        BrokerConnection connection;
+        TaskCompletionSource<BrokerConnection>? waiter = null;
+        lock (_connections)
+        {
+            connection = new BrokerConnection(this, Interlocked.Increment(ref _nextId), transport, onEnded);
+            int index = _connections.Count;
+            _connections.Add(connection);
+            if (index < _waiters.Count) waiter = _waiters[index];
+            else
+            {
+                while (_waiters.Count <= index) _waiters.Add(new TaskCompletionSource<BrokerConnection>(TaskCreationOptions.RunContinuationsAsynchronously));
+                waiter = _waiters[index];
+            }
+        }
+        try { ConnectionAccepted?.Invoke(connection); }
+        catch (Exception) { /* a test's handler cannot break the broker */ }
+        waiter.TrySetResult(connection);
+        _ = Task.Run(connection.RunAsync);
+        return connection;
+    }
+
+    /// <summary>A queue of a virtual host, or null when it does not exist.</summary>
+    public BrokerQueue? FindQueue(string name, string virtualHost = "/") =>
+        FindVirtualHost(virtualHost)?.FindQueue(name);
+
+    /// <summary>The queues of a virtual host (empty when it does not exist).</summary>
+    public IReadOnlyList<BrokerQueue> Queues(string virtualHost = "/") =>
+        FindVirtualHost(virtualHost)?.Queues() ?? [];
+
+    internal VirtualHost? FindVirtualHost(string name) => _virtualHosts.GetValueOrDefault(name);
+
+    private async Task AcceptLoopAsync()
+    {
+        var listener = _listener!;
+        while (!_stopping.IsCancellationRequested)
+        {
+            Socket socket;
+            try
+            {
+                socket = await listener.AcceptAsync(_stopping.Token).ConfigureAwait(false);
+            }
+            catch (Exception) when (_stopping.IsCancellationRequested)
+            {
+                return;
+            }
+            catch (SocketException)
+            {
+                continue; // a connection that died while being accepted
+            }
+            catch (ObjectDisposedException)
+            {
+                return;
+            }
+            try
+            {
+                var pipe = new SocketDuplexPipe(socket);
+                ServeCore(pipe, pipe.Dispose);
+            }
+            catch (ObjectDisposedException)
+            {
+                socket.Dispose();
+                return;
+            }
+        }
+    }
+
+    /// <summary>Stops listening, closes every connection (connection.close 320, then the transport after at most
+    /// <see cref="FakeBrokerOptions.CloseTimeout"/>), and returns once every connection loop has ended.</summary>
+    public async ValueTask DisposeAsync()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        _stopping.Cancel();
+        _listener?.Dispose();
+        try { await _acceptLoop.ConfigureAwait(false); }
+        catch (Exception) { /* the loop ends either way */ }
+
+        var connections = Connections;
+        foreach (var connection in connections)
+            _ = connection.CloseAsync(ReplyCodes.ConnectionForced, "CONNECTION_FORCED - broker forced connection closure with reason 'shutdown'");
+        var all = Task.WhenAll(connections.Select(c => c.Completion));
+        try
+        {
+            await all.WaitAsync(Options.CloseTimeout + TimeSpan.FromSeconds(2)).ConfigureAwait(false);
+        }
+        catch (TimeoutException)
+        {
+            foreach (var connection in connections) connection.Abort();
+            await all.ConfigureAwait(false); // Completion never faults, and aborted loops end promptly
+        }
+        lock (_connections)
+            foreach (var waiter in _waiters) waiter.TrySetCanceled();
+        _stopping.Dispose();
+    }
+}

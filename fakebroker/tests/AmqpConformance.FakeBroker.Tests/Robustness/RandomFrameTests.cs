@@ -1,0 +1,86 @@
+using System.IO.Pipelines;
+using AmqpConformance.FakeBroker.Tests.Support;
+using AmqpConformance.Harness.Protocol;
+
+namespace AmqpConformance.FakeBroker.Tests.Robustness;
+
+/// <summary>
+/// Seeded random frame streams after a valid handshake: whatever arrives, each connection ends (with a close code or a
+/// closed transport), the broker never fails internally, and it keeps serving. The seed of a failing case is in the message.
+/// </summary>
+public sealed class RandomFrameTests
+{
+    private sealed record DuplexPipe(PipeReader Input, PipeWriter Output) : IDuplexPipe;
+
+    private static readonly IAmqpMethod[] Methods =
+    [
+        new BasicPublish { RoutingKey = "q" }, new BasicPublish { Exchange = "nope" }, new BasicPublish { RoutingKey = "q", Mandatory = true },
+        new QueueDeclare { Queue = "q" }, new QueueDeclare { Queue = "", Passive = true }, new QueueBind { Queue = "q", Exchange = "amq.topic", RoutingKey = "#" },
+        new BasicConsume { Queue = "q" }, new BasicGet { Queue = "q" }, new BasicAck { DeliveryTag = 1, Multiple = true },
+        new BasicNack { DeliveryTag = 0, Multiple = true }, new BasicQos { PrefetchCount = 1 }, new ConfirmSelect(),
+        new ChannelOpen(), new ChannelClose { ReplyCode = 200 }, new ChannelCloseOk(), new ChannelFlow { Active = false },
+        new ExchangeDeclare { Exchange = "x", Type = "fanout" }, new ExchangeDeclare { Exchange = "x", Type = "bogus" },
+        new ExchangeBind { Destination = "x", Source = "amq.fanout" }, new QueuePurge { Queue = "q" }, new QueueDelete { Queue = "q" },
+        new BasicCancel { ConsumerTag = "none" }, new BasicRecover { Requeue = true }, new TxSelect(), new ConnectionTuneOk(),
+        new BasicDeliver(), new ConnectionClose { ReplyCode = 200 },
+    ];
+
+    private static byte[] RandomFrame(Random random)
+    {
+        ushort channel = (ushort)random.Next(0, 4);
+        switch (random.Next(8))
+        {
+            case 0:
+            case 1:
+            case 2:
+                return RawTestClient.MethodFrame(channel, Methods[random.Next(Methods.Length)]);
+            case 3:
+                return RawTestClient.HeaderFrame(channel, (ulong)random.Next(0, 50));
+            case 4:
+                return RawTestClient.BodyFrame(channel, new byte[random.Next(0, 40)]);
+            case 5:
+                return RawTestClient.BuildFrame(8, channel, ReadOnlySpan<byte>.Empty);
+            case 6:
+            {
+                var payload = new byte[random.Next(0, 24)];
+                random.NextBytes(payload);
+                return RawTestClient.BuildFrame((byte)random.Next(0, 10), channel, payload, endOctet: random.Next(10) == 0 ? (byte)0 : AmqpConstants.FrameEnd);
+            }
+            default:
+            {
+                // A method frame with truncated arguments.
+                var whole = MethodCodec.ToPayload(Methods[random.Next(Methods.Length)]);
+                return RawTestClient.BuildFrame(1, channel, whole.AsSpan(0, random.Next(0, whole.Length + 1)));
+            }
+        }
+    }
+
+    [Fact]
+    public async Task Random_frame_streams_always_end_cleanly()
+    {
+        await using var broker = FakeBroker.CreateWithoutListener(new FakeBrokerOptions { HeartbeatSeconds = 0, CloseTimeout = TimeSpan.FromMilliseconds(200) });
+        for (int seed = 1; seed <= 150; seed++)
+        {
+            using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(10));
+            var random = new Random(seed);
+            var toBroker = new Pipe();
+            var fromBroker = new Pipe();
+            var connection = broker.Serve(new DuplexPipe(toBroker.Reader, fromBroker.Writer));
+            var client = RawTestClient.Over(fromBroker.Reader, toBroker.Writer);
+            await client.HandshakeAsync(cts.Token, frameMax: 4096);
+            await client.OpenChannelAsync(1, cts.Token);
+            var draining = Task.Run(() => client.ReadUntilClosedAsync(cts.Token), cts.Token); // never let the broker's output stall
+            int frames = random.Next(1, 30);
+            for (int i = 0; i < frames; i++) await client.SendBytesAsync(RandomFrame(random), cts.Token);
+            await toBroker.Writer.CompleteAsync();
+
+            await connection.Completion.WaitAsync(cts.Token);
+            await draining;
+            Assert.True(connection.CloseInfo is not null, $"seed {seed}: no close info");
+            Assert.DoesNotContain(connection.Findings, f => f.Rule == "internal-error");
+            await fromBroker.Reader.CompleteAsync();
+        }
+        Assert.Equal(150, broker.Connections.Count);
+        Assert.All(broker.Connections, c => Assert.True(c.Completion.IsCompleted));
+    }
+}
