@@ -206,7 +206,8 @@ public readonly struct FieldValue : IEquatable<FieldValue>
     private InvalidOperationException WrongType(string wanted) =>
         new($"Field value is '{(char)Type}' ({Type}), not {wanted}.");
 
-    /// <summary>Same tag and same value (byte arrays, tables and arrays compared by content).</summary>
+    /// <summary>Same tag and same wire value: byte arrays, tables and arrays compare by content, floats by
+    /// their bits (so 0.0 and -0.0 differ, and NaN equals the same NaN).</summary>
     public bool Equals(FieldValue other)
     {
         if (Type != other.Type) return false;
@@ -218,6 +219,8 @@ public readonly struct FieldValue : IEquatable<FieldValue>
             (FieldArray a, FieldArray b) => a.Equals(b),
             (string a, byte[] b) => Encoding.UTF8.GetBytes(a).AsSpan().SequenceEqual(b),
             (byte[] a, string b) => a.AsSpan().SequenceEqual(Encoding.UTF8.GetBytes(b)),
+            (float a, float b) => BitConverter.SingleToUInt32Bits(a) == BitConverter.SingleToUInt32Bits(b),
+            (double a, double b) => BitConverter.DoubleToUInt64Bits(a) == BitConverter.DoubleToUInt64Bits(b),
             ({ } a, { } b) => a.Equals(b),
             _ => false,
         };

@@ -1,6 +1,6 @@
 using System.Buffers;
 
-namespace AmqpConformance.Harness.Tests.Protocol;
+namespace AmqpConformance.Harness.Protocol.Tests;
 
 /// <summary>An array pool that counts rents and returns and remembers which arrays it handed out.</summary>
 internal sealed class CountingArrayPool : ArrayPool<byte>

@@ -1,7 +1,7 @@
 using System.Buffers;
 using AmqpConformance.Harness.Protocol;
 
-namespace AmqpConformance.Harness.Tests.Protocol;
+namespace AmqpConformance.Harness.Protocol.Tests;
 
 /// <summary>Seeded random tables (every tag, nesting, odd strings): decode(encode(t)) == t and the bytes survive.</summary>
 public class FieldTableRandomRoundTripTests

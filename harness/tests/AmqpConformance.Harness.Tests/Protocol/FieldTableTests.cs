@@ -1,7 +1,7 @@
 using AmqpConformance.Harness.Protocol;
-using static AmqpConformance.Harness.Tests.Protocol.Wire;
+using static AmqpConformance.Harness.Protocol.Tests.Wire;
 
-namespace AmqpConformance.Harness.Tests.Protocol;
+namespace AmqpConformance.Harness.Protocol.Tests;
 
 public class FieldTableTests
 {
@@ -233,6 +233,8 @@ public class FieldTableTests
         Assert.NotEqual(table, extended);
         Assert.NotEqual(new FieldTable { ["a"] = 1, ["b"] = 2 }, new FieldTable { ["b"] = 2, ["a"] = 1 });
         Assert.NotEqual(new FieldTable { ["a"] = 1 }, new FieldTable { ["a"] = 1L });
+        Assert.NotEqual(new FieldTable { ["a"] = 0.0 }, new FieldTable { ["a"] = -0.0 });
+        Assert.Equal(new FieldTable { ["a"] = double.NaN }, new FieldTable { ["a"] = double.NaN });
     }
 
     [Fact]

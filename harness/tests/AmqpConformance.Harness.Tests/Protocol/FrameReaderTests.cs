@@ -1,9 +1,9 @@
 using System.Buffers;
 using System.IO.Pipelines;
 using AmqpConformance.Harness.Protocol;
-using static AmqpConformance.Harness.Tests.Protocol.Wire;
+using static AmqpConformance.Harness.Protocol.Tests.Wire;
 
-namespace AmqpConformance.Harness.Tests.Protocol;
+namespace AmqpConformance.Harness.Protocol.Tests;
 
 public class FrameReaderTests
 {

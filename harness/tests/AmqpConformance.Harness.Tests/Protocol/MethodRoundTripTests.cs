@@ -1,7 +1,7 @@
 using System.Reflection;
 using AmqpConformance.Harness.Protocol;
 
-namespace AmqpConformance.Harness.Tests.Protocol;
+namespace AmqpConformance.Harness.Protocol.Tests;
 
 /// <summary>decode(encode(x)) == x for every method record, with every argument set away from its default.</summary>
 public class MethodRoundTripTests

@@ -1,6 +1,6 @@
 using System.Buffers;
 
-namespace AmqpConformance.Harness.Tests.Protocol;
+namespace AmqpConformance.Harness.Protocol.Tests;
 
 /// <summary>Small helpers for writing expected wire bytes as hex and for capturing encoder output.</summary>
 internal static class Wire
