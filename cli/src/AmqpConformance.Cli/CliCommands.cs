@@ -7,6 +7,7 @@ internal static class CliCommands
 {
     public static IEnumerable<Command> All()
     {
+        yield return BrokerCommand.Create();
         yield break;
     }
 }

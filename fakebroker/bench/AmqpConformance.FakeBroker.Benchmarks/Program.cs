@@ -1,1 +1,106 @@
-Console.WriteLine("not yet");
+using System.Diagnostics;
+using System.Globalization;
+using AmqpConformance.FakeBroker;
+using AmqpConformance.FakeBroker.Benchmarks;
+
+// Broker ingest benchmark: pre-serialized basic.publish commands written by raw TCP clients as fast as the socket
+// takes them, into (a) a loopback server that reads and discards, and (b) the fake broker, which parses, validates,
+// records (digests only) and drops them (unroutable). Prints MB/s, msgs/s and the ratio fake/raw; goal >= 0.7.
+// Usage: dotnet run -c Release --project fakebroker/bench/AmqpConformance.FakeBroker.Benchmarks [-- --clients 1,4 --megabytes 256 --sizes 256,1048576]
+
+int[] clientCounts = [1, 4];
+int[] bodySizes = [256, 1 << 20];
+long megabytes = 256;
+for (int i = 0; i + 1 < args.Length; i += 2)
+{
+    switch (args[i])
+    {
+        case "--clients": clientCounts = [.. args[i + 1].Split(',').Select(s => int.Parse(s, CultureInfo.InvariantCulture))]; break;
+        case "--megabytes": megabytes = long.Parse(args[i + 1], CultureInfo.InvariantCulture); break;
+        case "--sizes": bodySizes = [.. args[i + 1].Split(',').Select(s => int.Parse(s, CultureInfo.InvariantCulture))]; break;
+        default: Console.Error.WriteLine($"unknown option {args[i]} (use --clients 1,4 --megabytes 256 --sizes 256,1048576)"); return 2;
+    }
+}
+
+const int FrameMax = 131072;
+using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(10));
+CancellationToken ct = timeout.Token;
+
+Console.WriteLine($"broker ingest, frame_max {FrameMax}, ~{megabytes} MB per measurement, {Environment.ProcessorCount} cores, {(Debugger.IsAttached ? "debugger" : "no debugger")}");
+Console.WriteLine($"{"body",-8} {"clients",7} {"raw MB/s",10} {"raw msg/s",12} {"fake MB/s",10} {"fake msg/s",12} {"fake/raw",9}");
+
+// Warm-up (JIT, socket buffers): small runs, not printed.
+foreach (int size in bodySizes)
+{
+    var warm = new PublishBatch(size, Math.Max(1, 256 * 1024 / (size + 64)), FrameMax);
+    await MeasureRawAsync(warm, 1, 4, ct);
+    await MeasureFakeAsync(warm, 1, 4, ct);
+}
+
+double worst = double.MaxValue;
+foreach (int size in bodySizes)
+{
+    var batch = new PublishBatch(size, Math.Max(1, 4 * 1024 * 1024 / (size + 64)), FrameMax);
+    foreach (int clients in clientCounts)
+    {
+        int repeats = (int)Math.Max(1, megabytes * 1024 * 1024 / clients / batch.Bytes.Length);
+        Result raw = await MeasureRawAsync(batch, clients, repeats, ct);
+        Result fake = await MeasureFakeAsync(batch, clients, repeats, ct);
+        double ratio = fake.MegabytesPerSecond / raw.MegabytesPerSecond;
+        worst = Math.Min(worst, ratio);
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"{SizeName(size),-8} {clients,7} {raw.MegabytesPerSecond,10:F0} {raw.MessagesPerSecond,12:F0} {fake.MegabytesPerSecond,10:F0} {fake.MessagesPerSecond,12:F0} {ratio,9:F2}"));
+    }
+}
+Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"worst fake/raw ratio {worst:F2} (goal >= 0.70): {(worst >= 0.7 ? "met" : "NOT met")}"));
+return 0;
+
+static string SizeName(int size) => size >= 1 << 20 && size % (1 << 20) == 0 ? $"{size >> 20} MiB"
+    : size >= 1024 && size % 1024 == 0 ? $"{size >> 10} KiB" : $"{size} B";
+
+static async Task<Result> MeasureRawAsync(PublishBatch batch, int clients, int repeats, CancellationToken ct)
+{
+    await using var sink = new RawSink();
+    var publishers = new List<BenchPublisher>();
+    for (int c = 0; c < clients; c++) publishers.Add(await BenchPublisher.ConnectRawAsync(sink.Port, ct));
+    long total = (long)batch.Bytes.Length * repeats * clients;
+    Task reached = sink.ExpectAsync(total);
+    var watch = Stopwatch.StartNew();
+    await Task.WhenAll(publishers.Select(p => Task.Run(() => p.BlastAsync(batch.Bytes, repeats, ct), ct)));
+    await reached.WaitAsync(ct);
+    watch.Stop();
+    foreach (var p in publishers) await p.DisposeAsync();
+    return new Result(total, (long)batch.Commands * repeats * clients, watch.Elapsed);
+}
+
+static async Task<Result> MeasureFakeAsync(PublishBatch batch, int clients, int repeats, CancellationToken ct)
+{
+    await using FakeBroker broker = await FakeBroker.StartAsync(new FakeBrokerOptions
+    {
+        FrameMax = FrameMax,
+        HeartbeatSeconds = 0,
+        KeepPublished = false,
+    }, ct);
+    var publishers = new List<BenchPublisher>();
+    for (int c = 0; c < clients; c++) publishers.Add(await BenchPublisher.ConnectAmqpAsync(broker.Port, ct));
+    long total = (long)batch.Bytes.Length * repeats * clients;
+    var watch = Stopwatch.StartNew();
+    await Task.WhenAll(publishers.Select(p => Task.Run(async () =>
+    {
+        await p.BlastAsync(batch.Bytes, repeats, ct);
+        await p.SyncAsync(ct); // returns once the broker has handled every byte before it
+    }, ct)));
+    watch.Stop();
+    foreach (var p in publishers) await p.DisposeAsync();
+    foreach (var connection in broker.Connections)
+        if (connection.Log.Findings() is { Count: > 0 } findings)
+            throw new InvalidOperationException($"the broker flagged the benchmark's own traffic: {findings[0]}");
+    return new Result(total, (long)batch.Commands * repeats * clients, watch.Elapsed);
+}
+
+/// <summary>One measurement.</summary>
+internal readonly record struct Result(long Bytes, long Messages, TimeSpan Elapsed)
+{
+    public double MegabytesPerSecond => Bytes / 1e6 / Elapsed.TotalSeconds;
+    public double MessagesPerSecond => Messages / Elapsed.TotalSeconds;
+}

@@ -1,0 +1,207 @@
+using System.CommandLine;
+using System.CommandLine.Parsing;
+using System.Globalization;
+using AmqpConformance.FakeBroker;
+using AmqpConformance.Harness.Recording;
+using AmqpConformance.Harness.Recording.Export;
+
+namespace AmqpConformance.Cli;
+
+/// <summary>
+/// <c>amqp-conformance broker</c>: runs the fake broker standalone on loopback, records every connection's frames to a
+/// JSON Lines file as they arrive (and, on stop, to a pcap), prints each connection's close reason and findings, and
+/// stops cleanly on Ctrl+C or SIGTERM with everything flushed.
+/// </summary>
+internal static class BrokerCommand
+{
+    public static Command Create()
+    {
+        var port = new Option<int>("--port")
+        {
+            Description = "TCP port on 127.0.0.1 (0 picks a free one; the chosen port is printed)",
+            DefaultValueFactory = _ => 5672,
+        };
+        port.Validators.Add(r => { if (TryGet(r, out int value) && value is < 0 or > 65535) r.AddError("--port must be 0-65535."); });
+
+        var record = new Option<FileInfo?>("--record") { Description = "JSON Lines file that receives every frame as it arrives (replaced if present)" };
+        var pcap = new Option<FileInfo?>("--pcap") { Description = "pcap file written on stop with every connection as synthesized TCP (tshark/Wireshark read it)" };
+
+        var frameMax = new Option<int>("--frame-max")
+        {
+            Description = "frame_max offered in connection.tune (0 = unlimited, else at least 4096)",
+            DefaultValueFactory = _ => 131072,
+        };
+        frameMax.Validators.Add(r =>
+        {
+            if (TryGet(r, out int value) && value != 0 && value < 4096) r.AddError($"--frame-max {value} is below the AMQP minimum 4096 (use 0 for unlimited).");
+        });
+
+        var heartbeat = new Option<int>("--heartbeat")
+        {
+            Description = "heartbeat interval offered in connection.tune, in seconds (0 = none)",
+            DefaultValueFactory = _ => 60,
+        };
+        heartbeat.Validators.Add(r => { if (TryGet(r, out int value) && value is < 0 or > ushort.MaxValue) r.AddError("--heartbeat must be 0-65535 seconds."); });
+
+        var users = new Option<string[]>("--user")
+        {
+            Description = "a user allowed to log in, as name:password (repeatable; default guest:guest)",
+            AllowMultipleArgumentsPerToken = false,
+            Arity = ArgumentArity.OneOrMore,
+        };
+        users.Validators.Add(r =>
+        {
+            foreach (string user in TryGet(r, out string[]? given) ? given ?? [] : [])
+                if (user.IndexOf(':', StringComparison.Ordinal) <= 0) r.AddError($"--user \"{user}\" is not name:password.");
+        });
+
+        var strictness = new Option<string>("--strictness")
+        {
+            Description = "strict: also report what RabbitMQ lets through; rabbitmq: validate exactly like RabbitMQ 3.x",
+            DefaultValueFactory = _ => "strict",
+        };
+        strictness.AcceptOnlyFromAmong("strict", "rabbitmq");
+
+        var captureBodies = new Option<bool>("--capture-bodies") { Description = "keep whole body payloads in the record (default: digests only)" };
+
+        var command = new Command("broker", "Run the fake AMQP 0-9-1 broker on 127.0.0.1 and record every frame.")
+        {
+            port, record, pcap, frameMax, heartbeat, users, strictness, captureBodies,
+        };
+        command.SetAction((result, cancellationToken) => RunAsync(new BrokerRun(
+            result.GetValue(port),
+            result.GetValue(record),
+            result.GetValue(pcap),
+            result.GetValue(frameMax),
+            (ushort)result.GetValue(heartbeat),
+            result.GetValue(users) is { Length: > 0 } given ? given : ["guest:guest"],
+            result.GetValue(strictness) == "rabbitmq" ? Strictness.RabbitMq : Strictness.Strict,
+            result.GetValue(captureBodies)), cancellationToken));
+        return command;
+    }
+
+    /// <summary>The option's value, or false when it did not convert (System.CommandLine reports that error itself).</summary>
+    private static bool TryGet<T>(OptionResult result, out T? value)
+    {
+        try
+        {
+            value = result.GetValueOrDefault<T>();
+            return true;
+        }
+        catch (InvalidOperationException)
+        {
+            value = default;
+            return false;
+        }
+    }
+
+    /// <summary>The parsed options of one run.</summary>
+    private sealed record BrokerRun(int Port, FileInfo? Record, FileInfo? Pcap, int FrameMax, ushort Heartbeat, string[] Users,
+        Strictness Strictness, bool CaptureBodies);
+
+    private static async Task<int> RunAsync(BrokerRun run, CancellationToken stop)
+    {
+        var options = new FakeBrokerOptions
+        {
+            Port = run.Port,
+            FrameMax = run.FrameMax,
+            HeartbeatSeconds = run.Heartbeat,
+            Users = run.Users.Select(u => u.Split(':', 2)).ToDictionary(p => p[0], p => p[1], StringComparer.Ordinal),
+            Strictness = run.Strictness,
+            FrameLog = new FrameLogOptions { CaptureBodies = run.CaptureBodies },
+            KeepPublished = false, // a standalone broker may run for hours; the frame log is what it is for
+            // System.CommandLine gives the action 2 s after SIGINT/SIGTERM: close connections well within that.
+            CloseTimeout = TimeSpan.FromMilliseconds(500),
+        };
+
+        JsonLinesLiveRecorder? recorder = null;
+        FakeBroker.FakeBroker broker;
+        try
+        {
+            recorder = run.Record is null ? null : JsonLinesLiveRecorder.Create(run.Record.FullName);
+            broker = await FakeBroker.FakeBroker.StartAsync(options, stop);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or System.Net.Sockets.SocketException or ArgumentException)
+        {
+            await Console.Error.WriteLineAsync($"broker: cannot start: {e.Message}");
+            if (recorder is not null) await recorder.DisposeAsync();
+            return 1;
+        }
+
+        var ended = new List<Task>();
+        var tracked = new HashSet<long>();
+        void Track(BrokerConnection connection)
+        {
+            lock (tracked)
+            {
+                if (!tracked.Add(connection.Id)) return;
+                recorder?.Attach(connection.Log);
+                ended.Add(connection.Completion.ContinueWith(_ => OnEnded(connection, recorder), TaskScheduler.Default));
+            }
+            Console.WriteLine($"connection {connection.Id}: accepted");
+        }
+        broker.ConnectionAccepted += Track;
+        foreach (BrokerConnection early in broker.Connections) Track(early); // accepted before the handler was in place
+
+        Console.WriteLine($"listening on {broker.Endpoint}");
+        Console.WriteLine($"  frame_max {run.FrameMax}, heartbeat {run.Heartbeat} s, {run.Strictness} validation" +
+            (run.Record is null ? "" : $", recording to {run.Record.FullName}") + "; Ctrl+C stops");
+        try
+        {
+            await Task.Delay(Timeout.Infinite, stop);
+        }
+        catch (OperationCanceledException)
+        {
+            Console.WriteLine("stopping");
+        }
+
+        await broker.DisposeAsync(); // closes every connection and waits for their loops
+        Task[] pending;
+        lock (tracked) pending = [.. ended];
+        await Task.WhenAll(pending);
+        int exitCode = 0;
+        if (recorder is not null)
+        {
+            try
+            {
+                await recorder.DisposeAsync();
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                await Console.Error.WriteLineAsync($"broker: recording to {run.Record!.FullName} failed: {e.Message}");
+                exitCode = 1;
+            }
+        }
+
+        IReadOnlyList<BrokerConnection> connections = broker.Connections;
+        if (run.Pcap is not null)
+        {
+            try
+            {
+                PcapExporter.WriteFile(run.Pcap.FullName, connections.Select(c => FrameLogSnapshot.From(c.Log)));
+                Console.WriteLine($"pcap: {run.Pcap.FullName}");
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                await Console.Error.WriteLineAsync($"broker: writing the pcap {run.Pcap.FullName} failed: {e.Message}");
+                exitCode = 1;
+            }
+        }
+        long frames = connections.Sum(c => (long)c.Log.Count);
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"stopped: {connections.Count} connection(s), {frames} frame(s){(run.Record is null ? "" : $" recorded to {run.Record.FullName}")}"));
+        return exitCode;
+    }
+
+    private static void OnEnded(BrokerConnection connection, JsonLinesLiveRecorder? recorder)
+    {
+        string reason = connection.CloseInfo?.ToString() ?? "ended";
+        recorder?.Complete(connection.Log, reason);
+        IReadOnlyList<ProtocolFinding> findings = connection.Log.Findings();
+        var text = new System.Text.StringBuilder();
+        text.Append(CultureInfo.InvariantCulture, $"connection {connection.Id}: closed ({reason}); {connection.Log.Count} frame(s), {findings.Count} finding(s)");
+        foreach (ProtocolFinding f in findings)
+            text.Append(CultureInfo.InvariantCulture, $"\n  {(f.ClosedConnection ? "closed" : "reported")} {f.ReplyCode} {f.Rule} at frame #{f.Sequence}: {f.Message}");
+        Console.WriteLine(text.ToString());
+    }
+}

@@ -1,0 +1,21 @@
+using System.Buffers.Binary;
+using System.Security.Cryptography;
+
+namespace AmqpConformance.FakeBroker.Tests.Interop;
+
+/// <summary>The message bodies the interop scripts publish: byte j of message k is (j*7 + k*13 + (j >> 8)) mod 256.
+/// The scripts print each body's SHA-256, so a drift between the three copies of the formula fails the test.</summary>
+internal static class InteropPattern
+{
+    public static byte[] Body(int k, int length)
+    {
+        var body = new byte[length];
+        for (int j = 0; j < length; j++) body[j] = (byte)((j * 7 + k * 13 + (j >> 8)) & 0xFF);
+        return body;
+    }
+
+    public static string Sha256Hex(ReadOnlySpan<byte> bytes) => Convert.ToHexStringLower(SHA256.HashData(bytes));
+
+    /// <summary>The frame log's digest of a body slice: the first 8 bytes of its SHA-256, big-endian.</summary>
+    public static ulong FrameDigest(ReadOnlySpan<byte> payload) => BinaryPrimitives.ReadUInt64BigEndian(SHA256.HashData(payload));
+}
