@@ -1,0 +1,28 @@
+namespace AmqpConformance.Harness.Writers;
+
+/// <summary>The reference writers as factories, by the names reports and test traits use.</summary>
+public static class WriterModes
+{
+    /// <summary><see cref="BackgroundChannelWriter"/>: bounded channel + copy, completes on enqueue ("Background").</summary>
+    public static FrameWriterFactory Background { get; } =
+        FrameWriterFactory.Create("Background", context => new BackgroundChannelWriter(context));
+
+    /// <summary><see cref="InlineSemaphoreWriter"/>: semaphore, no copy, completes after its flush ("Inline").</summary>
+    public static FrameWriterFactory Inline { get; } =
+        FrameWriterFactory.Create("Inline", context => new InlineSemaphoreWriter(context));
+
+    /// <summary><see cref="CoalescingWriter"/>: queue without copy, one flush per batch ("Coalescing"; the "Custom" trait).</summary>
+    public static FrameWriterFactory Coalescing { get; } =
+        FrameWriterFactory.Create("Coalescing", context => new CoalescingWriter(context));
+
+    /// <summary>All reference writers.</summary>
+    public static IReadOnlyList<FrameWriterFactory> All { get; } = [Background, Inline, Coalescing];
+
+    /// <summary>The reference writer called <paramref name="name"/> (case-insensitive; "custom" means Coalescing), or null.</summary>
+    public static FrameWriterFactory? FromName(string name)
+    {
+        ArgumentNullException.ThrowIfNull(name);
+        if (name.Equals("custom", StringComparison.OrdinalIgnoreCase)) return Coalescing;
+        return All.FirstOrDefault(f => f.Name.Equals(name.Trim(), StringComparison.OrdinalIgnoreCase));
+    }
+}
