@@ -8,6 +8,7 @@ internal static class CliCommands
     public static IEnumerable<Command> All()
     {
         yield return BrokerCommand.Create();
+        yield return ProxyCommand.Create();
         yield break;
     }
 }

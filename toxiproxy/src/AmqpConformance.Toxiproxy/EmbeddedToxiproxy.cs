@@ -1,0 +1,187 @@
+using System.Net;
+using System.Text.Json;
+using AmqpConformance.Harness.Faults;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.AspNetCore.Http;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+
+namespace AmqpConformance.Toxiproxy;
+
+/// <summary>
+/// A Toxiproxy stand-in that runs in process: serves the parts of Toxiproxy's HTTP API (v2) that clients
+/// use, on a loopback port (Kestrel minimal APIs), and runs the proxies it describes (<see cref="FaultProxy"/>).
+/// Point <see cref="ToxiproxyClient"/> (or any Toxiproxy client) at <see cref="ApiUrl"/>.
+/// </summary>
+/// <remarks>
+/// <para>Endpoints: GET /version; GET, POST /proxies; POST /populate; GET, POST/PATCH (update), DELETE
+/// /proxies/{name}; GET, POST /proxies/{name}/toxics; GET, POST/PATCH (update), DELETE
+/// /proxies/{name}/toxics/{toxic}; POST /reset. Status codes, defaults (a toxic's stream defaults to
+/// downstream, toxicity to 1, name to "{type}_{stream}") and error bodies (<c>{"error","status"}</c>)
+/// follow Toxiproxy. Differences: proxies listen on loopback only; invalid toxic attributes (such as a
+/// slicer size_variation not below average_size) are refused with 400 instead of accepted.</para>
+/// <para>Disposal stops the API and every proxy, closing their connections.</para>
+/// </remarks>
+public sealed class EmbeddedToxiproxy : IAsyncDisposable
+{
+    /// <summary>What GET /version reports.</summary>
+    public const string Version = "2.12.0-amqpc-embedded";
+
+    private readonly object _gate = new();
+    private readonly Dictionary<string, FaultProxy> _proxies = new(StringComparer.Ordinal);
+    private WebApplication? _app;
+
+    private EmbeddedToxiproxy() { }
+
+    /// <summary>Starts the API on <paramref name="api"/> (default 127.0.0.1, a free port).</summary>
+    /// <exception cref="ArgumentException"><paramref name="api"/> is not a loopback address.</exception>
+    public static async Task<EmbeddedToxiproxy> StartAsync(IPEndPoint? api = null, CancellationToken cancellationToken = default)
+    {
+        api ??= new IPEndPoint(IPAddress.Loopback, 0);
+        if (!IPAddress.IsLoopback(api.Address))
+            throw new ArgumentException($"The embedded Toxiproxy API binds to loopback only, not {api}.", nameof(api));
+        var proxy = new EmbeddedToxiproxy();
+        WebApplicationBuilder builder = WebApplication.CreateSlimBuilder(new WebApplicationOptions { Args = [] });
+        builder.Logging.ClearProviders();
+        builder.WebHost.ConfigureKestrel(k => k.Listen(api));
+        WebApplication app = builder.Build();
+        ToxiproxyApi.Map(app, proxy);
+        await app.StartAsync(cancellationToken).ConfigureAwait(false);
+        proxy._app = app;
+        string address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
+        proxy.ApiUrl = new Uri(address.EndsWith('/') ? address : address + "/");
+        return proxy;
+    }
+
+    /// <summary>The API's base address, such as http://127.0.0.1:38211/.</summary>
+    public Uri ApiUrl { get; private set; } = null!;
+
+    /// <summary>The proxies, by name.</summary>
+    public IReadOnlyDictionary<string, FaultProxy> Proxies { get { lock (_gate) return new Dictionary<string, FaultProxy>(_proxies); } }
+
+    /// <summary>Creates (and, when enabled, starts) a proxy. 409 when the name is taken, 400 on bad input.</summary>
+    public ProxyConfig CreateProxy(ProxyConfig config)
+    {
+        ArgumentNullException.ThrowIfNull(config);
+        if (string.IsNullOrEmpty(config.Name)) throw ToxiproxyApiException.MissingField("name");
+        if (string.IsNullOrEmpty(config.Upstream)) throw ToxiproxyApiException.MissingField("upstream");
+        string listen = string.IsNullOrEmpty(config.Listen) ? "127.0.0.1:0" : config.Listen;
+        CheckAddresses(listen, config.Upstream);
+        var proxy = new FaultProxy(config.Name, listen, config.Upstream);
+        lock (_gate)
+        {
+            if (_proxies.ContainsKey(config.Name)) throw ToxiproxyApiException.ProxyExists();
+            if (config.Enabled) proxy.Enable();
+            _proxies.Add(config.Name, proxy);
+        }
+        return proxy.ToConfig();
+    }
+
+    /// <summary>The proxy called <paramref name="name"/>; 404 when there is none.</summary>
+    public FaultProxy GetProxy(string name)
+    {
+        lock (_gate) return _proxies.TryGetValue(name, out FaultProxy? p) ? p : throw ToxiproxyApiException.ProxyNotFound();
+    }
+
+    /// <summary>Changes a proxy's listen, upstream and enabled (null keeps the current value).</summary>
+    public ProxyConfig UpdateProxy(string name, string? listen, string? upstream, bool? enabled)
+    {
+        FaultProxy proxy = GetProxy(name);
+        string newListen = string.IsNullOrEmpty(listen) ? proxy.Listen : listen;
+        string newUpstream = string.IsNullOrEmpty(upstream) ? proxy.Upstream : upstream;
+        CheckAddresses(newListen, newUpstream);
+        proxy.Update(newListen, newUpstream, enabled ?? proxy.Enabled);
+        return proxy.ToConfig();
+    }
+
+    /// <summary>Stops and removes a proxy; 404 when there is none.</summary>
+    public void DeleteProxy(string name)
+    {
+        FaultProxy proxy;
+        lock (_gate)
+        {
+            if (!_proxies.Remove(name, out proxy!)) throw ToxiproxyApiException.ProxyNotFound();
+        }
+        proxy.Disable();
+    }
+
+    /// <summary>Creates the proxies that do not exist, replaces those whose listen/upstream differ, and
+    /// keeps the identical ones (Toxiproxy's populate). Validates all before changing any.</summary>
+    public IReadOnlyList<ProxyConfig> Populate(IReadOnlyList<ProxyConfig> configs)
+    {
+        ArgumentNullException.ThrowIfNull(configs);
+        for (int i = 0; i < configs.Count; i++)
+        {
+            if (string.IsNullOrEmpty(configs[i].Name)) throw ToxiproxyApiException.MissingField($"name at proxy {i + 1}");
+            if (string.IsNullOrEmpty(configs[i].Upstream)) throw ToxiproxyApiException.MissingField($"upstream at proxy {i + 1}");
+            CheckAddresses(string.IsNullOrEmpty(configs[i].Listen) ? "127.0.0.1:0" : configs[i].Listen, configs[i].Upstream);
+        }
+        var result = new List<ProxyConfig>();
+        foreach (ProxyConfig c in configs)
+        {
+            FaultProxy? existing;
+            lock (_gate) _proxies.TryGetValue(c.Name, out existing);
+            if (existing is not null && existing.Upstream == c.Upstream && (string.IsNullOrEmpty(c.Listen) || c.Listen == existing.Listen))
+            {
+                existing.Update(existing.Listen, existing.Upstream, c.Enabled);
+                result.Add(existing.ToConfig());
+                continue;
+            }
+            if (existing is not null) DeleteProxy(c.Name);
+            result.Add(CreateProxy(c));
+        }
+        return result;
+    }
+
+    /// <summary>Enables every proxy and removes every toxic (Toxiproxy's POST /reset).</summary>
+    public void Reset()
+    {
+        foreach (FaultProxy p in Proxies.Values)
+        {
+            p.Enable();
+            p.ResetToxics();
+        }
+    }
+
+    /// <summary>Stops the API, then every proxy.</summary>
+    public async ValueTask DisposeAsync()
+    {
+        if (_app is not null)
+        {
+            await _app.StopAsync().ConfigureAwait(false);
+            await _app.DisposeAsync().ConfigureAwait(false);
+            _app = null;
+        }
+        foreach (FaultProxy p in Proxies.Values) p.Disable();
+        lock (_gate) _proxies.Clear();
+    }
+
+    private static void CheckAddresses(string listen, string upstream)
+    {
+        try
+        {
+            FaultProxy.ParseLoopback(listen);
+            FaultProxy.SplitHostPort(upstream);
+        }
+        catch (FormatException e)
+        {
+            throw new ToxiproxyApiException(400, e.Message);
+        }
+    }
+
+    internal static ToxicConfig ParseNewToxic(JsonElement body)
+    {
+        if (body.ValueKind != JsonValueKind.Object) throw ToxiproxyApiException.BadRequest("expected a JSON object");
+        ToxicConfig toxic;
+        try { toxic = body.Deserialize<ToxicConfig>(ToxiproxyJson.Options) ?? throw ToxiproxyApiException.BadRequest("null"); }
+        catch (JsonException e) { throw ToxiproxyApiException.BadRequest(e.Message); }
+        if (!ToxicStreams.TryParse(toxic.Stream, out FaultDirection _))
+            throw new ToxiproxyApiException(400, "stream was invalid, can be either upstream or downstream");
+        if (!ToxicTypes.IsKnown(toxic.Type)) throw new ToxiproxyApiException(400, "invalid toxic type");
+        if (string.IsNullOrEmpty(toxic.Name)) toxic = toxic with { Name = $"{toxic.Type}_{toxic.Stream}" };
+        return toxic;
+    }
+}

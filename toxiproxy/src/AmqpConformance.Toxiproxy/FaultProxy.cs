@@ -1,0 +1,263 @@
+using System.Globalization;
+using System.Net;
+using System.Net.Sockets;
+using AmqpConformance.Harness.Faults;
+
+namespace AmqpConformance.Toxiproxy;
+
+/// <summary>
+/// One proxy of the embedded Toxiproxy: a loopback listener that forwards each accepted connection to the
+/// upstream address through the proxy's toxics (applied by the same <see cref="FaultPump"/> as the
+/// in-process transport). Thread-safe. Created and changed through <see cref="EmbeddedToxiproxy"/>.
+/// </summary>
+/// <remarks>Toxic changes reach live connections at once, as in Toxiproxy; a toxic's toxicity is rolled
+/// per connection. Disabling or deleting the proxy closes its listener and its connections.</remarks>
+public sealed class FaultProxy
+{
+    private readonly object _gate = new();
+    private readonly List<(ToxicConfig Config, Fault? Fault)> _toxics = [];
+    private readonly HashSet<FaultProxyConnection> _connections = [];
+    private Socket? _listener;
+    private CancellationTokenSource? _acceptStop;
+    private string _requestedListen;
+    private string _boundListen;
+    private long _connectionIds;
+
+    internal FaultProxy(string name, string listen, string upstream)
+    {
+        Name = name;
+        _requestedListen = listen;
+        _boundListen = listen;
+        Upstream = upstream;
+    }
+
+    /// <summary>The proxy's name.</summary>
+    public string Name { get; }
+
+    /// <summary>host:port connections are forwarded to.</summary>
+    public string Upstream { get; private set; }
+
+    /// <summary>Whether the listener is open.</summary>
+    public bool Enabled { get { lock (_gate) return _listener is not null; } }
+
+    /// <summary>host:port the proxy listens on (the real port once enabled).</summary>
+    public string Listen { get { lock (_gate) return _boundListen; } }
+
+    /// <summary>Connections accepted since the proxy was created.</summary>
+    public long AcceptedConnections => Interlocked.Read(ref _connectionIds);
+
+    /// <summary>Connections currently open.</summary>
+    public int OpenConnections { get { lock (_gate) return _connections.Count; } }
+
+    /// <summary>The fault transcripts of the connections now open (what each direction delivered, dropped, reset).</summary>
+    public IReadOnlyList<FaultTranscript> OpenTranscripts() { lock (_gate) return [.. _connections.Select(c => c.Transcript)]; }
+
+    /// <summary>The proxy as the API shows it.</summary>
+    public ProxyConfig ToConfig()
+    {
+        lock (_gate)
+            return new ProxyConfig { Name = Name, Listen = _boundListen, Upstream = Upstream, Enabled = _listener is not null, Toxics = ToxicsLocked() };
+    }
+
+    /// <summary>The toxics, upstream ones first, each stream in the order added (Toxiproxy's order).</summary>
+    public IReadOnlyList<ToxicConfig> Toxics() { lock (_gate) return ToxicsLocked(); }
+
+    /// <summary>The toxic called <paramref name="name"/>, or null.</summary>
+    public ToxicConfig? FindToxic(string name) { lock (_gate) return _toxics.FirstOrDefault(t => t.Config.Name == name).Config; }
+
+    internal void Enable()
+    {
+        lock (_gate)
+        {
+            if (_listener is not null) return;
+            IPEndPoint endpoint = ParseLoopback(_requestedListen);
+            var listener = new Socket(endpoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
+            try
+            {
+                listener.Bind(endpoint);
+                listener.Listen(128);
+            }
+            catch (SocketException e)
+            {
+                listener.Dispose();
+                throw new ToxiproxyApiException(500, $"listen {_requestedListen}: {e.Message}");
+            }
+            _listener = listener;
+            var bound = (IPEndPoint)listener.LocalEndPoint!;
+            _boundListen = bound.AddressFamily == AddressFamily.InterNetworkV6 ? $"[{bound.Address}]:{bound.Port}" : $"{bound.Address}:{bound.Port}";
+            _acceptStop = new CancellationTokenSource();
+            _ = AcceptLoopAsync(listener, _acceptStop.Token);
+        }
+    }
+
+    internal void Disable()
+    {
+        FaultProxyConnection[] open;
+        lock (_gate)
+        {
+            if (_listener is null) return;
+            _acceptStop!.Cancel();
+            _acceptStop.Dispose();
+            _acceptStop = null;
+            _listener.Dispose();
+            _listener = null;
+            open = [.. _connections];
+        }
+        foreach (FaultProxyConnection c in open)
+            c.Terminate(new FaultTermination(false, FaultDirection.Upstream, "proxy disabled"));
+    }
+
+    internal void Update(string listen, string upstream, bool enabled)
+    {
+        bool restart;
+        lock (_gate)
+        {
+            restart = listen != _requestedListen && listen != _boundListen || upstream != Upstream;
+            _requestedListen = listen;
+            Upstream = upstream;
+        }
+        if (restart || !enabled) Disable();
+        if (enabled) Enable();
+    }
+
+    /// <summary>Adds a toxic (applied to open connections at once); returns it with every attribute of its type.
+    /// Throws <see cref="ToxiproxyApiException"/>: 409 when the name is taken, 400 for a bad type, stream or value.</summary>
+    public ToxicConfig AddToxic(ToxicConfig toxic)
+    {
+        Fault? fault = ToFault(toxic);
+        ToxicConfig normal = ToxicTypes.Normalize(toxic);
+        lock (_gate)
+        {
+            if (_toxics.Any(t => t.Config.Name == normal.Name)) throw ToxiproxyApiException.ToxicExists();
+            _toxics.Add((normal, fault));
+            PushLocked();
+        }
+        return normal;
+    }
+
+    /// <summary>Changes some attributes (unknown names are ignored, as Toxiproxy does) and/or the toxicity of a toxic;
+    /// open connections get the new version at once. 404 when there is no such toxic.</summary>
+    public ToxicConfig UpdateToxic(string name, IReadOnlyDictionary<string, long>? attributes, float? toxicity)
+    {
+        lock (_gate)
+        {
+            int i = _toxics.FindIndex(t => t.Config.Name == name);
+            if (i < 0) throw ToxiproxyApiException.ToxicNotFound();
+            ToxicConfig old = _toxics[i].Config;
+            var merged = new Dictionary<string, long>(old.Attributes);
+            if (attributes is not null) foreach (var kv in attributes) if (merged.ContainsKey(kv.Key)) merged[kv.Key] = kv.Value;
+            ToxicConfig updated = old with { Attributes = merged, Toxicity = toxicity ?? old.Toxicity };
+            _toxics[i] = (updated, ToFault(updated));
+            PushLocked();
+            return updated;
+        }
+    }
+
+    /// <summary>Removes a toxic from the proxy and its open connections (removing a timeout closes the
+    /// connections it held, as in Toxiproxy). 404 when there is no such toxic.</summary>
+    public void RemoveToxic(string name)
+    {
+        lock (_gate)
+        {
+            int i = _toxics.FindIndex(t => t.Config.Name == name);
+            if (i < 0) throw ToxiproxyApiException.ToxicNotFound();
+            _toxics.RemoveAt(i);
+            PushLocked();
+        }
+    }
+
+    /// <summary>Removes every toxic.</summary>
+    public void ResetToxics()
+    {
+        lock (_gate)
+        {
+            _toxics.Clear();
+            PushLocked();
+        }
+    }
+
+    private static Fault? ToFault(ToxicConfig toxic)
+    {
+        try { return ToxicTypes.ToFault(toxic); }
+        catch (ArgumentException e) { throw new ToxiproxyApiException(400, e.Message.Split(" (Parameter")[0]); }
+    }
+
+    private List<ToxicConfig> ToxicsLocked() =>
+        [.. _toxics.Where(t => t.Config.Stream == ToxicStreams.Upstream).Select(t => t.Config),
+         .. _toxics.Where(t => t.Config.Stream != ToxicStreams.Upstream).Select(t => t.Config)];
+
+    private void PushLocked()
+    {
+        var snapshot = _toxics.ToList();
+        foreach (FaultProxyConnection c in _connections) c.ApplyToxics(snapshot);
+    }
+
+    private async Task AcceptLoopAsync(Socket listener, CancellationToken stop)
+    {
+        while (!stop.IsCancellationRequested)
+        {
+            Socket client;
+            try { client = await listener.AcceptAsync(stop).ConfigureAwait(false); }
+            catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException or SocketException) { return; }
+            _ = HandleAsync(client, stop);
+        }
+    }
+
+    private async Task HandleAsync(Socket client, CancellationToken stop)
+    {
+        client.NoDelay = true;
+        Socket server;
+        try
+        {
+            (string host, int port) = SplitHostPort(Upstream);
+            server = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+            using var timeout = CancellationTokenSource.CreateLinkedTokenSource(stop);
+            timeout.CancelAfter(TimeSpan.FromSeconds(5));
+            try { await server.ConnectAsync(host, port, timeout.Token).ConfigureAwait(false); }
+            catch { server.Dispose(); throw; }
+        }
+        catch (Exception e) when (e is SocketException or OperationCanceledException or FormatException or ArgumentException)
+        {
+            client.LingerState = new LingerOption(true, 0);
+            client.Dispose();
+            return;
+        }
+
+        var connection = new FaultProxyConnection(Interlocked.Increment(ref _connectionIds), client, server, Random.Shared.Next());
+        lock (_gate)
+        {
+            if (_listener is null || stop.IsCancellationRequested)
+            {
+                connection.Terminate(new FaultTermination(false, FaultDirection.Upstream, "proxy disabled"));
+            }
+            else
+            {
+                _connections.Add(connection);
+                connection.ApplyToxics(_toxics.ToList());
+            }
+        }
+        await connection.Completion.ConfigureAwait(false);
+        lock (_gate) _connections.Remove(connection);
+    }
+
+    internal static (string Host, int Port) SplitHostPort(string address)
+    {
+        int colon = address.LastIndexOf(':');
+        if (colon <= 0 || !int.TryParse(address.AsSpan(colon + 1), NumberStyles.None, CultureInfo.InvariantCulture, out int port) || port > 65535)
+            throw new FormatException($"'{address}' is not host:port");
+        string host = address[..colon].Trim('[', ']');
+        return (host, port);
+    }
+
+    internal static IPEndPoint ParseLoopback(string listen)
+    {
+        (string host, int port) = SplitHostPort(listen);
+        IPAddress address = host switch
+        {
+            "localhost" => IPAddress.Loopback,
+            _ when IPAddress.TryParse(host, out IPAddress? ip) && IPAddress.IsLoopback(ip) => ip,
+            _ => throw new ToxiproxyApiException(400, $"listen {listen}: the embedded proxy listens on loopback only (127.0.0.1, [::1] or localhost)"),
+        };
+        return new IPEndPoint(address, port);
+    }
+}

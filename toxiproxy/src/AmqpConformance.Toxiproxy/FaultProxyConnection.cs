@@ -1,0 +1,161 @@
+using System.IO.Pipelines;
+using System.Net.Sockets;
+using AmqpConformance.Harness.Faults;
+
+namespace AmqpConformance.Toxiproxy;
+
+/// <summary>
+/// One client connection through a <see cref="FaultProxy"/>: the client socket, the upstream socket, and a
+/// <see cref="FaultPump"/> per direction applying the toxics that (by their toxicity) apply to it.
+/// </summary>
+/// <remarks>Each socket receive becomes one chunk. A reset closes both sockets with linger 0 (RST);
+/// an orderly close (limit_data, timeout) shuts both down after what was delivered. A peer's FIN is
+/// passed on as a half-close after any slow_close delay; the connection ends when both directions did.</remarks>
+internal sealed class FaultProxyConnection
+{
+    private const int ReceiveSize = 16 * 1024;
+    private static readonly PipeOptions SourceOptions = new(pauseWriterThreshold: 256 * 1024, resumeWriterThreshold: 128 * 1024,
+        useSynchronizationContext: false);
+
+    private readonly Socket _client;
+    private readonly Socket _server;
+    private readonly CancellationTokenSource _stop = new();
+    private readonly object _gate = new();
+    private readonly Dictionary<string, (ToxicConfig Config, Fault? Fault)> _applied = [];
+    private FaultTermination? _termination;
+
+    public FaultProxyConnection(long id, Socket client, Socket server, int seed)
+    {
+        Id = id;
+        _client = client;
+        _server = server;
+        var up = new ChunkPipe(SourceOptions);
+        var down = new ChunkPipe(SourceOptions);
+        Upstream = new FaultPump(FaultDirection.Upstream, up, PipeWriter.Create(new NetworkStream(server, ownsSocket: false)),
+            UpstreamFaults, seed, new FaultClock(FaultTimeMode.Real), Transcript, Terminate);
+        Downstream = new FaultPump(FaultDirection.Downstream, down, PipeWriter.Create(new NetworkStream(client, ownsSocket: false)),
+            DownstreamFaults, seed, new FaultClock(FaultTimeMode.Real), Transcript, Terminate);
+        Completion = RunAsync(up, down);
+    }
+
+    public long Id { get; }
+    public FaultPump Upstream { get; }
+    public FaultPump Downstream { get; }
+    public LiveFaultList UpstreamFaults { get; } = new();
+    public LiveFaultList DownstreamFaults { get; } = new();
+    public FaultTranscript Transcript { get; } = new();
+    public Task Completion { get; }
+
+    /// <summary>Brings the connection's faults in line with the proxy's toxics. A toxic whose config did not
+    /// change keeps its fault object (and so its state, such as bytes counted toward a limit); a new or
+    /// changed one is rolled against its toxicity afresh.</summary>
+    public void ApplyToxics(IReadOnlyList<(ToxicConfig Config, Fault? Fault)> toxics)
+    {
+        lock (_gate)
+        {
+            var next = new Dictionary<string, (ToxicConfig, Fault?)>();
+            foreach (var (config, fault) in toxics)
+            {
+                if (_applied.TryGetValue(config.Name, out var had) && had.Config.Equals(config))
+                    next[config.Name] = had;
+                else
+                    next[config.Name] = (config, fault is not null && Random.Shared.NextSingle() < config.Toxicity ? fault with { } : null);
+            }
+            _applied.Clear();
+            foreach (var kv in next) _applied[kv.Key] = kv.Value;
+            var ordered = toxics.Select(t => _applied[t.Config.Name].Fault).OfType<Fault>().ToList();
+            UpstreamFaults.Set(ordered.Where(f => f.Direction == FaultDirection.Upstream));
+            DownstreamFaults.Set(ordered.Where(f => f.Direction == FaultDirection.Downstream));
+        }
+    }
+
+    /// <summary>Ends the connection: a reset (RST) or an orderly close.</summary>
+    public void Terminate(FaultTermination termination)
+    {
+        if (Interlocked.CompareExchange(ref _termination, termination, null) is not null) return;
+        if (termination.IsReset)
+        {
+            Abort(_client);
+            Abort(_server);
+        }
+        try { _stop.Cancel(); } catch (ObjectDisposedException) { }
+    }
+
+    private async Task RunAsync(ChunkPipe up, ChunkPipe down)
+    {
+        Task receiveUp = ReceiveAsync(_client, up.Writer);
+        Task receiveDown = ReceiveAsync(_server, down.Writer);
+        Task<FaultPumpOutcome> upstream = Task.Run(() => Upstream.RunAsync(_stop.Token));
+        Task<FaultPumpOutcome> downstream = Task.Run(() => Downstream.RunAsync(_stop.Token));
+        Task<FaultPumpOutcome> first = await Task.WhenAny(upstream, downstream).ConfigureAwait(false);
+        AfterPump(first == upstream ? Upstream : Downstream, await first.ConfigureAwait(false));
+        Task<FaultPumpOutcome> second = first == upstream ? downstream : upstream;
+        AfterPump(second == upstream ? Upstream : Downstream, await second.ConfigureAwait(false));
+
+        try { _stop.Cancel(); } catch (ObjectDisposedException) { }
+        if (_termination is { IsReset: false })
+        {
+            Shutdown(_client);
+            Shutdown(_server);
+        }
+        await Task.WhenAll(receiveUp, receiveDown).ConfigureAwait(false);
+        _client.Dispose();
+        _server.Dispose();
+        await up.Reader.CompleteAsync().ConfigureAwait(false);
+        await down.Reader.CompleteAsync().ConfigureAwait(false);
+        _stop.Dispose();
+    }
+
+    private void AfterPump(FaultPump pump, FaultPumpOutcome outcome)
+    {
+        Socket sink = pump.Direction == FaultDirection.Upstream ? _server : _client;
+        switch (outcome)
+        {
+            case FaultPumpOutcome.SourceEnded:
+                try { sink.Shutdown(SocketShutdown.Send); } catch (Exception e) when (e is SocketException or ObjectDisposedException) { }
+                break;
+            case FaultPumpOutcome.SourceFailed:
+            case FaultPumpOutcome.SinkEnded:
+                Terminate(new FaultTermination(true, pump.Direction, $"peer failed ({outcome}): {(pump.SourceError ?? pump.SinkError)?.Message}"));
+                break;
+        }
+    }
+
+    private async Task ReceiveAsync(Socket socket, PipeWriter writer)
+    {
+        Exception? error = null;
+        try
+        {
+            while (true)
+            {
+                Memory<byte> memory = writer.GetMemory(ReceiveSize);
+                int n = await socket.ReceiveAsync(memory, SocketFlags.None, _stop.Token).ConfigureAwait(false);
+                if (n == 0) break;
+                writer.Advance(n);
+                FlushResult flushed = await writer.FlushAsync(_stop.Token).ConfigureAwait(false);
+                if (flushed.IsCompleted) break;
+            }
+        }
+        catch (OperationCanceledException) { }
+        catch (Exception e) when (e is SocketException or ObjectDisposedException or IOException)
+        {
+            error = new IOException($"Receive failed: {e.Message}", e);
+        }
+        await writer.CompleteAsync(error).ConfigureAwait(false);
+    }
+
+    private static void Abort(Socket socket)
+    {
+        try
+        {
+            socket.LingerState = new LingerOption(true, 0);
+            socket.Close();
+        }
+        catch (Exception e) when (e is SocketException or ObjectDisposedException) { }
+    }
+
+    private static void Shutdown(Socket socket)
+    {
+        try { socket.Shutdown(SocketShutdown.Both); } catch (Exception e) when (e is SocketException or ObjectDisposedException) { }
+    }
+}
