@@ -6,11 +6,15 @@ using AmqpConformance.FakeBroker.Benchmarks;
 // Broker ingest benchmark: pre-serialized basic.publish commands written by raw TCP clients as fast as the socket
 // takes them, into (a) a loopback server that reads and discards, and (b) the fake broker, which parses, validates,
 // records (digests only) and drops them (unroutable). Prints MB/s, msgs/s and the ratio fake/raw; goal >= 0.7.
-// Usage: dotnet run -c Release --project fakebroker/bench/AmqpConformance.FakeBroker.Benchmarks [-- --clients 1,4 --megabytes 256 --sizes 256,1048576]
+// Usage: dotnet run -c Release --project fakebroker/bench/AmqpConformance.FakeBroker.Benchmarks [-- --clients 1,4 --megabytes 256 --sizes 256,1048576 --retain 100000]
+// --retain N sets FrameLogOptions.MaxRetainedFrames (the log still records every frame, but holds only the newest N
+// in memory); without it the log holds every frame, as by default. "gc pause" is the share of the fake broker's
+// measurement spent in garbage-collection pauses, "gen2" the full collections during it.
 
 int[] clientCounts = [1, 4];
 int[] bodySizes = [256, 1 << 20];
 long megabytes = 256;
+int? retain = null;
 for (int i = 0; i + 1 < args.Length; i += 2)
 {
     switch (args[i])
@@ -18,7 +22,8 @@ for (int i = 0; i + 1 < args.Length; i += 2)
         case "--clients": clientCounts = [.. args[i + 1].Split(',').Select(s => int.Parse(s, CultureInfo.InvariantCulture))]; break;
         case "--megabytes": megabytes = long.Parse(args[i + 1], CultureInfo.InvariantCulture); break;
         case "--sizes": bodySizes = [.. args[i + 1].Split(',').Select(s => int.Parse(s, CultureInfo.InvariantCulture))]; break;
-        default: Console.Error.WriteLine($"unknown option {args[i]} (use --clients 1,4 --megabytes 256 --sizes 256,1048576)"); return 2;
+        case "--retain": retain = int.Parse(args[i + 1], CultureInfo.InvariantCulture); break;
+        default: Console.Error.WriteLine($"unknown option {args[i]} (use --clients 1,4 --megabytes 256 --sizes 256,1048576 --retain 100000)"); return 2;
     }
 }
 
@@ -26,15 +31,16 @@ const int FrameMax = 131072;
 using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(10));
 CancellationToken ct = timeout.Token;
 
-Console.WriteLine($"broker ingest, frame_max {FrameMax}, ~{megabytes} MB per measurement, {Environment.ProcessorCount} cores, {(Debugger.IsAttached ? "debugger" : "no debugger")}");
-Console.WriteLine($"{"body",-8} {"clients",7} {"raw MB/s",10} {"raw msg/s",12} {"fake MB/s",10} {"fake msg/s",12} {"fake/raw",9}");
+Console.WriteLine($"broker ingest, frame_max {FrameMax}, ~{megabytes} MB per measurement, {Environment.ProcessorCount} cores, {(Debugger.IsAttached ? "debugger" : "no debugger")}, " +
+    (retain is { } r ? $"frame log holds the newest {r} frames per connection" : "frame log holds every frame"));
+Console.WriteLine($"{"body",-8} {"clients",7} {"raw MB/s",10} {"raw msg/s",12} {"fake MB/s",10} {"fake msg/s",12} {"fake/raw",9} {"gc pause",9} {"gen2",5} {"alloc/msg",10} {"raw cpu µs",10} {"fake cpu µs",11}");
 
-// Warm-up (JIT, socket buffers): small runs, not printed.
+// Warm-up (JIT tiering up to optimized code, socket buffers, pools): ~16 MB per size, not printed.
 foreach (int size in bodySizes)
 {
     var warm = new PublishBatch(size, Math.Max(1, 256 * 1024 / (size + 64)), FrameMax);
-    await MeasureRawAsync(warm, 1, 4, ct);
-    await MeasureFakeAsync(warm, 1, 4, ct);
+    await MeasureRawAsync(warm, 1, 64, ct);
+    await MeasureFakeAsync(warm, 1, 64, retain, ct);
 }
 
 double worst = double.MaxValue;
@@ -45,11 +51,11 @@ foreach (int size in bodySizes)
     {
         int repeats = (int)Math.Max(1, megabytes * 1024 * 1024 / clients / batch.Bytes.Length);
         Result raw = await MeasureRawAsync(batch, clients, repeats, ct);
-        Result fake = await MeasureFakeAsync(batch, clients, repeats, ct);
+        Result fake = await MeasureFakeAsync(batch, clients, repeats, retain, ct);
         double ratio = fake.MegabytesPerSecond / raw.MegabytesPerSecond;
         worst = Math.Min(worst, ratio);
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"{SizeName(size),-8} {clients,7} {raw.MegabytesPerSecond,10:F0} {raw.MessagesPerSecond,12:F0} {fake.MegabytesPerSecond,10:F0} {fake.MessagesPerSecond,12:F0} {ratio,9:F2}"));
+            $"{SizeName(size),-8} {clients,7} {raw.MegabytesPerSecond,10:F0} {raw.MessagesPerSecond,12:F0} {fake.MegabytesPerSecond,10:F0} {fake.MessagesPerSecond,12:F0} {ratio,9:F2} {fake.GcPause.TotalSeconds / fake.Elapsed.TotalSeconds,9:P0} {fake.Gen2Collections,5} {fake.AllocatedBytes / (double)fake.Messages,10:F0} {raw.CpuTime.TotalMicroseconds / raw.Messages,10:F2} {fake.CpuTime.TotalMicroseconds / fake.Messages,11:F2}"));
     }
 }
 Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"worst fake/raw ratio {worst:F2} (goal >= 0.70): {(worst >= 0.7 ? "met" : "NOT met")}"));
@@ -65,25 +71,32 @@ static async Task<Result> MeasureRawAsync(PublishBatch batch, int clients, int r
     for (int c = 0; c < clients; c++) publishers.Add(await BenchPublisher.ConnectRawAsync(sink.Port, ct));
     long total = (long)batch.Bytes.Length * repeats * clients;
     Task reached = sink.ExpectAsync(total);
+    TimeSpan cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
     var watch = Stopwatch.StartNew();
     await Task.WhenAll(publishers.Select(p => Task.Run(() => p.BlastAsync(batch.Bytes, repeats, ct), ct)));
     await reached.WaitAsync(ct);
     watch.Stop();
+    TimeSpan cpu = Process.GetCurrentProcess().TotalProcessorTime - cpuBefore;
     foreach (var p in publishers) await p.DisposeAsync();
-    return new Result(total, (long)batch.Commands * repeats * clients, watch.Elapsed);
+    return new Result(total, (long)batch.Commands * repeats * clients, watch.Elapsed) { CpuTime = cpu };
 }
 
-static async Task<Result> MeasureFakeAsync(PublishBatch batch, int clients, int repeats, CancellationToken ct)
+static async Task<Result> MeasureFakeAsync(PublishBatch batch, int clients, int repeats, int? retain, CancellationToken ct)
 {
     await using FakeBroker broker = await FakeBroker.StartAsync(new FakeBrokerOptions
     {
         FrameMax = FrameMax,
         HeartbeatSeconds = 0,
         KeepPublished = false,
+        FrameLog = new AmqpConformance.Harness.Recording.FrameLogOptions { MaxRetainedFrames = retain },
     }, ct);
     var publishers = new List<BenchPublisher>();
     for (int c = 0; c < clients; c++) publishers.Add(await BenchPublisher.ConnectAmqpAsync(broker.Port, ct));
     long total = (long)batch.Bytes.Length * repeats * clients;
+    TimeSpan pauseBefore = GC.GetTotalPauseDuration();
+    int gen2Before = GC.CollectionCount(2);
+    long allocatedBefore = GC.GetTotalAllocatedBytes(precise: true);
+    TimeSpan cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
     var watch = Stopwatch.StartNew();
     await Task.WhenAll(publishers.Select(p => Task.Run(async () =>
     {
@@ -95,7 +108,13 @@ static async Task<Result> MeasureFakeAsync(PublishBatch batch, int clients, int 
     foreach (var connection in broker.Connections)
         if (connection.Log.Findings() is { Count: > 0 } findings)
             throw new InvalidOperationException($"the broker flagged the benchmark's own traffic: {findings[0]}");
-    return new Result(total, (long)batch.Commands * repeats * clients, watch.Elapsed);
+    return new Result(total, (long)batch.Commands * repeats * clients, watch.Elapsed)
+    {
+        GcPause = GC.GetTotalPauseDuration() - pauseBefore,
+        Gen2Collections = GC.CollectionCount(2) - gen2Before,
+        AllocatedBytes = GC.GetTotalAllocatedBytes(precise: true) - allocatedBefore,
+        CpuTime = Process.GetCurrentProcess().TotalProcessorTime - cpuBefore,
+    };
 }
 
 /// <summary>One measurement.</summary>
@@ -103,4 +122,17 @@ internal readonly record struct Result(long Bytes, long Messages, TimeSpan Elaps
 {
     public double MegabytesPerSecond => Bytes / 1e6 / Elapsed.TotalSeconds;
     public double MessagesPerSecond => Messages / Elapsed.TotalSeconds;
+
+    /// <summary>Time the process spent paused for garbage collection during the measurement (fake broker only).</summary>
+    public TimeSpan GcPause { get; init; }
+
+    /// <summary>Full (generation 2) collections during the measurement (fake broker only).</summary>
+    public int Gen2Collections { get; init; }
+
+    /// <summary>Bytes the process allocated during the measurement (fake broker only; includes the publishers').</summary>
+    public long AllocatedBytes { get; init; }
+
+    /// <summary>CPU time (user + kernel, all threads) the process used during the measurement, publishers' socket
+    /// writes included. Printed per message; unlike MB/s it hardly depends on what else the machine runs.</summary>
+    public TimeSpan CpuTime { get; init; }
 }

@@ -134,7 +134,7 @@ public sealed partial class BrokerConnection
             ConfirmSequence = confirm,
             Properties = content.Header.Properties,
             HeaderPayload = content.HeaderPayload,
-            Body = content.Body,
+            Body = content.TakeBody(keep: queues.Count > 0 || publish.Mandatory || _options.KeepPublished),
             MethodSequence = content.MethodSequence,
             RoutedTo = [.. queues.Select(q => q.Name)],
         };
@@ -243,7 +243,11 @@ public sealed partial class BrokerConnection
                 SendMethod(n, new ChannelCloseOk());
                 break;
             case ChannelCloseOk:
-                break; // nothing to confirm; RabbitMQ ignores it too
+                // No channel.close of the broker's is out: RabbitMQ 3.10 answers this with 503 (checked against it).
+                throw new ProtocolViolationException(ReplyCodes.CommandInvalid, "unexpected-channel-close-ok", "unimplemented method");
+            case ChannelFlow { Active: false }:
+                // RabbitMQ 3.x does not let clients stop deliveries with channel.flow (checked against 3.10).
+                throw new ProtocolViolationException(ReplyCodes.NotImplemented, "flow-inactive-not-implemented", "active=false");
             case ChannelFlow flow:
                 lock (host.Gate)
                 {
@@ -288,6 +292,8 @@ public sealed partial class BrokerConnection
                 uint deleted = host.DeleteQueue(m.Queue, m.IfUnused, m.IfEmpty, Id);
                 if (!m.NoWait) SendMethod(n, new QueueDeleteOk { MessageCount = deleted });
                 break;
+            case BasicQos { PrefetchSize: not 0 } m:
+                throw new ProtocolViolationException(ReplyCodes.NotImplemented, "prefetch-size-not-implemented", $"prefetch_size!=0 ({m.PrefetchSize})");
             case BasicQos m:
                 lock (host.Gate)
                 {
@@ -323,15 +329,15 @@ public sealed partial class BrokerConnection
             case BasicReject m:
                 Settle(ch, m.DeliveryTag, multiple: false, m.Requeue, isAck: false);
                 break;
+            case BasicRecover { Requeue: false } or BasicRecoverAsync { Requeue: false }:
+                throw new ProtocolViolationException(ReplyCodes.NotImplemented, "recover-without-requeue", "requeue=false");
             case BasicRecover or BasicRecoverAsync:
-                bool requeue = method is BasicRecover r ? r.Requeue : ((BasicRecoverAsync)method).Requeue;
                 lock (host.Gate)
                 {
                     foreach (var (tag, _) in ch.Unacked.ToList()) ch.Settle(tag, multiple: false, requeue: true, isAck: false);
                     if (method is BasicRecover) SendMethod(n, new BasicRecoverOk());
                     DispatchConsumers(ch);
                 }
-                _ = requeue; // RabbitMQ requeues either way (requeue=false is not supported by it)
                 break;
             case ConfirmSelect m:
                 ch.ConfirmMode = true;

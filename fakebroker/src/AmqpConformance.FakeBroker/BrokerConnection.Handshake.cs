@@ -46,10 +46,8 @@ public sealed partial class BrokerConnection
     private void OnStartOk(ConnectionStartOk startOk)
     {
         ClientProperties = startOk.ClientProperties;
-        bool failureClose = startOk.ClientProperties.TryGetValue("capabilities", out var caps)
-                            && caps.Value is FieldTable capabilities
-                            && capabilities.TryGetValue("authentication_failure_close", out var flag)
-                            && flag.Value is true;
+        bool failureClose = HasCapability(startOk.ClientProperties, "authentication_failure_close");
+        ConsumerCancelNotify = HasCapability(startOk.ClientProperties, "consumer_cancel_notify");
         (string? user, string? password) = startOk.Mechanism switch
         {
             "PLAIN" => ParsePlain(startOk.Response.Span),
@@ -68,6 +66,13 @@ public sealed partial class BrokerConnection
         _phase = HandshakePhase.Tuning;
         SendMethod(0, new ConnectionTune { ChannelMax = _options.ChannelMax, FrameMax = (uint)_options.FrameMax, Heartbeat = _options.HeartbeatSeconds });
     }
+
+    /// <summary>Whether the client's capabilities table (in start-ok's client properties) sets <paramref name="name"/> to true.</summary>
+    private static bool HasCapability(FieldTable clientProperties, string name) =>
+        clientProperties.TryGetValue("capabilities", out var caps)
+        && caps.Value is FieldTable capabilities
+        && capabilities.TryGetValue(name, out var flag)
+        && flag.Value is true;
 
     private static (string? User, string? Password) ParsePlain(ReadOnlySpan<byte> response)
     {

@@ -12,6 +12,9 @@ public sealed partial class BrokerConnection
     private readonly Dictionary<ushort, ChannelState> _channels = [];
     private readonly HashSet<ushort> _midContent = [];
     private long _receivedOffset;
+    private readonly byte[] _partialHead = new byte[OctetText.MaxShown];
+    private int _partialHeadLength;
+    private long _partialLength;
     private Task _heartbeatLoop = Task.CompletedTask;
 
     /// <summary>What the receive loop does after a frame.</summary>
@@ -78,16 +81,51 @@ public sealed partial class BrokerConnection
                 if (result.IsCompleted) return _heartbeatLoop;
                 continue;
             }
+            RememberPartialFrame(buffer);
             input.AdvanceTo(buffer.Start, buffer.End);
             if (result.IsCompleted)
             {
-                if (buffer.Length > 0)
-                    Log.AddFinding(new ProtocolFinding(-1, 0, "truncated-frame",
-                        $"The client's stream ended inside a frame ({buffer.Length} byte(s) of an incomplete frame).", ClosedConnection: false));
+                ReportTruncatedFrame("the client closed its side of the stream");
                 SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Transport, 0, "the client closed the transport without connection.close", 0, 0));
                 return _heartbeatLoop;
             }
         }
+    }
+
+    /// <summary>Remembers the start of an incomplete frame left in the buffer after a read, so that if the stream ends
+    /// (or the transport fails) before the rest arrives, the log can say what was cut off.</summary>
+    private void RememberPartialFrame(in ReadOnlySequence<byte> rest)
+    {
+        _partialLength = rest.Length;
+        if (rest.Length == 0) return;
+        int n = (int)Math.Min(rest.Length, _partialHead.Length);
+        rest.Slice(0, n).CopyTo(_partialHead);
+        _partialHeadLength = n;
+    }
+
+    /// <summary>Records a "truncated-frame" finding when the stream ended inside a frame: how many of its bytes came,
+    /// the size its header claimed (when the 7 header bytes came), and the first bytes.</summary>
+    private void ReportTruncatedFrame(string how)
+    {
+        if (_partialLength == 0) return;
+        long got = _partialLength;
+        _partialLength = 0;
+        var head = _partialHead.AsSpan(0, _partialHeadLength);
+        string claim = "";
+        if (head.Length >= AmqpConstants.FrameHeaderSize)
+        {
+            uint size = System.Buffers.Binary.BinaryPrimitives.ReadUInt32BigEndian(head[3..]);
+            ushort channel = System.Buffers.Binary.BinaryPrimitives.ReadUInt16BigEndian(head[1..]);
+            claim = $" A {FrameTypeName(head[0])} frame on channel {channel} claimed a {size}-byte payload " +
+                    $"({(long)size + AmqpConstants.FrameOverhead} bytes in all; {got} arrived, {(long)size + AmqpConstants.FrameOverhead - got} missing).";
+        }
+        else
+        {
+            claim = " Not even the 7-byte frame header arrived.";
+        }
+        Log.AddFinding(new ProtocolFinding(-1, 0, "truncated-frame",
+            $"The client's stream ended inside a frame ({got} byte(s) of an incomplete frame at wire offset {_receivedOffset}): {how}.{claim} " +
+            $"Received: {OctetText.Describe(head, got)}.", ClosedConnection: false));
     }
 
     /// <summary>Reads the 8-byte protocol header; on a mismatch answers with "AMQP" 0 0 9 1 and returns false.</summary>
@@ -112,7 +150,7 @@ public sealed partial class BrokerConnection
                 return false;
             }
             int shown = (int)Math.Min(buffer.Length, ProtocolHeaderCheck.Length);
-            string got = ErlangBinary(buffer.Slice(0, shown).ToArray());
+            string got = OctetText.Quoted(buffer.Slice(0, shown).ToArray());
             input.AdvanceTo(buffer.End);
             Log.AddFinding(new ProtocolFinding(-1, 0, "bad-protocol-header",
                 $"The client did not start with \"AMQP\" 0 0 9 1 but with {got}; the broker answered with its own header and closed the socket, as RabbitMQ does.",
@@ -158,11 +196,11 @@ public sealed partial class BrokerConnection
         {
             if (status == FrameReadStatus.PayloadTooLarge)
                 throw new ProtocolViolationException(ReplyCodes.FrameError, "frame-too-large",
-                    $"type {frame.TypeOctet}, all octets = <<>>: {{frame_too_large,{frame.ClaimedSize},{MaxAcceptedPayload - AmqpConstants.FrameOverhead}}}",
+                    $"type {frame.TypeOctet}, channel {frame.Channel}: frame_too_large, payload of {frame.ClaimedSize} octets claimed, at most {MaxAcceptedPayload} accepted (frame_max {FrameMax})",
                     lostSync: true, closeSocketOnly: !IsTuned);
             if (status == FrameReadStatus.BadFrameEnd)
                 throw new ProtocolViolationException(ReplyCodes.FrameError, "bad-frame-end",
-                    $"type {frame.TypeOctet}, {Snippet(frame.Payload)}: {{invalid_frame_end_marker,{frame.EndOctet}}}",
+                    $"type {frame.TypeOctet}, {Snippet(frame.Payload)}: invalid_frame_end_marker 0x{frame.EndOctet:x2} (expected 0xce)",
                     lostSync: true, closeSocketOnly: !IsTuned);
             CheckStrictFrameRules(sequence, frame);
             return Dispatch(sequence, frame);
@@ -196,7 +234,7 @@ public sealed partial class BrokerConnection
                     $"type 8, {Snippet(frame.Payload)}: unknown_frame (a heartbeat frame must be empty)");
             if (frame.Channel != 0)
                 throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "heartbeat-on-channel",
-                    $"type 8, all octets = <<>> (heartbeat on channel {frame.Channel}; heartbeats belong on channel 0)");
+                    $"type 8, no octets (heartbeat on channel {frame.Channel}; heartbeats belong on channel 0)");
             return FrameOutcome.Continue;
         }
         if (type is not ((byte)FrameType.Method or (byte)FrameType.Header or (byte)FrameType.Body))
@@ -271,20 +309,20 @@ public sealed partial class BrokerConnection
     {
         ushort cls = v.ClassId ?? _currentMethod?.ClassId ?? 0;
         ushort mth = v.MethodId ?? _currentMethod?.MethodId ?? 0;
-        string text = v.ReplyText;
+        string text = ReplyText.Fit(v.ReplyText);
         FlushConfirms(); // publishes completed before the violation are still confirmed, before the close
         if (v.ChannelOnly && channel != 0 && _channels.TryGetValue(channel, out var ch))
         {
-            Log.AddFinding(new ProtocolFinding(sequence, v.ReplyCode, v.Rule, $"Channel {channel} closed: {text}", ClosedConnection: true));
+            Log.AddFinding(new ProtocolFinding(sequence, v.ReplyCode, v.Rule, $"Channel {channel} closed: {v.ReplyText}", ClosedConnection: true));
             CloseChannel(ch, v.ReplyCode, text, cls, mth);
             return FrameOutcome.Continue;
         }
         Log.AddFinding(new ProtocolFinding(sequence, v.ReplyCode, v.Rule,
-            v.CloseSocketOnly ? $"Socket closed without connection.close (as RabbitMQ 3.x does here): {text}" : $"Connection closed: {text}",
+            v.CloseSocketOnly ? $"Socket closed without connection.close (as RabbitMQ 3.x does here): {v.ReplyText}" : $"Connection closed: {v.ReplyText}",
             ClosedConnection: true));
         if (v.CloseSocketOnly)
         {
-            SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Broker, 0, text, cls, mth));
+            SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Broker, 0, v.ReplyText, cls, mth));
             return FrameOutcome.Stop;
         }
         if (BeginClose(new ConnectionCloseInfo(CloseInitiator.Broker, v.ReplyCode, text, cls, mth)))
@@ -325,56 +363,8 @@ public sealed partial class BrokerConnection
     {
         long offset = _receivedOffset;
         _receivedOffset += frame.WireLength;
-        var type = (FrameType)frame.TypeOctet;
-        ushort classId = 0, methodId = 0;
-        string? name = null;
-        long? declared = null;
-        ulong? digest = null;
-        ReadOnlyMemory<byte>? kept = null;
-        var payload = frame.Payload;
-        if (status != FrameReadStatus.PayloadTooLarge)
-        {
-            switch (type)
-            {
-                case FrameType.Method:
-                    kept = payload.ToArray();
-                    MethodCodec.TryReadIds(kept.Value.Span, out classId, out methodId);
-                    name = MethodCodec.NameOf(classId, methodId);
-                    break;
-                case FrameType.Header:
-                    kept = payload.ToArray();
-                    ReadHeaderIds(kept.Value.Span, out classId, out declared);
-                    break;
-                case FrameType.Body:
-                    digest = Digest(payload);
-                    if (Log.Options.CaptureBodies) kept = payload.ToArray();
-                    break;
-                default:
-                    if (frame.TypeOctet != (byte)FrameType.Heartbeat || payload.Length > 0) kept = payload.ToArray();
-                    break;
-            }
-        }
-        var timestamp = Log.Elapsed;
-        bool endValid = status != FrameReadStatus.BadFrameEnd;
-        int size = frame.Size;
-        ushort channel = frame.Channel;
-        return Log.Append(seq => new FrameRecord
-        {
-            Sequence = seq,
-            Direction = FrameDirection.Received,
-            WireOffset = offset,
-            Timestamp = timestamp,
-            Type = type,
-            Channel = channel,
-            Size = size,
-            ClassId = classId,
-            MethodId = methodId,
-            MethodName = name,
-            DeclaredBodySize = declared,
-            PayloadDigest = digest,
-            Payload = kept,
-            FrameEndValid = endValid,
-        }).Sequence;
+        return AppendRecord(FrameDirection.Received, offset, frame.TypeOctet, frame.Channel, frame.Size, frame.Payload,
+            payloadPresent: status != FrameReadStatus.PayloadTooLarge, endValid: status != FrameReadStatus.BadFrameEnd);
     }
 
     private static string FrameTypeName(byte type) => type switch
@@ -386,22 +376,6 @@ public sealed partial class BrokerConnection
         _ => "type-" + type.ToString(CultureInfo.InvariantCulture),
     };
 
-    /// <summary>"all octets = &lt;&lt;...&gt;&gt;" or "first 16 octets = ...", as RabbitMQ prints payloads.</summary>
-    private static string Snippet(in ReadOnlySequence<byte> payload)
-    {
-        int n = (int)Math.Min(payload.Length, 16);
-        string bytes = ErlangBinary(payload.Slice(0, n).ToArray());
-        return (payload.Length <= 16 ? "all octets = " : "first 16 octets = ") + bytes;
-    }
-
-    private static string ErlangBinary(byte[] bytes)
-    {
-        var sb = new StringBuilder("<<");
-        for (int i = 0; i < bytes.Length; i++)
-        {
-            if (i > 0) sb.Append(',');
-            sb.Append(bytes[i].ToString(CultureInfo.InvariantCulture));
-        }
-        return sb.Append(">>").ToString();
-    }
+    /// <summary>"all 5 octets = 00 3c 00 28 00" or "first 16 of 4100 octets = ...": the payload's first bytes in hex.</summary>
+    private static string Snippet(in ReadOnlySequence<byte> payload) => OctetText.Describe(payload);
 }

@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Diagnostics;
 using System.IO.Pipelines;
 using System.Security.Cryptography;
 using AmqpConformance.Harness.Protocol;
@@ -9,6 +10,8 @@ namespace AmqpConformance.FakeBroker;
 public sealed partial class BrokerConnection
 {
     private long _sentOffset;
+    private readonly PayloadSlab _receivedPayloads = new(), _sentPayloads = new();
+    private long _lastSentTimestamp = Stopwatch.GetTimestamp();
 
     /// <summary>One thing for the writer loop to put on the wire, whole: a method (with its content, if any), a
     /// heartbeat, or raw bytes (the protocol header sent back on a version mismatch).</summary>
@@ -39,6 +42,7 @@ public sealed partial class BrokerConnection
                 while (reader.TryRead(out var item))
                 {
                     Write(output, item);
+                    if (!item.Heartbeat) Interlocked.Exchange(ref _lastSentTimestamp, Stopwatch.GetTimestamp());
                     if (output.UnflushedBytes < 256 * 1024 && reader.TryPeek(out _)) continue;
                     var flush = await output.FlushAsync(_abort.Token).ConfigureAwait(false);
                     if (flush.IsCompleted || flush.IsCanceled) return;
@@ -54,6 +58,15 @@ public sealed partial class BrokerConnection
             // the peer is gone; the receive loop sees the same and ends the connection
             Abort();
         }
+        catch (Exception ex)
+        {
+            // A frame the broker cannot encode is its own bug: record it and end the connection (the socket closes),
+            // rather than leave the peer waiting for frames that will never come.
+            Log.AddFinding(new ProtocolFinding(-1, ReplyCodes.InternalError, "internal-error",
+                $"The fake broker failed while writing to this connection: {ex}", ClosedConnection: true));
+            SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Broker, ReplyCodes.InternalError, ReplyText.Fit("INTERNAL_ERROR - " + ex.Message), 0, 0));
+            Abort();
+        }
     }
 
     private void Write(PipeWriter output, OutboundItem item)
@@ -66,86 +79,77 @@ public sealed partial class BrokerConnection
         }
         if (item.Heartbeat)
         {
-            WriteFrame(output, FrameType.Heartbeat, 0, ReadOnlySpan<byte>.Empty);
+            WriteFrame(output, FrameType.Heartbeat, 0, ReadOnlyMemory<byte>.Empty);
             return;
         }
-        byte[] payload = MethodCodec.ToPayload(item.Method!);
-        WriteFrame(output, FrameType.Method, item.Channel, payload);
+        WriteFrame(output, FrameType.Method, item.Channel, MethodCodec.ToPayload(item.Method!));
         if (!item.Method!.HasContent) return;
-        WriteFrame(output, FrameType.Header, item.Channel, item.HeaderPayload.Span);
+        WriteFrame(output, FrameType.Header, item.Channel, item.HeaderPayload);
         int max = AmqpConstants.MaxBodyFramePayload(FrameMax);
         var body = item.Body;
         while (!body.IsEmpty)
         {
             int chunk = Math.Min(max, body.Length);
-            WriteFrame(output, FrameType.Body, item.Channel, body.Span[..chunk]);
+            WriteFrame(output, FrameType.Body, item.Channel, body[..chunk]);
             body = body[chunk..];
         }
     }
 
-    private void WriteFrame(PipeWriter output, FrameType type, ushort channel, ReadOnlySpan<byte> payload)
+    private void WriteFrame(PipeWriter output, FrameType type, ushort channel, ReadOnlyMemory<byte> payload)
     {
-        FrameFormat.WriteFrame(output, type, channel, payload);
+        FrameFormat.WriteFrame(output, type, channel, payload.Span);
         long offset = _sentOffset;
         _sentOffset += payload.Length + AmqpConstants.FrameOverhead;
-        if (!Log.Options.RecordSent) return;
+        if (Log.Options.RecordSent)
+            AppendRecord(FrameDirection.Sent, offset, (byte)type, channel, payload.Length, new ReadOnlySequence<byte>(payload), payloadPresent: true, endValid: true);
+    }
+
+    /// <summary>Records one frame, received or sent: method and header frames keep their payload and ids, body frames
+    /// their digest (and payload with <see cref="FrameLogOptions.CaptureBodies"/>). Returns its sequence number.
+    /// <paramref name="payloadPresent"/> is false for a frame refused from its header alone (too large): then only
+    /// the header's fields are known.</summary>
+    private long AppendRecord(FrameDirection direction, long offset, byte typeOctet, ushort channel, int size,
+        in ReadOnlySequence<byte> payload, bool payloadPresent, bool endValid)
+    {
+        var type = (FrameType)typeOctet;
         ushort classId = 0, methodId = 0;
         string? name = null;
         long? declared = null;
         ulong? digest = null;
         ReadOnlyMemory<byte>? kept = null;
-        switch (type)
+        if (payloadPresent)
         {
-            case FrameType.Method:
-                MethodCodec.TryReadIds(payload, out classId, out methodId);
-                name = MethodCodec.NameOf(classId, methodId);
-                kept = payload.ToArray();
-                break;
-            case FrameType.Header:
-                ReadHeaderIds(payload, out classId, out declared);
-                kept = payload.ToArray();
-                break;
-            case FrameType.Body:
-                digest = Digest(payload);
-                if (Log.Options.CaptureBodies) kept = payload.ToArray();
-                break;
+            switch (type)
+            {
+                case FrameType.Method:
+                    kept = (direction == FrameDirection.Received ? _receivedPayloads : _sentPayloads).Copy(payload);
+                    MethodCodec.TryReadIds(kept.Value.Span, out classId, out methodId);
+                    name = MethodCodec.NameOf(classId, methodId);
+                    break;
+                case FrameType.Header:
+                    kept = (direction == FrameDirection.Received ? _receivedPayloads : _sentPayloads).Copy(payload);
+                    ReadHeaderIds(kept.Value.Span, out classId, out declared);
+                    break;
+                case FrameType.Body:
+                    digest = Digest(payload);
+                    if (Log.Options.CaptureBodies) kept = payload.ToArray();
+                    break;
+                default:
+                    if (type != FrameType.Heartbeat || payload.Length > 0) kept = payload.ToArray();
+                    break;
+            }
         }
         var timestamp = Log.Elapsed;
-        int size = payload.Length;
-        Log.Append(seq => new FrameRecord
-        {
-            Sequence = seq,
-            Direction = FrameDirection.Sent,
-            WireOffset = offset,
-            Timestamp = timestamp,
-            Type = type,
-            Channel = channel,
-            Size = size,
-            ClassId = classId,
-            MethodId = methodId,
-            MethodName = name,
-            DeclaredBodySize = declared,
-            PayloadDigest = digest,
-            Payload = kept,
-        });
+        var fields = new FrameFields(direction, offset, timestamp, type, channel, size, classId, methodId, name,
+            declared, digest, kept, endValid);
+        return Log.Append(fields, FrameFields.ToRecord).Sequence;
     }
 
-    /// <summary>First 8 bytes, big-endian, of the SHA-256 of <paramref name="payload"/>.</summary>
-    internal static ulong Digest(ReadOnlySpan<byte> payload)
-    {
-        Span<byte> hash = stackalloc byte[32];
-        SHA256.HashData(payload, hash);
-        return System.Buffers.Binary.BinaryPrimitives.ReadUInt64BigEndian(hash);
-    }
+    /// <summary>The body-frame digest the log records: <see cref="FrameDigest.Compute(ReadOnlySpan{byte})"/>.</summary>
+    internal static ulong Digest(ReadOnlySpan<byte> payload) => FrameDigest.Compute(payload);
 
-    private ulong Digest(in ReadOnlySequence<byte> payload)
-    {
-        if (payload.IsSingleSegment) return Digest(payload.FirstSpan);
-        foreach (var segment in payload) _receiveHash.AppendData(segment.Span);
-        Span<byte> hash = stackalloc byte[32];
-        _receiveHash.GetHashAndReset(hash);
-        return System.Buffers.Binary.BinaryPrimitives.ReadUInt64BigEndian(hash);
-    }
+    /// <summary>The digest of a payload that may span pipe segments.</summary>
+    private static ulong Digest(in ReadOnlySequence<byte> payload) => FrameDigest.Compute(payload);
 
     private static void ReadHeaderIds(ReadOnlySpan<byte> payload, out ushort classId, out long? declaredBodySize)
     {
@@ -157,16 +161,22 @@ public sealed partial class BrokerConnection
         declaredBodySize = (long)Math.Min(size, long.MaxValue);
     }
 
+    /// <summary>
+    /// Heartbeats as RabbitMQ 3.x sends and expects them (measured against 3.10): every half interval the broker
+    /// sends a heartbeat only if it wrote nothing else during that half interval, so a connection with other traffic
+    /// sees none; and it closes the socket, without connection.close, once nothing arrived for two whole intervals.
+    /// </summary>
     private async Task HeartbeatLoopAsync(int seconds)
     {
         var interval = TimeSpan.FromSeconds(seconds);
-        using var timer = new PeriodicTimer(interval);
+        var half = interval / 2;
+        using var timer = new PeriodicTimer(half);
         try
         {
             while (await timer.WaitForNextTickAsync(_abort.Token).ConfigureAwait(false))
             {
                 if (_completion.Task.IsCompleted) return;
-                var silent = System.Diagnostics.Stopwatch.GetElapsedTime(Interlocked.Read(ref _lastReceivedTimestamp));
+                var silent = Stopwatch.GetElapsedTime(Interlocked.Read(ref _lastReceivedTimestamp));
                 if (silent > interval * 2)
                 {
                     Log.AddFinding(new ProtocolFinding(-1, 0, "missed-heartbeats",
@@ -177,7 +187,9 @@ public sealed partial class BrokerConnection
                     Abort();
                     return;
                 }
-                SendHeartbeat();
+                // A little slack: the timer and the writer's clock reads are not exact.
+                var quiet = Stopwatch.GetElapsedTime(Interlocked.Read(ref _lastSentTimestamp));
+                if (quiet >= half - TimeSpan.FromMilliseconds(20)) SendHeartbeat();
             }
         }
         catch (OperationCanceledException)

@@ -31,7 +31,6 @@ public sealed partial class BrokerConnection
     private readonly TaskCompletionSource<bool> _opened = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly object _stateGate = new();
     private readonly List<DeliveredMessage> _published = [];
-    private readonly IncrementalHash _receiveHash = IncrementalHash.CreateHash(HashAlgorithmName.SHA256);
     private volatile bool _closing;
     private volatile ConnectionCloseInfo? _closeInfo;
     private Timer? _closeTimer;
@@ -97,13 +96,29 @@ public sealed partial class BrokerConnection
 
     internal bool IsClosing => _closing;
 
+    /// <summary>Whether the client announced the consumer_cancel_notify capability: only then does a consumer whose
+    /// queue is deleted get basic.cancel (as in RabbitMQ).</summary>
+    internal bool ConsumerCancelNotify { get; private set; }
+
+    /// <summary>Tells the client that the broker cancelled a consumer (its queue was deleted): basic.cancel with
+    /// nowait=true on the consumer's channel, when the client announced consumer_cancel_notify and the channel is
+    /// still usable. Called under the virtual host's lock, from any connection's loop.</summary>
+    internal void NotifyConsumerCancelled(ChannelState channel, string consumerTag)
+    {
+        if (ConsumerCancelNotify && channel.IsUsable)
+            SendMethod(channel.Number, new BasicCancel { ConsumerTag = consumerTag, NoWait = true });
+    }
+
     internal VirtualHost? Host { get; private set; }
 
     /// <summary>Asks the connection to close: sends connection.close with <paramref name="replyCode"/> and
-    /// <paramref name="replyText"/>, waits up to <see cref="FakeBrokerOptions.CloseTimeout"/> for close-ok, then closes
+    /// <paramref name="replyText"/> (cut to 252 bytes and "..." when longer than a short string holds, as RabbitMQ
+    /// does), waits up to <see cref="FakeBrokerOptions.CloseTimeout"/> for close-ok, then closes
     /// the transport. Completes with <see cref="Completion"/>. Does nothing more if the connection is already closing.</summary>
     public Task CloseAsync(ushort replyCode = ReplyCodes.ConnectionForced, string replyText = "CONNECTION_FORCED - broker forced connection closure")
     {
+        ArgumentNullException.ThrowIfNull(replyText);
+        replyText = ReplyText.Fit(replyText);
         if (BeginClose(new ConnectionCloseInfo(CloseInitiator.Broker, replyCode, replyText, 0, 0)))
             SendMethod(0, new ConnectionClose { ReplyCode = replyCode, ReplyText = replyText });
         return Completion;
@@ -150,6 +165,9 @@ public sealed partial class BrokerConnection
     {
         Task writer = Task.CompletedTask;
         Task heartbeat = Task.CompletedTask;
+        using var handshakeTimer = _options.HandshakeTimeout == Timeout.InfiniteTimeSpan
+            ? null
+            : new Timer(static s => ((BrokerConnection)s!).OnHandshakeTimeout(), this, _options.HandshakeTimeout, Timeout.InfiniteTimeSpan);
         try
         {
             writer = Task.Run(WriterLoopAsync);
@@ -161,18 +179,34 @@ public sealed partial class BrokerConnection
         }
         catch (Exception ex) when (IsTransportFailure(ex))
         {
+            ReportTruncatedFrame("the transport failed (" + ex.Message + ")");
             SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Transport, 0, "transport failed: " + ex.Message, 0, 0));
         }
         catch (Exception ex)
         {
+            // The broker's own bug: say so in the log and to the client (541, as RabbitMQ does for an internal
+            // error), then end the connection; the other connections carry on.
             Log.AddFinding(new ProtocolFinding(-1, ReplyCodes.InternalError, "internal-error",
                 $"The fake broker failed while serving this connection: {ex}", ClosedConnection: true));
-            SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Broker, ReplyCodes.InternalError, "INTERNAL_ERROR - " + ex.Message, 0, 0));
+            string text = ReplyText.Fit("INTERNAL_ERROR - " + ex.Message);
+            if (BeginClose(new ConnectionCloseInfo(CloseInitiator.Broker, ReplyCodes.InternalError, text, 0, 0)))
+                SendMethod(0, new ConnectionClose { ReplyCode = ReplyCodes.InternalError, ReplyText = text });
         }
         finally
         {
             await EndAsync(writer, heartbeat).ConfigureAwait(false);
         }
+    }
+
+    /// <summary>RabbitMQ's handshake_timeout: a client that has not got connection.open-ok in time loses the socket.</summary>
+    private void OnHandshakeTimeout()
+    {
+        if (_opened.Task.IsCompleted || _completion.Task.IsCompleted) return;
+        Log.AddFinding(new ProtocolFinding(-1, 0, "handshake-timeout",
+            $"The client did not complete the handshake (up to connection.open-ok) within {_options.HandshakeTimeout.TotalSeconds:0.###} s; " +
+            "the socket was closed without connection.close, as RabbitMQ does after its handshake_timeout.", ClosedConnection: true));
+        SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Broker, 0, "handshake_timeout", 0, 0));
+        Abort();
     }
 
     private static bool IsTransportFailure(Exception ex) =>
@@ -207,7 +241,6 @@ public sealed partial class BrokerConnection
             try { await _transport.Input.CompleteAsync().ConfigureAwait(false); } catch (Exception) { /* the peer may be gone */ }
             EndTransport();
             lock (_stateGate) _closeTimer?.Dispose();
-            _receiveHash.Dispose();
             _opened.TrySetResult(false);
             _completion.TrySetResult();
         }

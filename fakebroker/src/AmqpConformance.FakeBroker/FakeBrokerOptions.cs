@@ -49,6 +49,12 @@ public sealed record FakeBrokerOptions
     /// closes the socket anyway (default 1 s; RabbitMQ waits up to 3 s after a frame error).</summary>
     public TimeSpan CloseTimeout { get; init; } = TimeSpan.FromSeconds(1);
 
+    /// <summary>How long a client has, from the moment it is accepted, to complete the handshake (protocol header to
+    /// connection.open-ok). A connection still short of open-ok then is closed without connection.close and gets a
+    /// "handshake-timeout" finding, as RabbitMQ's <c>handshake_timeout</c> (10 s, the default here) does.
+    /// <see cref="Timeout.InfiniteTimeSpan"/> waits forever.</summary>
+    public TimeSpan HandshakeTimeout { get; init; } = TimeSpan.FromSeconds(10);
+
     /// <summary>Whether every completed publish is kept in <see cref="BrokerConnection.Published"/> (default on).
     /// Turn off for long standalone runs; queues keep their messages either way.</summary>
     public bool KeepPublished { get; init; } = true;
@@ -70,6 +76,8 @@ public sealed record FakeBrokerOptions
         if (VirtualHosts.Count == 0) throw new ArgumentException("At least one virtual host is needed.", nameof(VirtualHosts));
         ArgumentNullException.ThrowIfNull(FrameLog, nameof(FrameLog));
         ArgumentNullException.ThrowIfNull(ServerProperties, nameof(ServerProperties));
+        if (HandshakeTimeout <= TimeSpan.Zero && HandshakeTimeout != Timeout.InfiniteTimeSpan)
+            throw new ArgumentException("HandshakeTimeout must be positive (or Timeout.InfiniteTimeSpan).", nameof(HandshakeTimeout));
         if (CloseTimeout < TimeSpan.Zero) throw new ArgumentException("CloseTimeout cannot be negative.", nameof(CloseTimeout));
     }
 }

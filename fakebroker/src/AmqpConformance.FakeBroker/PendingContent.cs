@@ -58,16 +58,48 @@ internal sealed class PendingContent(BasicPublish method, long methodSequence)
     }
 
     /// <summary>Grows the body buffer as bytes arrive (never beyond the declared size), so a header that declares a
-    /// large body costs nothing until the body frames actually come.</summary>
+    /// large body costs nothing until the body frames actually come. Buffers are rented from
+    /// <see cref="ArrayPool{T}.Shared"/> (not zeroed); the first one holds the whole body when it declares at most
+    /// <see cref="WholeBodyRentLimit"/> bytes.</summary>
     [System.Diagnostics.CodeAnalysis.MemberNotNull(nameof(_body))]
     private void EnsureCapacity(int needed)
     {
         if (_body is not null && _body.Length >= needed) return;
-        long size = Math.Max(needed, Math.Min(DeclaredSize, Math.Max(64 * 1024, (long)(_body?.Length ?? 0) * 2)));
-        var grown = new byte[size];
-        _body?.AsSpan(0, _written).CopyTo(grown);
+        long size = _body is null
+            ? Math.Max(needed, Math.Min(DeclaredSize, WholeBodyRentLimit))
+            : Math.Max(needed, Math.Min(DeclaredSize, (long)_body.Length * 2));
+        var grown = ArrayPool<byte>.Shared.Rent((int)size);
+        if (_body is not null)
+        {
+            _body.AsSpan(0, _written).CopyTo(grown);
+            ArrayPool<byte>.Shared.Return(_body);
+        }
         _body = grown;
     }
 
+    /// <summary>Bodies up to this size get their whole buffer on the first body frame (one rent, no regrowth).</summary>
+    private const long WholeBodyRentLimit = 4 * 1024 * 1024;
+
+    /// <summary>The assembled body, still in the pooled buffer: valid only until <see cref="TakeBody"/>.</summary>
     public ReadOnlyMemory<byte> Body => _body is null ? ReadOnlyMemory<byte>.Empty : _body.AsMemory(0, _written);
+
+    /// <summary>Ends assembly. With <paramref name="keep"/>, returns the body as memory the caller owns from now on
+    /// (the pooled buffer itself when it fits exactly, else an exact-size copy); without, returns the buffer to the
+    /// pool and an empty body, for a message nobody will ever read (unroutable, not mandatory, not kept).</summary>
+    public ReadOnlyMemory<byte> TakeBody(bool keep)
+    {
+        byte[]? body = _body;
+        _body = null;
+        if (body is null) return ReadOnlyMemory<byte>.Empty;
+        if (keep && body.Length == _written) return body; // handed over: never returned to the pool
+        ReadOnlyMemory<byte> result = ReadOnlyMemory<byte>.Empty;
+        if (keep)
+        {
+            var copy = GC.AllocateUninitializedArray<byte>(_written);
+            body.AsSpan(0, _written).CopyTo(copy);
+            result = copy;
+        }
+        ArrayPool<byte>.Shared.Return(body);
+        return result;
+    }
 }

@@ -50,7 +50,7 @@ internal sealed class VirtualHost
             if (m.Exchange.StartsWith("amq.", StringComparison.Ordinal))
                 throw ChannelError(ReplyCodes.AccessRefused, "access-refused", $"exchange name '{m.Exchange}' contains reserved prefix 'amq.*'");
             var kind = BrokerExchange.ParseKind(m.Type) ?? throw new ProtocolViolationException(
-                ReplyCodes.CommandInvalid, "invalid-exchange-type", $"invalid exchange type '{m.Type}'");
+                ReplyCodes.CommandInvalid, "invalid-exchange-type", $"unknown exchange type '{m.Type}'");
             _exchanges[m.Exchange] = new BrokerExchange(m.Exchange, kind, m.Durable, m.AutoDelete, m.Internal, m.Arguments);
         }
     }
@@ -60,7 +60,7 @@ internal sealed class VirtualHost
         lock (Gate)
         {
             if (name.Length == 0 || name.StartsWith("amq.", StringComparison.Ordinal))
-                throw ChannelError(ReplyCodes.AccessRefused, "access-refused", $"operation not permitted on exchange '{name}'");
+                throw ChannelError(ReplyCodes.AccessRefused, "access-refused", $"deletion of system exchange '{name}' in vhost '{Name}' not allowed");
             if (!_exchanges.TryGetValue(name, out var exchange)) return; // RabbitMQ 3.x: deleting a missing exchange succeeds
             if (ifUnused && exchange.Bindings.Count > 0)
                 throw ChannelError(ReplyCodes.PreconditionFailed, "exchange-in-use", $"exchange '{name}' in vhost '{Name}' in use");
@@ -130,7 +130,7 @@ internal sealed class VirtualHost
             if (ifUnused && queue.ConsumersCount > 0)
                 throw ChannelError(ReplyCodes.PreconditionFailed, "queue-in-use", $"queue '{name}' in vhost '{Name}' in use");
             if (ifEmpty && queue.ReadyCount > 0)
-                throw ChannelError(ReplyCodes.PreconditionFailed, "queue-not-empty", $"queue '{name}' in vhost '{Name}' is not empty");
+                throw ChannelError(ReplyCodes.PreconditionFailed, "queue-not-empty", $"queue '{name}' in vhost '{Name}' not empty");
             uint count = (uint)queue.ReadyCount;
             RemoveQueue(queue);
             return count;
@@ -159,10 +159,18 @@ internal sealed class VirtualHost
         if (queue.AutoDelete && queue.HadConsumer && queue.ConsumersCount == 0 && !queue.Deleted) RemoveQueue(queue);
     }
 
+    /// <summary>Deletes a queue: its consumers are cancelled (each told with basic.cancel when its client announced
+    /// consumer_cancel_notify, as RabbitMQ does), its bindings go. Caller holds <see cref="Gate"/>.</summary>
     private void RemoveQueue(BrokerQueue queue)
     {
         queue.Deleted = true;
         _queues.Remove(queue.Name);
+        foreach (var consumer in queue.Consumers.ToList())
+        {
+            queue.RemoveConsumer(consumer);
+            if (consumer.Channel.Consumers.Remove(consumer.Tag))
+                consumer.Channel.Owner.NotifyConsumerCancelled(consumer.Channel, consumer.Tag);
+        }
         foreach (var exchange in _exchanges.Values)
             exchange.Bindings.RemoveAll(b => !b.DestinationIsExchange && b.Destination == queue.Name);
     }

@@ -4,17 +4,25 @@ using AmqpConformance.Harness.Recording;
 
 namespace AmqpConformance.FakeBroker.Tests.Heartbeats;
 
-/// <summary>Heartbeats at a 1-second interval: the broker sends them, and closes the socket (without
-/// connection.close, as RabbitMQ does) when nothing arrives for two intervals.</summary>
+/// <summary>Heartbeats at a 1-second interval: as RabbitMQ 3.10 does (measured against it), the broker sends one every
+/// half interval in which it sent nothing else, and closes the socket (without connection.close) when nothing arrives
+/// for two intervals.</summary>
 public sealed class HeartbeatTests
 {
+    /// <summary>Connects and completes the handshake, sending <paramref name="heartbeat"/> back in tune-ok.</summary>
+    private static async Task<RawTestClient> ConnectAsync(FakeBroker broker, CancellationToken ct, ushort heartbeat)
+    {
+        var client = await RawTestClient.ConnectAsync(broker.Endpoint, ct);
+        await client.HandshakeAsync(ct, heartbeat: heartbeat);
+        return client;
+    }
+
     [Fact]
     public async Task Broker_sends_heartbeats_and_keeps_a_chatty_client()
     {
         await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 1 });
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(15));
-        await using var client = await RawTestClient.ConnectAsync(broker.Endpoint, cts.Token);
-        await client.HandshakeAsync(cts.Token, heartbeat: 1);
+        await using var client = await ConnectAsync(broker, cts.Token, heartbeat: 1);
         Assert.Equal((ushort)1, client.Tune!.Heartbeat);
         var connection = broker.Connections[^1];
         Assert.Equal((ushort)1, connection.HeartbeatSeconds);
@@ -39,10 +47,57 @@ public sealed class HeartbeatTests
             await Task.Delay(400, cts.Token);
         }
         Assert.False(connection.Completion.IsCompleted, $"the broker closed a connection that sent heartbeats: {connection.CloseInfo}");
-        Assert.InRange(Volatile.Read(ref received), 2, 5);
+        Assert.InRange(Volatile.Read(ref received), 3, 8); // one per idle half second: ~6 in 3.2 s
         Assert.Empty(connection.Findings);
         var sent = connection.Log.Snapshot().Where(f => f.Direction == FrameDirection.Sent && f.Type == FrameType.Heartbeat).ToList();
         Assert.True(sent.Count >= Volatile.Read(ref received), $"{sent.Count} heartbeats recorded as sent, {received} received");
+        await connection.CloseAsync();
+        await reading.WaitAsync(cts.Token);
+    }
+
+    [Fact]
+    public async Task Broker_sends_no_heartbeat_while_it_sends_other_frames_and_resumes_when_idle()
+    {
+        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 1 });
+        using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(15));
+        await using var client = await ConnectAsync(broker, cts.Token, heartbeat: 1);
+        await client.OpenChannelAsync(1, cts.Token);
+        var connection = broker.Connections[^1];
+
+        // Busy: a basic.qos every 100 ms, each answered by qos-ok, for 2.5 s (five heartbeat half-intervals).
+        int heartbeatsWhileBusy = 0, answers = 0;
+        var busyUntil = DateTime.UtcNow + TimeSpan.FromSeconds(2.5);
+        while (DateTime.UtcNow < busyUntil)
+        {
+            await client.SendMethodAsync(1, new BasicQos { PrefetchCount = 1 }, cts.Token);
+            while (true)
+            {
+                var frame = await client.ReadFrameAsync(cts.Token) ?? throw new Xunit.Sdk.XunitException("the broker closed the connection");
+                if (frame.IsHeartbeat) { heartbeatsWhileBusy++; continue; }
+                Assert.IsType<BasicQosOk>(frame.Method);
+                answers++;
+                break;
+            }
+            await Task.Delay(100, cts.Token);
+        }
+        Assert.True(answers >= 10, $"only {answers} round trips");
+        Assert.Equal(0, heartbeatsWhileBusy);
+
+        // Idle (only the client's heartbeats keep it alive): the broker's heartbeats come back within an interval.
+        var idleUntil = DateTime.UtcNow + TimeSpan.FromSeconds(1.6);
+        int heartbeatsWhileIdle = 0;
+        var reading = Task.Run(async () =>
+        {
+            while (await client.ReadFrameAsync(cts.Token) is { } frame)
+                if (frame.IsHeartbeat) Interlocked.Increment(ref heartbeatsWhileIdle);
+        });
+        while (DateTime.UtcNow < idleUntil)
+        {
+            await client.SendFrameAsync(8, 0, ReadOnlySpan<byte>.Empty, cancellationToken: cts.Token);
+            await Task.Delay(300, cts.Token);
+        }
+        Assert.True(Volatile.Read(ref heartbeatsWhileIdle) >= 1, "no heartbeat from the broker after it went idle");
+        Assert.Empty(connection.Findings);
         await connection.CloseAsync();
         await reading.WaitAsync(cts.Token);
     }
@@ -52,12 +107,11 @@ public sealed class HeartbeatTests
     {
         await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 1 });
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(15));
-        await using var client = await RawTestClient.ConnectAsync(broker.Endpoint, cts.Token);
-        await client.HandshakeAsync(cts.Token, heartbeat: 1);
+        await using var client = await ConnectAsync(broker, cts.Token, heartbeat: 1);
         var connection = broker.Connections[^1];
-        var started = DateTime.UtcNow;
         var methods = await client.ReadUntilClosedAsync(cts.Token); // heartbeats arrive, then the socket closes
-        var elapsed = DateTime.UtcNow - started;
+        // On the broker's clock: from the last frame it received (connection.open) to the end of the connection.
+        var elapsed = connection.Log.Elapsed - connection.Log.Snapshot().Last(f => f.Direction == FrameDirection.Received).Timestamp;
         Assert.Empty(methods);
         await connection.Completion.WaitAsync(cts.Token);
         var finding = Assert.Single(connection.Findings);
@@ -71,8 +125,7 @@ public sealed class HeartbeatTests
     {
         await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 1 });
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(15));
-        await using var client = await RawTestClient.ConnectAsync(broker.Endpoint, cts.Token);
-        await client.HandshakeAsync(cts.Token, heartbeat: 0);
+        await using var client = await ConnectAsync(broker, cts.Token, heartbeat: 0);
         var connection = broker.Connections[^1];
         await Task.Delay(2500, cts.Token);
         Assert.False(connection.Completion.IsCompleted);

@@ -10,8 +10,6 @@ public sealed class InMemoryServeTests
 {
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(15);
 
-    private sealed record DuplexPipe(PipeReader Input, PipeWriter Output) : IDuplexPipe;
-
     /// <summary>A script of client bytes: handshake (frame_max 4096), channel, confirms, queue, three publishes of
     /// 0, 5000 and 10000 bytes, a consumer, acks, and a clean close.</summary>
     private static async Task<List<IAmqpMethod>> RunScriptAsync(RawTestClient client, CancellationToken ct)
@@ -68,12 +66,9 @@ public sealed class InMemoryServeTests
         await tcpConnection.Completion.WaitAsync(cts.Token);
 
         await using var memoryBroker = FakeBroker.CreateWithoutListener(options);
-        var toBroker = new Pipe();
-        var fromBroker = new Pipe();
-        var memoryConnection = memoryBroker.Serve(new DuplexPipe(toBroker.Reader, fromBroker.Writer));
-        List<IAmqpMethod> memorySeen;
-        await using (var memoryClient = RawTestClient.Over(fromBroker.Reader, toBroker.Writer))
-            memorySeen = await RunScriptAsync(memoryClient, cts.Token);
+        await using var served = InMemoryClient.Serve(memoryBroker);
+        var memoryConnection = served.Connection;
+        List<IAmqpMethod> memorySeen = await RunScriptAsync(served.Client, cts.Token);
         await memoryConnection.Completion.WaitAsync(cts.Token);
 
         Assert.Equal(tcpSeen, memorySeen);
@@ -97,10 +92,8 @@ public sealed class InMemoryServeTests
     {
         using var cts = new CancellationTokenSource(Timeout);
         await using var broker = FakeBroker.CreateWithoutListener(new FakeBrokerOptions { HeartbeatSeconds = 0 });
-        var toBroker = new Pipe();
-        var fromBroker = new Pipe();
-        var connection = broker.Serve(new DuplexPipe(toBroker.Reader, fromBroker.Writer));
-        await using var client = RawTestClient.Over(fromBroker.Reader, toBroker.Writer);
+        await using var served = InMemoryClient.Serve(broker);
+        var (connection, client) = (served.Connection, served.Client);
         await client.HandshakeAsync(cts.Token);
         await client.OpenChannelAsync(1, cts.Token);
         await client.SendFrameAsync(8, 1, ReadOnlySpan<byte>.Empty, cancellationToken: cts.Token);
@@ -116,10 +109,8 @@ public sealed class InMemoryServeTests
     {
         using var cts = new CancellationTokenSource(Timeout);
         var broker = FakeBroker.CreateWithoutListener(new FakeBrokerOptions { HeartbeatSeconds = 0, CloseTimeout = TimeSpan.FromMilliseconds(300) });
-        var toBroker = new Pipe();
-        var fromBroker = new Pipe(new PipeOptions(pauseWriterThreshold: 16 * 1024, resumeWriterThreshold: 8 * 1024));
-        var connection = broker.Serve(new DuplexPipe(toBroker.Reader, fromBroker.Writer));
-        var client = RawTestClient.Over(fromBroker.Reader, toBroker.Writer);
+        var served = InMemoryClient.Serve(broker, new PipeOptions(pauseWriterThreshold: 16 * 1024, resumeWriterThreshold: 8 * 1024));
+        var (connection, client) = (served.Connection, served.Client);
         await client.HandshakeAsync(cts.Token);
         await client.OpenChannelAsync(1, cts.Token);
         await client.SendMethodAsync(1, new QueueDeclare { Queue = "flood" }, cts.Token);
@@ -135,7 +126,7 @@ public sealed class InMemoryServeTests
 
         Assert.True(connection.Completion.IsCompleted);
         Assert.Equal(CloseInitiator.Broker, connection.CloseInfo!.Initiator);
-        await client.DisposeAsync();
+        await served.DisposeAsync();
     }
 
     [Fact]
@@ -157,6 +148,6 @@ public sealed class InMemoryServeTests
         Assert.All(broker.Connections, c => Assert.Equal(320, c.CloseInfo!.ReplyCode));
         var silentSaw = await silent.ReadUntilClosedAsync(cts.Token); // the broker gave up waiting for close-ok and closed
         Assert.Contains(silentSaw, m => m is ConnectionClose { ReplyCode: 320 });
-        Assert.Throws<ObjectDisposedException>(() => broker.Serve(new DuplexPipe(new Pipe().Reader, new Pipe().Writer)));
+        Assert.Throws<ObjectDisposedException>(() => InMemoryClient.Serve(broker));
     }
 }

@@ -1,4 +1,3 @@
-using System.Buffers.Binary;
 using System.Security.Cryptography;
 
 namespace AmqpConformance.FakeBroker.Tests.Interop;
@@ -16,6 +15,6 @@ internal static class InteropPattern
 
     public static string Sha256Hex(ReadOnlySpan<byte> bytes) => Convert.ToHexStringLower(SHA256.HashData(bytes));
 
-    /// <summary>The frame log's digest of a body slice: the first 8 bytes of its SHA-256, big-endian.</summary>
-    public static ulong FrameDigest(ReadOnlySpan<byte> payload) => BinaryPrimitives.ReadUInt64BigEndian(SHA256.HashData(payload));
+    /// <summary>The frame log's digest of a body slice (the log's one definition, XXH64).</summary>
+    public static ulong FrameDigest(ReadOnlySpan<byte> payload) => Harness.Recording.FrameDigest.Compute(payload);
 }

@@ -10,8 +10,6 @@ namespace AmqpConformance.FakeBroker.Tests.Robustness;
 /// </summary>
 public sealed class RandomFrameTests
 {
-    private sealed record DuplexPipe(PipeReader Input, PipeWriter Output) : IDuplexPipe;
-
     private static readonly IAmqpMethod[] Methods =
     [
         new BasicPublish { RoutingKey = "q" }, new BasicPublish { Exchange = "nope" }, new BasicPublish { RoutingKey = "q", Mandatory = true },
@@ -63,22 +61,19 @@ public sealed class RandomFrameTests
         {
             using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(10));
             var random = new Random(seed);
-            var toBroker = new Pipe();
-            var fromBroker = new Pipe();
-            var connection = broker.Serve(new DuplexPipe(toBroker.Reader, fromBroker.Writer));
-            var client = RawTestClient.Over(fromBroker.Reader, toBroker.Writer);
+            await using var served = InMemoryClient.Serve(broker);
+            var (connection, client) = (served.Connection, served.Client);
             await client.HandshakeAsync(cts.Token, frameMax: 4096);
             await client.OpenChannelAsync(1, cts.Token);
             var draining = Task.Run(() => client.ReadUntilClosedAsync(cts.Token), cts.Token); // never let the broker's output stall
             int frames = random.Next(1, 30);
             for (int i = 0; i < frames; i++) await client.SendBytesAsync(RandomFrame(random), cts.Token);
-            await toBroker.Writer.CompleteAsync();
+            await served.EndInput();
 
             await connection.Completion.WaitAsync(cts.Token);
             await draining;
             Assert.True(connection.CloseInfo is not null, $"seed {seed}: no close info");
             Assert.DoesNotContain(connection.Findings, f => f.Rule == "internal-error");
-            await fromBroker.Reader.CompleteAsync();
         }
         Assert.Equal(150, broker.Connections.Count);
         Assert.All(broker.Connections, c => Assert.True(c.Completion.IsCompleted));

@@ -195,4 +195,70 @@ public sealed class RoutingTests : IAsyncLifetime
         var next = await _client.ExpectAsync<BasicDeliver>(Ct);
         Assert.Equal(3UL, next.DeliveryTag);
     }
+
+    [Fact]
+    public async Task Purge_empties_a_queue_and_counts_what_it_removed()
+    {
+        await DeclareQueueAsync("purged");
+        for (int i = 0; i < 3; i++) await PublishAndSyncAsync("", "purged", "m" + i);
+        await _client.SendMethodAsync(1, new QueuePurge { Queue = "purged" }, Ct);
+        Assert.Equal(3u, (await _client.ExpectAsync<QueuePurgeOk>(Ct)).MessageCount);
+        Assert.Equal(0, Count("purged"));
+        await _client.SendMethodAsync(1, new BasicGet { Queue = "purged" }, Ct);
+        await _client.ExpectAsync<BasicGetEmpty>(Ct);
+    }
+
+    [Fact]
+    public async Task Deleted_exchange_routes_nothing_and_a_publish_to_it_is_404()
+    {
+        await _client.SendMethodAsync(1, new ExchangeDeclare { Exchange = "gone", Type = "fanout" }, Ct);
+        await _client.ExpectAsync<ExchangeDeclareOk>(Ct);
+        await DeclareQueueAsync("behind-gone");
+        await BindAsync("behind-gone", "gone", "");
+        await PublishAndSyncAsync("gone", "", "before");
+        Assert.Equal(1, Count("behind-gone"));
+        await _client.SendMethodAsync(1, new ExchangeDelete { Exchange = "gone" }, Ct);
+        await _client.ExpectAsync<ExchangeDeleteOk>(Ct);
+
+        await _client.PublishAsync(1, "gone", "", "after"u8, 4088, cancellationToken: Ct);
+        var close = await _client.ExpectAsync<ChannelClose>(Ct);
+        Assert.Equal((404, 60, 40), (close.ReplyCode, close.FailingClassId, close.FailingMethodId));
+        Assert.Equal(1, Count("behind-gone"));
+    }
+
+    [Fact]
+    public async Task Cancel_stops_deliveries_and_deletes_an_auto_delete_queue_with_its_last_consumer()
+    {
+        await _client.SendMethodAsync(1, new QueueDeclare { Queue = "transient", AutoDelete = true }, Ct);
+        await _client.ExpectAsync<QueueDeclareOk>(Ct);
+        await _client.SendMethodAsync(1, new BasicConsume { Queue = "transient", ConsumerTag = "only", NoAck = true }, Ct);
+        await _client.ExpectAsync<BasicConsumeOk>(Ct);
+        await _client.PublishAsync(1, "", "transient", "one"u8, 4088, cancellationToken: Ct);
+        Assert.Equal("only", (await _client.ExpectAsync<BasicDeliver>(Ct)).ConsumerTag);
+        await _client.ReadFrameAsync(Ct); // header
+        await _client.ReadFrameAsync(Ct); // body
+
+        await _client.SendMethodAsync(1, new BasicCancel { ConsumerTag = "only" }, Ct);
+        Assert.Equal("only", (await _client.ExpectAsync<BasicCancelOk>(Ct)).ConsumerTag);
+        Assert.Null(_broker.FindQueue("transient"));
+        await PublishAndSyncAsync("", "transient", "two"); // routes nowhere now; nothing is delivered before qos-ok
+    }
+
+    [Fact]
+    public async Task Without_coalescing_each_publish_gets_its_own_single_ack()
+    {
+        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, CoalesceConfirms = false });
+        await using var client = await RawTestClient.ConnectWithChannelAsync(broker.Endpoint, Ct);
+        await client.SendMethodAsync(1, new ConfirmSelect(), Ct);
+        await client.ExpectAsync<ConfirmSelectOk>(Ct);
+        var batch = new ArrayBufferWriter<byte>();
+        for (int i = 0; i < 5; i++) batch.Write(RawTestClient.PublishBytes(1, "", "nowhere", "x"u8, 4088));
+        await client.SendBytesAsync(batch.WrittenMemory, Ct); // one write: one read batch on the broker
+        for (ulong tag = 1; tag <= 5; tag++)
+        {
+            var ack = await client.ExpectAsync<BasicAck>(Ct);
+            Assert.Equal((tag, false), (ack.DeliveryTag, ack.Multiple));
+        }
+        await client.CloseAsync(Ct);
+    }
 }

@@ -35,6 +35,23 @@ internal sealed class RawTestClient : IAsyncDisposable
         return new RawTestClient(PipeReader.Create(stream), PipeWriter.Create(stream), stream);
     }
 
+    /// <summary>Connects over TCP, completes the handshake (the broker's tune accepted) and opens channel 1.</summary>
+    public static async Task<RawTestClient> ConnectWithChannelAsync(IPEndPoint endpoint, CancellationToken cancellationToken)
+    {
+        var client = await ConnectAsync(endpoint, cancellationToken);
+        try
+        {
+            await client.HandshakeAsync(cancellationToken);
+            await client.OpenChannelAsync(1, cancellationToken);
+            return client;
+        }
+        catch
+        {
+            await client.DisposeAsync();
+            throw;
+        }
+    }
+
     /// <summary>A client over pipes: <paramref name="fromBroker"/> carries the broker's output, <paramref name="toBroker"/> its input.</summary>
     public static RawTestClient Over(PipeReader fromBroker, PipeWriter toBroker) => new(fromBroker, toBroker, null);
 
@@ -197,9 +214,9 @@ internal sealed class RawTestClient : IAsyncDisposable
     /// <summary>Header, start/start-ok (PLAIN), tune/tune-ok, open/open-ok. <paramref name="frameMax"/> null accepts the
     /// broker's; <paramref name="heartbeat"/> is sent back in tune-ok.</summary>
     public async Task HandshakeAsync(CancellationToken cancellationToken, uint? frameMax = null, ushort heartbeat = 0,
-        string user = "guest", string password = "guest", string virtualHost = "/")
+        string user = "guest", string password = "guest", string virtualHost = "/", IReadOnlyList<string>? extraCapabilities = null)
     {
-        await StartAsync(cancellationToken, user, password);
+        await StartAsync(cancellationToken, user, password, extraCapabilities: extraCapabilities);
         var tune = await ExpectAsync<ConnectionTune>(cancellationToken);
         Tune = tune;
         await SendMethodAsync(0, new ConnectionTuneOk { ChannelMax = tune.ChannelMax, FrameMax = frameMax ?? tune.FrameMax, Heartbeat = heartbeat }, cancellationToken);
@@ -207,12 +224,15 @@ internal sealed class RawTestClient : IAsyncDisposable
         await ExpectAsync<ConnectionOpenOk>(cancellationToken);
     }
 
-    /// <summary>Header, connection.start, start-ok with the given credentials (and the authentication_failure_close capability when asked).</summary>
-    public async Task StartAsync(CancellationToken cancellationToken, string user = "guest", string password = "guest", bool authenticationFailureClose = true)
+    /// <summary>Header, connection.start, start-ok with the given credentials (and the authentication_failure_close capability
+    /// when asked, plus <paramref name="extraCapabilities"/> set to true).</summary>
+    public async Task StartAsync(CancellationToken cancellationToken, string user = "guest", string password = "guest", bool authenticationFailureClose = true,
+        IReadOnlyList<string>? extraCapabilities = null)
     {
         await SendProtocolHeaderAsync(cancellationToken);
         await ExpectAsync<ConnectionStart>(cancellationToken);
         var capabilities = authenticationFailureClose ? new FieldTable { ["authentication_failure_close"] = true } : FieldTable.Empty;
+        foreach (string capability in extraCapabilities ?? []) capabilities = capabilities.With(capability, true);
         await SendMethodAsync(0, new ConnectionStartOk
         {
             ClientProperties = new FieldTable { ["product"] = FieldValue.LongString("RawTestClient"), ["capabilities"] = FieldValue.Table(capabilities) },

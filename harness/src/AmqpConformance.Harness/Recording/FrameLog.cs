@@ -13,6 +13,7 @@ public sealed class FrameLog
     private readonly List<ProtocolFinding> _findings = [];
     private readonly List<Action<FrameRecord>> _subscribers = [];
     private readonly long _startTimestamp = Stopwatch.GetTimestamp();
+    private long _dropped;
 
     /// <summary>Creates an empty log.</summary>
     public FrameLog(long connectionId = 0, FrameLogOptions? options = null)
@@ -34,11 +35,16 @@ public sealed class FrameLog
     /// <summary>Time elapsed since the log started, on the same clock as <see cref="FrameRecord.Timestamp"/>.</summary>
     public TimeSpan Elapsed => Stopwatch.GetElapsedTime(_startTimestamp);
 
-    /// <summary>How many frames are recorded.</summary>
+    /// <summary>How many frames the log holds: every frame recorded, unless <see cref="FrameLogOptions.MaxRetainedFrames"/>
+    /// made it drop the oldest (<see cref="DroppedFrames"/> of them).</summary>
     public int Count { get { lock (_gate) return _frames.Count; } }
 
-    /// <summary>The sequence number the next appended frame gets.</summary>
-    public long NextSequence { get { lock (_gate) return _frames.Count; } }
+    /// <summary>How many of the oldest frames were dropped from memory under <see cref="FrameLogOptions.MaxRetainedFrames"/>
+    /// (always 0 without it): the first held frame has this sequence number.</summary>
+    public long DroppedFrames { get { lock (_gate) return _dropped; } }
+
+    /// <summary>The sequence number the next appended frame gets (the number of frames recorded so far).</summary>
+    public long NextSequence { get { lock (_gate) return _dropped + _frames.Count; } }
 
     /// <summary>Appends a frame. Its <see cref="FrameRecord.Sequence"/> must equal <see cref="NextSequence"/>
     /// (use <see cref="Append(Func{long, FrameRecord})"/> to have it assigned). Subscribers are called on the
@@ -58,12 +64,42 @@ public sealed class FrameLog
         Action<FrameRecord>[] subscribers;
         lock (_gate)
         {
-            record = create(_frames.Count);
+            record = create(_dropped + _frames.Count);
             _frames.Add(record);
+            DropOldestIfOverBound();
             subscribers = _subscribers.Count == 0 ? [] : [.. _subscribers];
         }
         foreach (var s in subscribers) s(record);
         return record;
+    }
+
+    /// <summary>Appends the record <paramref name="create"/> makes from <paramref name="state"/> and the next sequence
+    /// number; returns it. The same as <see cref="Append(Func{long, FrameRecord})"/>, but a static lambda with its
+    /// inputs in <paramref name="state"/> allocates no closure, which matters on the broker's per-frame path.</summary>
+    public FrameRecord Append<TState>(TState state, Func<long, TState, FrameRecord> create)
+    {
+        ArgumentNullException.ThrowIfNull(create);
+        FrameRecord record;
+        Action<FrameRecord>[]? subscribers = null;
+        lock (_gate)
+        {
+            record = create(_dropped + _frames.Count, state);
+            _frames.Add(record);
+            DropOldestIfOverBound();
+            if (_subscribers.Count != 0) subscribers = [.. _subscribers];
+        }
+        if (subscribers is not null) foreach (var s in subscribers) s(record);
+        return record;
+    }
+
+    /// <summary>Under <see cref="FrameLogOptions.MaxRetainedFrames"/> = n: once 2n frames are held, drops all but the
+    /// newest n (one batch, so the cost per append stays constant). Called under the lock.</summary>
+    private void DropOldestIfOverBound()
+    {
+        if (Options.MaxRetainedFrames is not { } max || _frames.Count < 2L * max) return;
+        int drop = _frames.Count - max;
+        _frames.RemoveRange(0, drop);
+        _dropped += drop;
     }
 
     /// <summary>Records a validation finding.</summary>
@@ -73,7 +109,8 @@ public sealed class FrameLog
         lock (_gate) _findings.Add(finding);
     }
 
-    /// <summary>A copy of the frames recorded so far, in sequence order.</summary>
+    /// <summary>A copy of the frames held so far, in sequence order (all recorded frames unless
+    /// <see cref="FrameLogOptions.MaxRetainedFrames"/> dropped the oldest).</summary>
     public IReadOnlyList<FrameRecord> Snapshot() { lock (_gate) return [.. _frames]; }
 
     /// <summary>A copy of the findings so far.</summary>

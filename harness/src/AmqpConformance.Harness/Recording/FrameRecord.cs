@@ -39,7 +39,8 @@ public sealed record FrameRecord
     /// <summary>Body size a content header frame declared; null for other frames.</summary>
     public long? DeclaredBodySize { get; init; }
 
-    /// <summary>First 8 bytes (big-endian) of the SHA-256 of the payload, for body frames; null otherwise.</summary>
+    /// <summary><see cref="FrameDigest.Compute(ReadOnlySpan{byte})"/> of the payload (XXH64, seed 0), for body frames;
+    /// null otherwise.</summary>
     public ulong? PayloadDigest { get; init; }
 
     /// <summary>The payload bytes. Always kept for method and header frames (they are small); for body frames
