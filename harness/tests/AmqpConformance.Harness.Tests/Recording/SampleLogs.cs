@@ -1,4 +1,3 @@
-using System.Security.Cryptography;
 using System.Buffers.Binary;
 using AmqpConformance.Harness.Protocol;
 using AmqpConformance.Harness.Recording;
@@ -48,7 +47,7 @@ internal sealed class SampleLogs
             Body(channel, body[offset..Math.Min(body.Length, offset + max)]);
     }
 
-    public static ulong Digest(ReadOnlySpan<byte> payload) => BinaryPrimitives.ReadUInt64BigEndian(SHA256.HashData(payload));
+    public static ulong Digest(ReadOnlySpan<byte> payload) => FrameDigest.Compute(payload);
 
     public static byte[] Pattern(int length, int seed)
     {

@@ -1,0 +1,60 @@
+using System.Text;
+using AmqpConformance.Harness.Recording;
+using AmqpConformance.Harness.Recording.Export;
+using AmqpConformance.Harness.Verdicts;
+
+namespace AmqpConformance.Harness.Reports;
+
+/// <summary>
+/// Writes the artifact folder of a failing property: <c>frames.jsonl</c> (the frame log, <see cref="JsonLinesExporter"/>),
+/// <c>wire.pcap</c> (<see cref="PcapExporter"/>, opens in Wireshark), <c>timeline.html</c> (<see cref="HtmlTimeline"/>) and
+/// <c>summary.txt</c> (the failure message). The folder is <c>&lt;root&gt;/&lt;suite&gt;/&lt;invariant&gt;/</c>, where root is
+/// <c>AMQP_CONFORMANCE_REPORTS</c> or <c>reports</c> under the current directory.
+/// </summary>
+public static class ConformanceArtifacts
+{
+    /// <summary>The environment variable that overrides the reports root folder.</summary>
+    public const string ReportsEnvironmentVariable = "AMQP_CONFORMANCE_REPORTS";
+
+    /// <summary>The reports root: <c>AMQP_CONFORMANCE_REPORTS</c> when set, else <c>./reports</c>, as an absolute path.</summary>
+    public static string DefaultRoot()
+    {
+        string? root = Environment.GetEnvironmentVariable(ReportsEnvironmentVariable);
+        return Path.GetFullPath(string.IsNullOrWhiteSpace(root) ? "reports" : root);
+    }
+
+    /// <summary>The folder for <paramref name="suite"/> and <paramref name="invariant"/> under <paramref name="root"/>
+    /// (<see cref="DefaultRoot"/> when null); unsafe characters in names become '_'.</summary>
+    public static string FolderFor(string suite, string invariant, string? root = null) =>
+        Path.Combine(root ?? DefaultRoot(), Safe(suite), Safe(invariant));
+
+    private static readonly UTF8Encoding Utf8NoBom = new(encoderShouldEmitUTF8Identifier: false);
+
+    /// <summary>Writes the four files into <paramref name="folder"/> (created; existing files replaced) and returns its absolute path.</summary>
+    /// <param name="folder">Where to write.</param>
+    /// <param name="title">Heading of the timeline, such as "Inline violates order".</param>
+    /// <param name="summary">The failure message (scenario, violations, replay line).</param>
+    /// <param name="evidence">The failing run.</param>
+    /// <param name="log">The run's frame log.</param>
+    /// <param name="verdicts">Verdicts whose violations are highlighted.</param>
+    public static string Write(string folder, string title, string summary, ConformanceEvidence evidence, FrameLog log, IReadOnlyList<Verdict> verdicts)
+    {
+        ArgumentNullException.ThrowIfNull(folder);
+        ArgumentNullException.ThrowIfNull(log);
+        string full = Path.GetFullPath(folder);
+        Directory.CreateDirectory(full);
+        using (var jsonl = File.Create(Path.Combine(full, "frames.jsonl")))
+            JsonLinesExporter.Write(jsonl, log, "run ended");
+        using (var pcap = File.Create(Path.Combine(full, "wire.pcap")))
+            PcapExporter.Write(pcap, log);
+        File.WriteAllText(Path.Combine(full, "timeline.html"), HtmlTimeline.Render(title, summary, evidence, verdicts), Utf8NoBom);
+        File.WriteAllText(Path.Combine(full, "summary.txt"), summary + Environment.NewLine, Utf8NoBom);
+        return full;
+    }
+
+    private static string Safe(string name)
+    {
+        var chars = name.Select(c => char.IsLetterOrDigit(c) || c is '-' or '_' or '.' ? c : '_').ToArray();
+        return chars.Length == 0 ? "_" : new string(chars);
+    }
+}

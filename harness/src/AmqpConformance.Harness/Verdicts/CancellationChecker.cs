@@ -1,0 +1,37 @@
+namespace AmqpConformance.Harness.Verdicts;
+
+/// <summary>Cancellation is all or nothing: a cancelled call has none of its frames on the wire; a call that failed without any
+/// transport fault to explain it has none either (a ghost publish); and the stream never ends inside a frame or a command
+/// unless the transport failed.</summary>
+public sealed class CancellationChecker : IInvariantChecker
+{
+    /// <inheritdoc />
+    public string Invariant => InvariantNames.Cancellation;
+
+    /// <inheritdoc />
+    public Verdict Check(ConformanceEvidence evidence, WireAssembly wire)
+    {
+        ArgumentNullException.ThrowIfNull(evidence);
+        ArgumentNullException.ThrowIfNull(wire);
+        var v = new ViolationList(Invariant);
+        foreach (var call in evidence.Calls)
+        {
+            if (!wire.ByCall.TryGetValue(call.Id, out var cmds)) continue;
+            var frames = cmds.SelectMany(c => c.FrameSequences).ToArray();
+            if (call.Outcome == CallOutcome.Cancelled)
+                v.Add("ghost-after-cancel", $"Call {call.Id} reported cancellation ({call.Error}) but {frames.Length} of its frames are on the wire" +
+                    (cmds.All(c => c.Complete) ? ": the broker will route a message the caller believes was never sent." : ", a partial command."), frames, [call.Id]);
+            else if (call.Outcome == CallOutcome.Failed && evidence.Fault is null)
+                v.Add("ghost-after-failure", $"Call {call.Id} reported failure ({call.Error}) with no transport fault, yet its frames are on the wire.", frames, [call.Id]);
+        }
+        if (evidence.Fault is null && evidence.Calls.Any(c => c.Outcome == CallOutcome.Cancelled))
+        {
+            if (evidence.TrailingPartialBytes > 0)
+                v.Add("partial-frame", $"After a cancellation the stream ends with {evidence.TrailingPartialBytes} bytes of an unfinished frame.");
+            foreach (var cmd in wire.Commands.Where(c => !c.Complete))
+                v.Add("partial-command", $"A command on channel {cmd.Channel} (frame {cmd.FirstSequence}) is unfinished on the wire while calls were cancelled and no transport fault occurred.",
+                    cmd.FrameSequences, cmd.CallId is { } id ? [id] : null);
+        }
+        return v.ToVerdict();
+    }
+}

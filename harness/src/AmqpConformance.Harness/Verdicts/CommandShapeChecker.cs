@@ -1,0 +1,56 @@
+using AmqpConformance.Harness.Protocol;
+
+namespace AmqpConformance.Harness.Verdicts;
+
+/// <summary>Command shape: basic.publish, then a class-60 header whose body size equals the caller's body length,
+/// then body frames summing to it, each but the last exactly frame_max - 8 bytes, none for an empty body.</summary>
+/// <remarks>A command cut short by an injected transport fault is not held against the writer.</remarks>
+public sealed class CommandShapeChecker : IInvariantChecker
+{
+    /// <inheritdoc />
+    public string Invariant => InvariantNames.CommandShape;
+
+    /// <inheritdoc />
+    public Verdict Check(ConformanceEvidence evidence, WireAssembly wire)
+    {
+        ArgumentNullException.ThrowIfNull(evidence);
+        ArgumentNullException.ThrowIfNull(wire);
+        var v = new ViolationList(Invariant);
+        var calls = evidence.Calls.ToDictionary(c => c.Id);
+        int maxPayload = AmqpConstants.MaxBodyFramePayload(evidence.FrameMax);
+        foreach (var a in wire.Anomalies.Where(a => a.Rule is "orphan-header" or "orphan-body" or "body-exceeds-declared" or "header-not-basic"))
+            v.Add(a.Rule, a.Rule switch
+            {
+                "orphan-header" => $"Header frame {a.Sequence} on channel {a.Channel} follows no basic.publish awaiting one.",
+                "orphan-body" => $"Body frame {a.Sequence} on channel {a.Channel} follows no content header awaiting a body.",
+                "body-exceeds-declared" => $"Body frame {a.Sequence} on channel {a.Channel} takes the body past the size its header declared.",
+                _ => $"Header frame {a.Sequence} on channel {a.Channel} is not of class 60 (basic).",
+            }, [a.Sequence], a.InterruptedCall is { } c ? [c] : null);
+
+        foreach (var cmd in wire.Commands)
+        {
+            int[] callIds = cmd.CallId is { } id ? [id] : [];
+            bool cutByFault = evidence.Fault is not null && !cmd.Complete;
+            if (cutByFault || cmd.HeaderUndecodable) continue;
+            if (cmd.HeaderSequence is null)
+            {
+                v.Add("missing-header", $"basic.publish (frame {cmd.FirstSequence}) is not followed by a content header on channel {cmd.Channel}.", cmd.FrameSequences, callIds);
+                continue;
+            }
+            if (cmd.CallId is { } callId && calls.TryGetValue(callId, out var call) && cmd.DeclaredBodySize != call.ExpectedBody.Length)
+                v.Add("declared-size-mismatch", $"Call {callId}'s header (frame {cmd.HeaderSequence}) declares {cmd.DeclaredBodySize} body bytes; the caller's body is {call.ExpectedBody.Length}.", [cmd.HeaderSequence.Value], callIds);
+            if (!cmd.Complete)
+                v.Add("body-incomplete", $"Command on channel {cmd.Channel} (frame {cmd.FirstSequence}) declared {cmd.DeclaredBodySize} body bytes but only {cmd.BodyBytes} followed.", cmd.FrameSequences, callIds);
+            for (int i = 0; i < cmd.BodySequences.Count; i++)
+            {
+                var f = wire.BySequence[cmd.BodySequences[i]];
+                bool isLast = i == cmd.BodySequences.Count - 1;
+                if (f.Size == 0)
+                    v.Add("empty-body-frame", $"Body frame {f.Sequence} is empty.", [f.Sequence], callIds);
+                else if (!isLast && evidence.FrameMax > 0 && f.Size != maxPayload)
+                    v.Add("body-frame-not-full", $"Body frame {f.Sequence} carries {f.Size} bytes; every body frame but the last must carry frame_max - 8 = {maxPayload}.", [f.Sequence], callIds);
+            }
+        }
+        return v.ToVerdict();
+    }
+}

@@ -1,0 +1,50 @@
+namespace AmqpConformance.Harness.Verdicts;
+
+/// <summary>No interleaving, at two levels: writer level (each command's frames are contiguous on the wire, no other
+/// frame between them, whatever its channel) and protocol level (per channel, no method starts while content is unfinished).</summary>
+public sealed class NoInterleavingChecker : IInvariantChecker
+{
+    /// <inheritdoc />
+    public string Invariant => InvariantNames.NoInterleaving;
+
+    /// <inheritdoc />
+    public Verdict Check(ConformanceEvidence evidence, WireAssembly wire)
+    {
+        ArgumentNullException.ThrowIfNull(evidence);
+        ArgumentNullException.ThrowIfNull(wire);
+        var v = new ViolationList(Invariant);
+        var owner = new Dictionary<long, AssembledCommand>();
+        foreach (var cmd in wire.Commands)
+            foreach (long s in cmd.FrameSequences) owner[s] = cmd;
+
+        foreach (var a in wire.Anomalies.Where(a => a.Rule == "method-during-content"))
+        {
+            var intruder = owner.GetValueOrDefault(a.Sequence);
+            var calls = new[] { a.InterruptedCall, intruder?.CallId }.OfType<int>().ToArray();
+            v.Add("channel-content-interleaved",
+                $"Protocol level: a method frame ({a.Sequence}) arrived on channel {a.Channel} while a command's content was unfinished" +
+                (a.InterruptedCall is { } c ? $" (call {c})" : "") + "; RabbitMQ closes the connection with 505 UNEXPECTED_FRAME.",
+                [a.Sequence], calls);
+        }
+
+        foreach (var cmd in wire.Commands)
+        {
+            int first = wire.Position[cmd.FirstSequence];
+            int last = wire.Position[cmd.LastSequence];
+            var mine = cmd.FrameSequences.ToHashSet();
+            var intruders = new List<long>();
+            for (int i = first; i <= last; i++)
+                if (!mine.Contains(wire.Frames[i].Sequence)) intruders.Add(wire.Frames[i].Sequence);
+            if (intruders.Count == 0) continue;
+            var others = intruders.Select(s => owner.GetValueOrDefault(s)?.CallId).OfType<int>().Distinct();
+            var channels = intruders.Select(s => wire.BySequence[s].Channel).Distinct().ToArray();
+            bool sameChannel = channels.Contains(cmd.Channel);
+            v.Add("frames-not-contiguous",
+                $"Writer level: {intruders.Count} frame(s) of other commands (channel(s) {string.Join(",", channels)}) sit between frames " +
+                $"{cmd.FirstSequence} and {cmd.LastSequence} of " + (cmd.CallId is { } id ? $"call {id}" : "a command") +
+                $" on channel {cmd.Channel}" + (sameChannel ? "" : " (legal for RabbitMQ across channels, but the writer promises atomic commands)") + ".",
+                [.. cmd.FrameSequences, .. intruders], [.. cmd.CallId is { } x ? new[] { x } : [], .. others]);
+        }
+        return v.ToVerdict();
+    }
+}

@@ -1,0 +1,55 @@
+namespace AmqpConformance.Harness.Verdicts;
+
+/// <summary>One publish as its caller made it: the call timeline's unit, matched to wire frames through <see cref="RoutingKey"/>.</summary>
+/// <remarks>Timestamps are on the <see cref="Recording.FrameLog"/>'s clock, so they compare with
+/// <see cref="Recording.FrameRecord.Timestamp"/>.</remarks>
+public sealed record PublishCall
+{
+    /// <summary>Unique id of the call within one run, from 0.</summary>
+    public required int Id { get; init; }
+
+    /// <summary>Which publisher (concurrent caller) made the call.</summary>
+    public required int Publisher { get; init; }
+
+    /// <summary>Position of the call among its publisher's calls, from 0. A publisher's calls never overlap.</summary>
+    public required int IndexInPublisher { get; init; }
+
+    /// <summary>The channel the command went on.</summary>
+    public required ushort Channel { get; init; }
+
+    /// <summary>The routing key that identifies this call's basic.publish on the wire (see <see cref="CallCorrelation"/>).</summary>
+    public string RoutingKey => CallCorrelation.RoutingKeyFor(Id);
+
+    /// <summary>A copy of the caller's body bytes as they were when the call started.</summary>
+    public required ReadOnlyMemory<byte> ExpectedBody { get; init; }
+
+    /// <summary>When the call started.</summary>
+    public required TimeSpan Started { get; init; }
+
+    /// <summary>When the call completed; null if it never did.</summary>
+    public TimeSpan? Ended { get; init; }
+
+    /// <summary>How the call ended.</summary>
+    public CallOutcome Outcome { get; init; }
+
+    /// <summary>"TypeName: message" of the exception a failed or cancelled call threw.</summary>
+    public string? Error { get; init; }
+
+    /// <summary>The client's publish sequence number when publisher confirms are on (the delivery tag the broker will use); null otherwise.</summary>
+    public ulong? PublishSequenceNumber { get; init; }
+
+    /// <summary>Whether the harness overwrote the caller's body memory with <see cref="PoisonByte"/> right after the call completed.</summary>
+    public bool PoisonedAfterCompletion { get; init; }
+
+    /// <summary>The byte the harness poisons completed bodies with.</summary>
+    public const byte PoisonByte = 0xDB;
+
+    /// <summary>Whether the call handed the writer a body owner to dispose.</summary>
+    public bool HasBodyOwner { get; init; }
+
+    /// <summary>How many times the writer disposed the body owner (should be exactly 1 once the writer is disposed).</summary>
+    public int BodyOwnerDisposals { get; init; }
+
+    /// <summary>Bytes the writer had put into its output when it first disposed the body owner; null if never disposed.</summary>
+    public long? BodyOwnerDisposedAtOutputBytes { get; init; }
+}

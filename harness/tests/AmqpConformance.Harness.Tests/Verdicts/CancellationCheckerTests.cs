@@ -1,0 +1,50 @@
+using AmqpConformance.Harness.Verdicts;
+
+namespace AmqpConformance.Harness.Tests.Verdicts;
+
+public class CancellationCheckerTests
+{
+    private readonly CancellationChecker _checker = new();
+
+    [Fact]
+    public void Cancelled_calls_absent_from_the_wire_hold()
+    {
+        var b = new WireLogBuilder();
+        b.Publish(1, 0, [1]);
+        b.Call(0, [1], 0, 1);
+        b.Call(1, [2], 2, 3, CallOutcome.Cancelled);
+        Assert.True(_checker.Run(b.Evidence()).Holds);
+    }
+
+    [Fact]
+    public void A_cancelled_call_on_the_wire_is_a_ghost()
+    {
+        var b = new WireLogBuilder();
+        long[] seqs = b.Publish(1, 0, [1]);
+        b.Call(0, [1], 0, 1, CallOutcome.Cancelled);
+        var v = _checker.Run(b.Evidence()).Single("ghost-after-cancel");
+        Assert.Equal(seqs, v.Frames);
+    }
+
+    [Fact]
+    public void A_failed_call_on_the_wire_is_a_ghost_only_without_a_transport_fault()
+    {
+        var b = new WireLogBuilder();
+        b.Publish(1, 0, [1]);
+        b.Call(0, [1], 0, 1, CallOutcome.Failed, error: "InvalidOperationException: writer disposed");
+        _checker.Run(b.Evidence()).Single("ghost-after-failure");
+        Assert.True(_checker.Run(b.Evidence(e => e with { Fault = new TransportFaultRecord(TimeSpan.Zero, "reset", null, 0) })).Holds);
+    }
+
+    [Fact]
+    public void A_torn_command_or_frame_after_cancellation_is_caught()
+    {
+        var b = new WireLogBuilder();
+        b.Method(1, 7);
+        b.Header(1, 100);
+        b.Call(0, [1], 0, 1, CallOutcome.Cancelled);
+        var verdict = _checker.Run(b.Evidence(e => e with { TrailingPartialBytes = 3 }));
+        verdict.Single("partial-frame");
+        Assert.Equal([7], verdict.Single("partial-command").Calls);
+    }
+}

@@ -1,0 +1,91 @@
+using System.Buffers.Binary;
+using System.Text;
+using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Harness.Recording;
+using AmqpConformance.Harness.Verdicts;
+
+namespace AmqpConformance.Harness.Tests.Verdicts;
+
+/// <summary>Builds frame logs and call timelines by hand for checker tests.</summary>
+internal sealed class WireLogBuilder(int frameMax = 4096)
+{
+    private readonly List<FrameRecord> _frames = [];
+    private readonly List<PublishCall> _calls = [];
+    private long _offset;
+
+    public int FrameMax { get; } = frameMax;
+
+    public long Add(FrameType type, ushort channel, byte[] payload, bool frameEndValid = true, ushort classId = 0, ushort methodId = 0, long? declared = null)
+    {
+        var f = new FrameRecord
+        {
+            Sequence = _frames.Count, Direction = FrameDirection.Received, WireOffset = _offset,
+            Timestamp = TimeSpan.FromMilliseconds(_frames.Count), Type = type, Channel = channel, Size = payload.Length,
+            ClassId = classId, MethodId = methodId, DeclaredBodySize = declared, Payload = payload, FrameEndValid = frameEndValid,
+            PayloadDigest = type == FrameType.Body ? FrameDigest.Compute(payload) : null,
+        };
+        _frames.Add(f);
+        _offset += f.WireLength;
+        return f.Sequence;
+    }
+
+    public long Method(ushort channel, int callId)
+    {
+        byte[] key = Encoding.ASCII.GetBytes(CallCorrelation.RoutingKeyFor(callId));
+        var p = new byte[4 + 2 + 1 + 1 + key.Length + 1];
+        BinaryPrimitives.WriteUInt16BigEndian(p, 60);
+        BinaryPrimitives.WriteUInt16BigEndian(p.AsSpan(2), 40);
+        p[6] = 0; // empty exchange
+        p[7] = (byte)key.Length;
+        key.CopyTo(p, 8);
+        return Add(FrameType.Method, channel, p, classId: 60, methodId: 40);
+    }
+
+    public long Header(ushort channel, long bodySize)
+    {
+        var p = new byte[14];
+        BinaryPrimitives.WriteUInt16BigEndian(p, 60);
+        BinaryPrimitives.WriteUInt64BigEndian(p.AsSpan(4), (ulong)bodySize);
+        return Add(FrameType.Header, channel, p, classId: 60, declared: bodySize);
+    }
+
+    public long Body(ushort channel, ReadOnlySpan<byte> payload) => Add(FrameType.Body, channel, payload.ToArray());
+
+    /// <summary>Writes a whole well-formed publish of <paramref name="body"/> for call <paramref name="callId"/>.</summary>
+    public long[] Publish(ushort channel, int callId, byte[] body)
+    {
+        var seqs = new List<long> { Method(channel, callId), Header(channel, body.Length) };
+        int max = AmqpConstants.MaxBodyFramePayload(FrameMax);
+        for (int o = 0; o < body.Length; o += max)
+            seqs.Add(Body(channel, body.AsSpan(o, Math.Min(max, body.Length - o))));
+        return [.. seqs];
+    }
+
+    public PublishCall Call(int id, byte[] body, double startMs, double? endMs, CallOutcome outcome = CallOutcome.Succeeded,
+        int publisher = 0, int index = 0, ushort channel = 1, string? error = null)
+    {
+        var call = new PublishCall
+        {
+            Id = id, Publisher = publisher, IndexInPublisher = index, Channel = channel, ExpectedBody = body,
+            Started = TimeSpan.FromMilliseconds(startMs), Ended = endMs is { } e ? TimeSpan.FromMilliseconds(e) : null,
+            Outcome = outcome, Error = error ?? (outcome == CallOutcome.Cancelled ? "OperationCanceledException: cancelled" : outcome == CallOutcome.Failed ? "IOException: reset" : null),
+        };
+        _calls.Add(call);
+        return call;
+    }
+
+    public void Replace(PublishCall call) => _calls[_calls.FindIndex(c => c.Id == call.Id)] = call;
+
+    public ConformanceEvidence Evidence(Func<ConformanceEvidence, ConformanceEvidence>? edit = null)
+    {
+        var e = new ConformanceEvidence { Frames = [.. _frames], Calls = [.. _calls], FrameMax = FrameMax };
+        return edit is null ? e : edit(e);
+    }
+
+    public static byte[] Bytes(int length, int seed = 1)
+    {
+        var b = new byte[length];
+        new Random(seed).NextBytes(b);
+        return b;
+    }
+}
