@@ -9,6 +9,7 @@ internal static class CliCommands
     {
         yield return BrokerCommand.Create();
         yield return ProxyCommand.Create();
+        yield return RunCommand.Create();
         yield break;
     }
 }

@@ -1,0 +1,120 @@
+using System.Buffers;
+using System.CommandLine;
+using AmqpConformance.Harness.Verdicts;
+using AmqpConformance.Harness.Writers;
+
+namespace AmqpConformance.Cli.Tests;
+
+[Trait("Area", "Run")]
+public sealed class RunCommandTests : IDisposable
+{
+    private readonly string _reports = Path.Combine(Path.GetTempPath(), "amqpc-run-tests-" + Guid.NewGuid().ToString("N"));
+
+    /// <summary>A deliberately broken custom writer: writes each command's method and header frames but never its body.</summary>
+    public sealed class DropsBodiesFactory : FrameWriterFactory
+    {
+        public override string Name => "DropsBodies";
+
+        public override IFrameWriter CreateWriter(WriterContext context) => new DropsBodiesWriter(context);
+
+        private sealed class DropsBodiesWriter(WriterContext context) : IFrameWriter
+        {
+            private readonly SemaphoreSlim _lock = new(1, 1);
+
+            public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
+            {
+                await _lock.WaitAsync(CancellationToken.None);
+                try
+                {
+                    context.Output.Write(command.Frames.Span);
+                    await context.Output.FlushAsync(CancellationToken.None);
+                }
+                finally
+                {
+                    command.Release(context.Pool);
+                    _lock.Release();
+                }
+            }
+
+            public ValueTask DisposeAsync() => default;
+        }
+    }
+
+    private static string TestAssembly => typeof(RunCommandTests).Assembly.Location;
+
+    private (int ExitCode, string Output, string Error) Invoke(params string[] args)
+    {
+        using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(2));
+        var output = new StringWriter();
+        var error = new StringWriter();
+        var root = new RootCommand { RunCommand.Create() };
+        int code = root.Parse(["run", .. args, "--report", _reports]).InvokeAsync(new InvocationConfiguration { Output = output, Error = error }, timeout.Token)
+            .GetAwaiter().GetResult();
+        return (code, output.ToString(), error.ToString());
+    }
+
+    [Fact]
+    public void A_correct_writer_gets_a_full_verdict_table_and_exit_code_0()
+    {
+        var (code, output, error) = Invoke("--writer", "inline", "--cases", "5");
+        Assert.True(code == 0, output + error);
+        foreach (string invariant in InvariantNames.All) Assert.Contains(invariant, output, StringComparison.Ordinal);
+        Assert.Contains("All properties hold.", output, StringComparison.Ordinal);
+        Assert.False(Directory.Exists(_reports), "no artifacts are written when everything holds");
+    }
+
+    [Fact]
+    public void A_broken_custom_writer_given_as_assembly_and_type_fails_with_a_report_and_artifacts()
+    {
+        var (code, output, _) = Invoke("--writer", $"{TestAssembly}:{typeof(DropsBodiesFactory).FullName}", "--cases", "50", "--invariant", "command-shape");
+        Assert.Equal(1, code);
+        Assert.Contains("VIOLATED", output, StringComparison.Ordinal);
+        Assert.Contains("DropsBodies violates \"command-shape\"", output, StringComparison.Ordinal);
+        Assert.Contains("--replay ", output, StringComparison.Ordinal);
+        Assert.True(File.Exists(Path.Combine(_reports, "DropsBodies", "command-shape", "timeline.html")));
+        Assert.True(File.Exists(Path.Combine(_reports, "DropsBodies", "command-shape", "frames.jsonl")));
+    }
+
+    [Fact]
+    public void A_static_factory_member_can_name_the_writer()
+    {
+        var (code, output, error) = Invoke("--writer", $"{typeof(WriterModes).Assembly.Location}:{typeof(WriterModes).FullName}.Background",
+            "--cases", "3", "--invariant", "order");
+        Assert.True(code == 0, output + error);
+        Assert.Contains("Background", output, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("nonsense", "unknown writer")]
+    [InlineData("/no/such/assembly.dll:Some.Type", "cannot load assembly")]
+    public void Unknown_or_unloadable_writers_are_a_clear_usage_error(string writer, string expected)
+    {
+        var (code, _, error) = Invoke("--writer", writer, "--cases", "1");
+        Assert.Equal(2, code);
+        Assert.Contains(expected, error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_type_that_is_not_a_factory_or_missing_is_a_clear_usage_error()
+    {
+        var notFactory = Invoke("--writer", $"{TestAssembly}:{typeof(RunCommandTests).FullName}", "--cases", "1");
+        Assert.Equal(2, notFactory.ExitCode);
+        Assert.Contains("is not a concrete FrameWriterFactory", notFactory.Error, StringComparison.Ordinal);
+        var missing = Invoke("--writer", $"{TestAssembly}:No.Such.Type", "--cases", "1");
+        Assert.Equal(2, missing.ExitCode);
+        Assert.Contains("no type No.Such.Type", missing.Error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Bad_cases_invariant_or_replay_values_are_usage_errors()
+    {
+        Assert.Equal(2, Invoke("--writer", "inline", "--cases", "0").ExitCode);
+        Assert.Contains("unknown", Invoke("--writer", "inline", "--invariant", "speed").Error, StringComparison.Ordinal);
+        Assert.Contains("not a replay token", Invoke("--writer", "inline", "--replay", "x,y").Error, StringComparison.Ordinal);
+    }
+
+    public void Dispose()
+    {
+        if (Directory.Exists(_reports)) Directory.Delete(_reports, recursive: true);
+    }
+}

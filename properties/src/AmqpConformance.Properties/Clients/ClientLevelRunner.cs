@@ -1,0 +1,203 @@
+using System.Net;
+using AmqpConformance.FakeBroker;
+using AmqpConformance.Harness.Pooling;
+using AmqpConformance.Harness.Recording;
+using AmqpConformance.Harness.Verdicts;
+using AmqpConformance.Properties.Running;
+using AmqpConformance.Properties.Scenarios;
+using AmqpConformance.Toxiproxy;
+
+namespace AmqpConformance.Properties.Clients;
+
+/// <summary>
+/// Runs scenarios against a whole client: one fake broker (strict, recording, any frame_max) and one embedded fault proxy in
+/// front of it live as long as this runner; each case sets the proxy's toxics from the scenario's fault plan, connects a fresh
+/// client through it, publishes as the scenario says, closes, and takes the broker's frame log of that connection as evidence.
+/// </summary>
+/// <remarks>The harness does not own the client's pool, so the pools and backpressure invariants are not observable here.
+/// Cancellation "on flush" is not observable from outside a client and becomes a racing cancellation.</remarks>
+public sealed class ClientLevelRunner : IAsyncDisposable
+{
+    private const string ProxyName = "amqp";
+    private readonly FakeBroker.FakeBroker _broker;
+    private readonly EmbeddedToxiproxy _toxiproxy;
+    private readonly FaultProxy _proxy;
+
+    private ClientLevelRunner(FakeBroker.FakeBroker broker, EmbeddedToxiproxy toxiproxy, FaultProxy proxy)
+    {
+        _broker = broker;
+        _toxiproxy = toxiproxy;
+        _proxy = proxy;
+    }
+
+    /// <summary>How long one publish may take before it counts as hung (default 5 s).</summary>
+    public TimeSpan CallTimeout { get; init; } = TimeSpan.FromSeconds(5);
+
+    /// <summary>Starts the broker and the proxy on loopback ports.</summary>
+    public static async Task<ClientLevelRunner> StartAsync(CancellationToken cancellationToken = default)
+    {
+        var broker = await FakeBroker.FakeBroker.StartAsync(new FakeBrokerOptions
+        {
+            FrameMax = 0, KeepPublished = false, FrameLog = new FrameLogOptions { CaptureBodies = true },
+        }, cancellationToken).ConfigureAwait(false);
+        var toxiproxy = await EmbeddedToxiproxy.StartAsync(new IPEndPoint(IPAddress.Loopback, 0), cancellationToken).ConfigureAwait(false);
+        toxiproxy.CreateProxy(new ProxyConfig { Name = ProxyName, Listen = "127.0.0.1:0", Upstream = $"127.0.0.1:{broker.Port}" });
+        return new ClientLevelRunner(broker, toxiproxy, toxiproxy.GetProxy(ProxyName));
+    }
+
+    /// <summary>Runs <paramref name="scenario"/> with a fresh connection of <paramref name="client"/>. Never throws for what the
+    /// client does (a failed connect is reported as a hung or failed first call).</summary>
+    public async Task<RunResult> RunAsync(ClientAdapter client, Scenario scenario, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(client);
+        ArgumentNullException.ThrowIfNull(scenario);
+        _proxy.ResetToxics();
+        foreach (var toxic in FaultPlanToxics.Map(scenario.Faults).Toxics) _proxy.AddToxic(toxic);
+        int index = _broker.Connections.Count;
+        string listen = _proxy.Listen;
+        int port = int.Parse(listen[(listen.LastIndexOf(':') + 1)..], System.Globalization.CultureInfo.InvariantCulture);
+        var callerPool = new TrackingArrayPool();
+        var traces = new List<CallTrace>();
+        int nextId = 0;
+        for (int p = 0; p < scenario.Publishers.Count; p++)
+            for (int i = 0; i < scenario.Publishers[p].Count; i++)
+                traces.Add(new CallTrace
+                {
+                    Id = nextId++, Publisher = p, IndexInPublisher = i, Channel = 0,
+                    ExpectedBody = WriterLevelRunner.BodyBytes(scenario.Seed, nextId - 1, scenario.Publishers[p][i].BodyLength),
+                });
+
+        IClientSession? session = null;
+        FrameLog? log = null;
+        bool confirms = true;
+        string? connectError = null;
+        try
+        {
+            using var connectTimeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            connectTimeout.CancelAfter(CallTimeout);
+            session = await client.ConnectAsync(new ClientConnectOptions("127.0.0.1", port, scenario.FrameMax, confirms), connectTimeout.Token).ConfigureAwait(false);
+            var connection = await _broker.WaitForConnectionAsync(index, connectTimeout.Token).ConfigureAwait(false);
+            log = connection.Log;
+            await RunPublishersAsync(session, scenario, traces, callerPool, log, connectTimeout.Token).ConfigureAwait(false);
+        }
+        catch (Exception ex) when (!cancellationToken.IsCancellationRequested)
+        {
+            connectError = $"{ex.GetType().Name}: {ex.Message}";
+        }
+        finally
+        {
+            if (session is not null)
+            {
+                var close = session.DisposeAsync().AsTask();
+                try { await Task.WhenAny(close, Task.Delay(CallTimeout, CancellationToken.None)).ConfigureAwait(false); }
+                catch (Exception) { /* a client that fails to close: the frames are still judged */ }
+            }
+        }
+        BrokerConnection? brokerConnection = _broker.Connections.Count > index ? _broker.Connections[index] : null;
+        if (brokerConnection is not null)
+        {
+            await Task.WhenAny(brokerConnection.Completion, Task.Delay(TimeSpan.FromSeconds(2), CancellationToken.None)).ConfigureAwait(false);
+            if (!brokerConnection.Completion.IsCompleted) await brokerConnection.AbortAsync().ConfigureAwait(false);
+        }
+        log ??= brokerConnection?.Log ?? new FrameLog();
+        // A connection the broker closed for a protocol error ends the same way a transport fault does for the calls in flight.
+        var closing = log.Findings().FirstOrDefault(f => f.ClosedConnection);
+        TimeSpan firstFailure = traces.Where(t => t.Outcome == CallOutcome.Failed).Select(t => t.Ended ?? TimeSpan.Zero).DefaultIfEmpty(log.Elapsed).Min();
+        TransportFaultRecord? fault =
+            !scenario.Faults.IsEmpty ? new TransportFaultRecord(firstFailure, "proxy toxics: " + scenario.Faults.ToJson(), null, 0)
+            : closing is not null ? new TransportFaultRecord(firstFailure, "the broker closed the connection: " + closing.Message, null, 0)
+            : null;
+        if (connectError is not null && traces.All(t => t.Outcome == CallOutcome.Pending) && traces.Count > 0 && scenario.Faults.IsEmpty)
+            traces[0].Error = "could not connect: " + connectError;
+        var evidence = new ConformanceEvidence
+        {
+            Frames = [.. log.Snapshot().Where(f => f.Direction == FrameDirection.Received)],
+            Calls = [.. traces.Where(t => t.Attempted).Select(t => t.Freeze())],
+            FrameMax = brokerConnection?.FrameMax ?? scenario.FrameMax,
+            Findings = log.Findings(),
+            Fault = fault,
+            ConfirmsEnabled = confirms,
+            OutputWireOffset = 8,
+        };
+        return new RunResult(scenario, evidence, log);
+    }
+
+    private async Task RunPublishersAsync(IClientSession session, Scenario scenario, List<CallTrace> traces, TrackingArrayPool callerPool,
+        FrameLog log, CancellationToken cancellationToken)
+    {
+        var channels = new Dictionary<ushort, (IClientPublisher Publisher, SemaphoreSlim Lock)>();
+        try
+        {
+            for (int p = 0; p < scenario.Publishers.Count; p++)
+            {
+                ushort logical = scenario.ChannelOf(p);
+                if (!channels.ContainsKey(logical))
+                    channels[logical] = (await session.OpenChannelAsync(cancellationToken).ConfigureAwait(false), new SemaphoreSlim(1, 1));
+            }
+            var start = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            var tasks = new List<Task>();
+            int offset = 0;
+            for (int p = 0; p < scenario.Publishers.Count; p++)
+            {
+                var (publisher, gate) = channels[scenario.ChannelOf(p)];
+                var steps = scenario.Publishers[p];
+                var mine = traces.GetRange(offset, steps.Count);
+                offset += steps.Count;
+                tasks.Add(Task.Run(async () =>
+                {
+                    await start.Task.ConfigureAwait(false);
+                    for (int i = 0; i < steps.Count; i++)
+                        if (!await PublishAsync(publisher, gate, steps[i], mine[i], callerPool, log).ConfigureAwait(false)) break;
+                }, CancellationToken.None));
+            }
+            start.SetResult();
+            await Task.WhenAll(tasks).ConfigureAwait(false);
+        }
+        finally
+        {
+            foreach (var (publisher, _) in channels.Values)
+            {
+                try { await publisher.DisposeAsync().AsTask().WaitAsync(CallTimeout, CancellationToken.None).ConfigureAwait(false); }
+                catch (Exception) { /* closing a channel of a broken connection */ }
+            }
+        }
+    }
+
+    private async Task<bool> PublishAsync(IClientPublisher publisher, SemaphoreSlim gate, PublishStep step, CallTrace trace,
+        TrackingArrayPool callerPool, FrameLog log)
+    {
+        await gate.WaitAsync().ConfigureAwait(false);
+        try
+        {
+            byte[] array = callerPool.Rent(step.SliceOffset + step.BodyLength + step.SliceSlack);
+            var body = array.AsMemory(step.SliceOffset, step.BodyLength);
+            trace.ExpectedBody.CopyTo(body);
+            using var cts = new CancellationTokenSource();
+            if (step.Cancel == CancelKind.Before) cts.Cancel();
+            trace.Channel = publisher.ChannelNumber;
+            trace.Started = log.Elapsed;
+            trace.Attempted = true;
+            Task<ulong?> call;
+            try { call = publisher.PublishAsync(trace.RoutingKey, body, step.HeaderBytes, cts.Token); }
+            catch (Exception ex) { call = Task.FromException<ulong?>(ex); }
+            if (step.Cancel is CancelKind.Racing or CancelKind.OnFlush) _ = Task.Run(() => WriterLevelRunner.CancelQuietly(cts));
+            if (await Task.WhenAny(call, Task.Delay(CallTimeout)).ConfigureAwait(false) != call) return false;
+            trace.Complete(log.Elapsed, call.Exception?.InnerException ?? (call.IsCanceled ? new OperationCanceledException() : null));
+            if (call.IsCompletedSuccessfully) trace.PublishSequenceNumber = call.Result;
+            callerPool.Return(array);
+            trace.Poisoned = true;
+            return true;
+        }
+        finally
+        {
+            gate.Release();
+        }
+    }
+
+    /// <inheritdoc />
+    public async ValueTask DisposeAsync()
+    {
+        await _toxiproxy.DisposeAsync().ConfigureAwait(false);
+        await _broker.DisposeAsync().ConfigureAwait(false);
+    }
+}

@@ -1,0 +1,58 @@
+using AmqpConformance.Properties.Running;
+using AmqpConformance.Properties.Scenarios;
+
+namespace AmqpConformance.Properties.Generators;
+
+/// <summary>Shrinks a failing <see cref="Scenario"/> toward a small readable one: first drop faults, publishers and publishes,
+/// then simplify the layout and frame_max, then each publish (no cancellation, no owner, no headers, no slicing, shorter body).
+/// Every candidate is strictly simpler, so shrinking ends.</summary>
+public static class ScenarioShrinker
+{
+    /// <summary>Simpler scenarios than <paramref name="s"/>, most aggressive first, lazily.</summary>
+    public static IEnumerable<Scenario> Shrink(Scenario s)
+    {
+        ArgumentNullException.ThrowIfNull(s);
+        foreach (var plan in s.Faults.ShrinkCandidates()) yield return s with { Faults = plan };
+        if (s.Publishers.Count > 1)
+        {
+            yield return s with { Publishers = [s.Publishers[0]] };
+            for (int p = 0; p < s.Publishers.Count; p++)
+                yield return s with { Publishers = [.. s.Publishers.Where((_, i) => i != p)] };
+        }
+        for (int p = 0; p < s.Publishers.Count; p++)
+        {
+            var steps = s.Publishers[p];
+            if (steps.Count <= 1) continue;
+            if (steps.Count > 2) yield return WithSteps(s, p, [.. steps.Take(steps.Count / 2)]);
+            for (int i = 0; i < steps.Count; i++)
+                yield return WithSteps(s, p, [.. steps.Where((_, j) => j != i)]);
+        }
+        if (s.Layout != ChannelLayout.OwnChannel) yield return s with { Layout = ChannelLayout.OwnChannel };
+        if (s.FrameMax != 4096 && s.Publishers.All(p => p.All(x => x.HeaderBytes <= PublishCommandBuilder.MaxHeaderBytes(4096))))
+            yield return s with { FrameMax = 4096 };
+        for (int p = 0; p < s.Publishers.Count; p++)
+            for (int i = 0; i < s.Publishers[p].Count; i++)
+                foreach (var simpler in ShrinkStep(s.Publishers[p][i], s.FrameMax))
+                {
+                    var steps = s.Publishers[p].ToArray();
+                    steps[i] = simpler;
+                    yield return WithSteps(s, p, steps);
+                }
+    }
+
+    private static IEnumerable<PublishStep> ShrinkStep(PublishStep step, int frameMax)
+    {
+        if (step.Cancel != CancelKind.None) yield return step with { Cancel = CancelKind.None, CancelAfterFlushes = 1 };
+        if (step.CancelAfterFlushes > 1) yield return step with { CancelAfterFlushes = step.CancelAfterFlushes - 1 };
+        if (step.WithBodyOwner) yield return step with { WithBodyOwner = false };
+        if (step.HeaderBytes > 0) yield return step with { HeaderBytes = 0 };
+        if (step.SliceOffset > 0 || step.SliceSlack > 0) yield return step with { SliceOffset = 0, SliceSlack = 0 };
+        int m = frameMax == 0 ? 131072 - 8 : frameMax - 8;
+        var lengths = new SortedSet<int> { 0, 1, m, m + 1, 2 * m + 1, step.BodyLength / 2, step.BodyLength - 1 };
+        foreach (int length in lengths.Where(l => l >= 0 && l < step.BodyLength))
+            yield return step with { BodyLength = length };
+    }
+
+    private static Scenario WithSteps(Scenario s, int publisher, IReadOnlyList<PublishStep> steps) =>
+        s with { Publishers = [.. s.Publishers.Select((x, i) => i == publisher ? steps : x)] };
+}

@@ -1,0 +1,33 @@
+using AmqpConformance.Harness.Reports;
+
+namespace AmqpConformance.Properties;
+
+/// <summary>Writes a failing <see cref="PropertyOutcome"/>'s artifact folder (frames.jsonl, wire.pcap, timeline.html, summary.txt).</summary>
+public static class OutcomeArtifacts
+{
+    /// <summary>Writes the artifacts of <paramref name="outcome"/> under <c>&lt;root&gt;/&lt;suite&gt;/&lt;invariant&gt;/</c> and returns the
+    /// outcome with <see cref="PropertyOutcome.ArtifactFolder"/> set. Returns it unchanged when it holds or has no run to show.
+    /// Never throws for I/O trouble: the failure message matters more than its attachments, so the error goes into the summary.</summary>
+    /// <param name="outcome">The checked property.</param>
+    /// <param name="suite">The suite (or CLI mode) name: the first folder level.</param>
+    /// <param name="root">The reports root; <see cref="ConformanceArtifacts.DefaultRoot"/> when null.</param>
+    /// <param name="replayHint">How to replay, appended to the replay line.</param>
+    public static PropertyOutcome Write(PropertyOutcome outcome, string suite, string? root = null, string? replayHint = null)
+    {
+        ArgumentNullException.ThrowIfNull(outcome);
+        ArgumentNullException.ThrowIfNull(suite);
+        if (outcome.Holds || outcome.Run is null) return outcome;
+        string folder = ConformanceArtifacts.FolderFor(suite, outcome.Invariant, root);
+        try
+        {
+            var withFolder = outcome with { ArtifactFolder = Path.GetFullPath(folder) };
+            ConformanceArtifacts.Write(folder, $"{outcome.Subject} violates {outcome.Invariant}", withFolder.Describe(replayHint),
+                outcome.Run.Evidence, outcome.Run.Log, outcome.Verdict is null ? [] : [outcome.Verdict]);
+            return withFolder;
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            return outcome with { ArtifactFolder = $"(could not write {folder}: {ex.Message})" };
+        }
+    }
+}

@@ -1,0 +1,52 @@
+using System.Text;
+using AmqpConformance.Harness.Verdicts;
+using AmqpConformance.Properties.Running;
+using AmqpConformance.Properties.Scenarios;
+
+namespace AmqpConformance.Properties;
+
+/// <summary>The result of checking one invariant property against one writer (or client).</summary>
+/// <param name="Invariant">The invariant (see <see cref="InvariantNames"/>).</param>
+/// <param name="Subject">The writer's or client's name.</param>
+/// <param name="CasesRun">Cases generated and run before the property failed or passed (the failing case included).</param>
+/// <param name="Shrinks">Shrinking steps that kept the failure.</param>
+/// <param name="Counterexample">The shrunk failing scenario; null when the property held.</param>
+/// <param name="Verdict">The verdict on the counterexample's run; null when the property held.</param>
+/// <param name="Run">The counterexample's run (frame log, timeline, ledger); null when the property held.</param>
+/// <param name="Replay">The replay token of the failing case; null when the property held.</param>
+/// <param name="Elapsed">Wall time of the whole check, shrinking included.</param>
+public sealed record PropertyOutcome(string Invariant, string Subject, int CasesRun, int Shrinks, Scenario? Counterexample,
+    Verdict? Verdict, RunResult? Run, ReplayToken? Replay, TimeSpan Elapsed)
+{
+    /// <summary>True when no case violated the invariant.</summary>
+    public bool Holds => Counterexample is null;
+
+    /// <summary>Where the failure's artifacts (frames.jsonl, wire.pcap, timeline.html) were written, when they were.</summary>
+    public string? ArtifactFolder { get; init; }
+
+    /// <summary>How many violations of each accepted known deviation (<see cref="PropertyRunOptions.KnownDeviations"/>) were seen.</summary>
+    public IReadOnlyDictionary<string, int> KnownDeviationsSeen { get; init; } = new Dictionary<string, int>();
+
+    /// <summary>A failure message anyone can act on: the invariant, the shrunk scenario, the violations, the replay line, the artifacts.</summary>
+    public string Describe(string? replayHint = null)
+    {
+        string known = KnownDeviationsSeen.Count == 0 ? ""
+            : " Known deviations accepted: " + string.Join(", ", KnownDeviationsSeen.Select(k => $"{k.Key} x{k.Value}")) + ".";
+        if (Holds) return $"{Subject} / {Invariant}: holds over {CasesRun} cases ({Elapsed.TotalSeconds:0.0} s).{known}";
+        var sb = new StringBuilder();
+        sb.AppendLine($"{Subject} violates \"{Invariant}\" (found after {CasesRun} case(s), shrunk {Shrinks} time(s)).");
+        sb.AppendLine($"Counterexample: {Counterexample}");
+        if (Verdict is not null)
+        {
+            sb.AppendLine("Violations:");
+            foreach (var v in Verdict.Violations.Take(10)) sb.AppendLine($"  - {v}");
+            if (Verdict.Violations.Count > 10) sb.AppendLine($"  ... and {Verdict.Violations.Count - 10} more");
+        }
+        else sb.AppendLine("The shrunk case did not fail again when re-run (the failure depends on timing); the replay line reproduces its generation.");
+        if (Replay is not null)
+            sb.AppendLine($"Replay: {ReplayToken.EnvironmentVariable}={Replay}" + (replayHint is null ? "" : $"  ({replayHint})"));
+        if (ArtifactFolder is not null)
+            sb.AppendLine($"Artifacts: {ArtifactFolder} (frames.jsonl, wire.pcap, timeline.html)");
+        return sb.ToString().TrimEnd();
+    }
+}

@@ -1,0 +1,49 @@
+using AmqpConformance.Properties.Running;
+
+namespace AmqpConformance.Properties;
+
+/// <summary>How a conformance property is checked.</summary>
+public sealed record PropertyRunOptions
+{
+    /// <summary>The default number of generated cases per property in CI (overridden by <c>AMQP_CONFORMANCE_CASES</c>).</summary>
+    public const int DefaultCases = 100;
+
+    /// <summary>The environment variable that overrides the number of cases, e.g. 500 for a release gate.</summary>
+    public const string CasesEnvironmentVariable = "AMQP_CONFORMANCE_CASES";
+
+    /// <summary>How many cases to generate (when not replaying).</summary>
+    public int MaxTest { get; init; } = DefaultCases;
+
+    /// <summary>Replays exactly one earlier case instead of generating new ones.</summary>
+    public ReplayToken? Replay { get; init; }
+
+    /// <summary>Limits of each run.</summary>
+    public WriterRunOptions Runner { get; init; } = WriterRunOptions.Default;
+
+    /// <summary>How long shrinking may go on after the first failure before the smallest failing case so far is reported (default 30 s).</summary>
+    public TimeSpan ShrinkBudget { get; init; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>Violation rules (see <see cref="Harness.Verdicts.Violation.Rule"/>) known for the subject and accepted, with the reason
+    /// why: they do not fail a case, and the outcome counts how often they were seen. Empty by default: use it only for documented
+    /// deviations of a third-party client, never to silence a writer you own.</summary>
+    public IReadOnlyDictionary<string, string> KnownDeviations { get; init; } = new Dictionary<string, string>();
+
+    /// <summary>Called after each generated case with the number of cases run so far (not during shrinking).</summary>
+    public Action<int>? OnCase { get; init; }
+
+    /// <summary><see cref="DefaultCases"/>, or <c>AMQP_CONFORMANCE_CASES</c> when set; and <c>AMQP_CONFORMANCE_REPLAY</c> when set.</summary>
+    /// <exception cref="FormatException">One of the variables is set to something unreadable.</exception>
+    public static PropertyRunOptions FromEnvironment(int? defaultCases = null)
+    {
+        string? cases = Environment.GetEnvironmentVariable(CasesEnvironmentVariable);
+        string? replay = Environment.GetEnvironmentVariable(ReplayToken.EnvironmentVariable);
+        int n = defaultCases ?? DefaultCases;
+        if (!string.IsNullOrWhiteSpace(cases) && (!int.TryParse(cases, out n) || n < 1))
+            throw new FormatException($"{CasesEnvironmentVariable}=\"{cases}\" is not a positive number of cases.");
+        return new PropertyRunOptions
+        {
+            MaxTest = n,
+            Replay = string.IsNullOrWhiteSpace(replay) ? null : ReplayToken.Parse(replay),
+        };
+    }
+}

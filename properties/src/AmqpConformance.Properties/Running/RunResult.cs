@@ -1,0 +1,18 @@
+using AmqpConformance.Harness.Recording;
+using AmqpConformance.Harness.Verdicts;
+using AmqpConformance.Properties.Scenarios;
+
+namespace AmqpConformance.Properties.Running;
+
+/// <summary>What one run of a scenario left behind: the evidence for the checkers and the frame log it came from (for exports).</summary>
+/// <param name="Scenario">The scenario that ran.</param>
+/// <param name="Evidence">Frames, call timeline, pool ledger, injected fault and measurements.</param>
+/// <param name="Log">The frame log, for JSON Lines and pcap export.</param>
+public sealed record RunResult(Scenario Scenario, ConformanceEvidence Evidence, FrameLog Log)
+{
+    /// <summary>Checks one invariant over <see cref="Evidence"/>.</summary>
+    public Verdict Check(string invariant) => InvariantCheckers.Check(invariant, Evidence);
+
+    /// <summary>Checks every invariant.</summary>
+    public IReadOnlyList<Verdict> CheckAll() => InvariantCheckers.CheckAll(Evidence);
+}

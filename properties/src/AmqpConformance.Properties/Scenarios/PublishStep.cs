@@ -1,0 +1,32 @@
+using System.Globalization;
+using System.Text;
+
+namespace AmqpConformance.Properties.Scenarios;
+
+/// <summary>One publish of a scenario: the body (a slice of a larger pooled array), content properties, and when (if ever) it is cancelled.</summary>
+/// <param name="BodyLength">Body length in bytes.</param>
+/// <param name="SliceOffset">Where the body starts inside the caller's pooled array.</param>
+/// <param name="SliceSlack">Extra bytes of that array after the body (the writer must not send them).</param>
+/// <param name="HeaderBytes">Approximate size of the headers table in the content properties (0 = no headers).</param>
+/// <param name="Cancel">When the call's cancellation token fires.</param>
+/// <param name="CancelAfterFlushes">For <see cref="CancelKind.OnFlush"/>: which output flush after the call's start cancels it (from 1).</param>
+/// <param name="WithBodyOwner">Whether the body is handed over with an owner the writer must dispose (PR #1913 style) instead of being reusable on completion.</param>
+public sealed record PublishStep(int BodyLength, int SliceOffset = 0, int SliceSlack = 0, int HeaderBytes = 0,
+    CancelKind Cancel = CancelKind.None, int CancelAfterFlushes = 1, bool WithBodyOwner = false)
+{
+    /// <summary>A compact description such as "4088@3+5 h200 cancel:flush2 owned".</summary>
+    public override string ToString()
+    {
+        var sb = new StringBuilder(BodyLength.ToString(CultureInfo.InvariantCulture));
+        if (SliceOffset != 0 || SliceSlack != 0) sb.Append(CultureInfo.InvariantCulture, $"@{SliceOffset}+{SliceSlack}");
+        if (HeaderBytes > 0) sb.Append(CultureInfo.InvariantCulture, $" h{HeaderBytes}");
+        switch (Cancel)
+        {
+            case CancelKind.Before: sb.Append(" cancel:before"); break;
+            case CancelKind.OnFlush: sb.Append(CultureInfo.InvariantCulture, $" cancel:flush{CancelAfterFlushes}"); break;
+            case CancelKind.Racing: sb.Append(" cancel:racing"); break;
+        }
+        if (WithBodyOwner) sb.Append(" owned");
+        return sb.ToString();
+    }
+}

@@ -1,0 +1,87 @@
+using AmqpConformance.Harness.Pooling;
+using AmqpConformance.Properties.Generators;
+using AmqpConformance.Properties.Running;
+using AmqpConformance.Properties.Scenarios;
+using FsCheck.Fluent;
+
+namespace AmqpConformance.Properties.Tests.Generators;
+
+public sealed class ScenarioGeneratorsTests
+{
+    private static readonly Scenario[] Sample = ScenarioGenerators.Scenario.Sample(400, 50);
+
+    [Fact]
+    public void Scenarios_stay_within_the_documented_bounds()
+    {
+        Assert.All(Sample, s =>
+        {
+            Assert.InRange(s.Publishers.Count, 1, 16);
+            Assert.All(s.Publishers, p => Assert.NotEmpty(p));
+            Assert.True(s.FrameMax == 0 || s.FrameMax >= 4096, $"frame_max {s.FrameMax}");
+            Assert.All(s.Publishers.SelectMany(p => p), step => Assert.InRange(step.BodyLength, 0, 1 << 20));
+        });
+    }
+
+    [Fact]
+    public void Body_sizes_reach_the_framing_edges_and_the_large_object_heap()
+    {
+        var lengths = Sample.SelectMany(s => s.Publishers.SelectMany(p => p).Select(step => (s.FrameMax, step.BodyLength))).ToList();
+        Assert.Contains(lengths, x => x.BodyLength == 0);
+        Assert.Contains(lengths, x => x.BodyLength == 1);
+        Assert.Contains(lengths, x => x.FrameMax > 0 && x.BodyLength == x.FrameMax - 8);
+        Assert.Contains(lengths, x => x.FrameMax > 0 && x.BodyLength == x.FrameMax - 7);
+        Assert.Contains(lengths, x => x.FrameMax > 0 && x.BodyLength == x.FrameMax - 9);
+        Assert.Contains(lengths, x => x.BodyLength > 85_000);
+        // Large sizes stay rare so cases stay fast: over 85,000 bytes mostly means the framing edges of a large frame_max.
+        Assert.True(lengths.Count(x => x.BodyLength > 256 * 1024) < lengths.Count / 25, "bodies over 256 KiB must stay rare");
+        Assert.True(lengths.Average(x => (double)x.BodyLength) < 48 * 1024, "the mean body must stay small");
+    }
+
+    [Fact]
+    public void Every_layout_frame_max_class_cancellation_and_fault_kind_is_generated()
+    {
+        Assert.Equal(Enum.GetValues<ChannelLayout>().Order(), Sample.Select(s => s.Layout).Distinct().Order());
+        Assert.Contains(Sample, s => s.FrameMax == 0);
+        Assert.Contains(Sample, s => s.FrameMax == 4097);
+        Assert.Equal(Enum.GetValues<CancelKind>().Order(), Sample.SelectMany(s => s.Publishers.SelectMany(p => p)).Select(x => x.Cancel).Distinct().Order());
+        Assert.Contains(Sample, s => s.Faults.IsEmpty);
+        Assert.Contains(Sample, s => !s.Faults.IsEmpty);
+        Assert.Contains(Sample, s => s.Publishers.SelectMany(p => p).Any(x => x.WithBodyOwner));
+        Assert.Contains(Sample, s => s.Publishers.SelectMany(p => p).Any(x => x.SliceOffset > 0));
+    }
+
+    [Fact]
+    public void Every_generated_header_table_fits_its_frame_max()
+    {
+        var pool = new TrackingArrayPool();
+        foreach (var s in Sample)
+            foreach (var step in s.Publishers.SelectMany(p => p).Where(x => x.HeaderBytes > 0))
+            {
+                var command = PublishCommandBuilder.Build(pool, s.FrameMax, 1, 0, step.HeaderBytes, ReadOnlyMemory<byte>.Empty);
+                command.Release(pool);
+            }
+        Assert.True(pool.Verify().IsClean);
+        Assert.Contains(Sample, s => s.Publishers.SelectMany(p => p).Any(x => x.HeaderBytes == Math.Min(PublishCommandBuilder.MaxHeaderBytes(s.FrameMax), 16 * 1024)));
+    }
+
+    [Fact]
+    public void A_header_that_cannot_fit_is_a_clear_error()
+    {
+        var pool = new TrackingArrayPool();
+        var error = Assert.Throws<ArgumentException>(() =>
+            PublishCommandBuilder.Build(pool, 4096, 1, 0, PublishCommandBuilder.MaxHeaderBytes(4096) + 1, ReadOnlyMemory<byte>.Empty));
+        Assert.Contains("does not fit frame_max 4096", error.Message, StringComparison.Ordinal);
+        Assert.True(pool.Verify().IsClean, "nothing is rented when the header cannot fit");
+    }
+
+    [Fact]
+    public void Stalled_scenarios_stall_and_carry_no_other_faults()
+    {
+        Assert.All(ScenarioGenerators.StalledScenario.Sample(50, 30), s =>
+        {
+            Assert.True(s.StallUntilQuiet);
+            Assert.True(s.Faults.IsEmpty);
+            Assert.InRange(s.Publishers.Count, 1, 4);
+        });
+    }
+}

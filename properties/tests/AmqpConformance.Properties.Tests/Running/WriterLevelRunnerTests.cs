@@ -1,0 +1,81 @@
+using AmqpConformance.BrokenWriters;
+using AmqpConformance.Harness.Faults;
+using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Harness.Verdicts;
+using AmqpConformance.Harness.Writers;
+using AmqpConformance.Properties.Running;
+using AmqpConformance.Properties.Scenarios;
+
+namespace AmqpConformance.Properties.Tests.Running;
+
+public sealed class WriterLevelRunnerTests
+{
+    private static Scenario TwoPublishers(FaultPlan? faults = null) => new(4096, ChannelLayout.OwnChannel,
+        [[new PublishStep(0), new PublishStep(4089, SliceOffset: 7, SliceSlack: 3)], [new PublishStep(10_000, HeaderBytes: 300, WithBodyOwner: true)]],
+        faults ?? FaultPlan.Empty, Seed: 5);
+
+    [Theory]
+    [InlineData("Background")]
+    [InlineData("Inline")]
+    [InlineData("Coalescing")]
+    public async Task A_reference_writer_puts_every_call_on_the_wire_and_holds_every_invariant(string mode)
+    {
+        var result = await WriterLevelRunner.RunAsync(WriterModes.FromName(mode)!, TwoPublishers());
+        var e = result.Evidence;
+        Assert.Equal(3, e.Calls.Count);
+        Assert.All(e.Calls, c => Assert.Equal(CallOutcome.Succeeded, c.Outcome));
+        // 3 methods + 3 headers + (0 + 2 + 3) body frames.
+        Assert.Equal(11, e.Frames.Count);
+        Assert.Equal(5, e.Frames.Count(f => f.Type == FrameType.Body));
+        Assert.Equal(8, e.Frames[0].WireOffset);
+        Assert.True(e.PoolObserved);
+        Assert.True(e.Pool.Rentals >= 3);
+        Assert.All(result.CheckAll(), v => Assert.True(v.Holds, v.ToString()));
+        var owned = Assert.Single(e.Calls, c => c.HasBodyOwner);
+        Assert.Equal(1, owned.BodyOwnerDisposals);
+    }
+
+    [Fact]
+    public async Task A_reset_is_recorded_as_a_fault_and_the_calls_fail_clearly()
+    {
+        var result = await WriterLevelRunner.RunAsync(WriterModes.Inline, TwoPublishers(new FaultPlan(1, [new ResetPeerFault(100)])));
+        var fault = Assert.IsType<TransportFaultRecord>(result.Evidence.Fault);
+        Assert.Contains("reset", fault.Description, StringComparison.Ordinal);
+        Assert.All(result.Evidence.Calls.Where(c => c.Outcome == CallOutcome.Failed), c => Assert.StartsWith("FrameWriterFaultedException", c.Error, StringComparison.Ordinal));
+        Assert.True(result.Evidence.Frames.Sum(f => f.WireLength) <= 100, "nothing past the reset point reaches the broker");
+        Assert.True(result.Check(InvariantNames.Faults).Holds, result.Check(InvariantNames.Faults).ToString());
+        Assert.True(result.Check(InvariantNames.Pools).Holds, result.Check(InvariantNames.Pools).ToString());
+    }
+
+    [Fact]
+    public async Task A_writer_that_reads_bodies_after_completion_is_seen_through_the_poison()
+    {
+        var result = await WriterLevelRunner.RunAsync(BrokenWriterModes.EarlyCompletion,
+            new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(50)]], FaultPlan.Empty));
+        var verdict = result.Check(InvariantNames.Bodies);
+        Assert.Contains(verdict.Violations, v => v.Rule == "read-after-completion");
+    }
+
+    [Fact]
+    public async Task A_cancellation_on_the_first_flush_cancels_or_completes_the_call_whole()
+    {
+        var scenario = new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(9000, Cancel: CancelKind.OnFlush), new PublishStep(1, Cancel: CancelKind.Before)]], FaultPlan.Empty);
+        var result = await WriterLevelRunner.RunAsync(WriterModes.Inline, scenario);
+        Assert.Equal(CallOutcome.Cancelled, result.Evidence.Calls[1].Outcome);
+        Assert.True(result.Check(InvariantNames.Cancellation).Holds);
+        var torn = await WriterLevelRunner.RunAsync(BrokenWriterModes.TornCancellation, scenario);
+        Assert.False(torn.Check(InvariantNames.Cancellation).Holds);
+    }
+
+    [Fact]
+    public async Task A_stalled_run_measures_held_memory_and_then_completes()
+    {
+        var scenario = new Scenario(4096, ChannelLayout.OwnChannel,
+            [[.. Enumerable.Repeat(new PublishStep(20_000), 10)], [new PublishStep(1)]], FaultPlan.Empty, StallUntilQuiet: true);
+        var result = await WriterLevelRunner.RunAsync(WriterModes.Background, scenario);
+        var sample = Assert.IsType<BackpressureSample>(result.Evidence.Backpressure);
+        Assert.True(sample.PeakBytesHeld > 0);
+        Assert.True(sample.PeakBytesHeld <= sample.BoundBytes, sample.ToString());
+        Assert.All(result.Evidence.Calls, c => Assert.Equal(CallOutcome.Succeeded, c.Outcome));
+    }
+}

@@ -1,0 +1,33 @@
+using System.Reflection;
+using AmqpConformance.Properties;
+using Xunit.Abstractions;
+
+namespace AmqpConformance.Suites;
+
+/// <summary>What the suites share: resolve the run options for a property test, report its outcome to the test output,
+/// write the artifacts of a failure and fail the test with a message anyone can act on.</summary>
+internal static class PropertyVerification
+{
+    public static PropertyRunOptions OptionsFor(object suite, string testMethod, int defaultCases)
+    {
+        var attribute = suite.GetType().GetMethod(testMethod, BindingFlags.Public | BindingFlags.Instance)?.GetCustomAttribute<ConformancePropertyAttribute>();
+        var options = PropertyRunOptions.FromEnvironment(attribute is { MaxTest: > 0 } ? attribute.MaxTest : defaultCases);
+        if (options.Replay is null && !string.IsNullOrWhiteSpace(attribute?.Replay))
+            options = options with { Replay = ReplayToken.Parse(attribute.Replay) };
+        return options;
+    }
+
+    public static void Report(PropertyOutcome outcome, string suiteName, string testMethod, ITestOutputHelper? output)
+    {
+        string hint = $"paste before: dotnet test --filter \"FullyQualifiedName~{suiteName}.{testMethod}\"";
+        if (outcome.Holds)
+        {
+            output?.WriteLine(outcome.Describe());
+            return;
+        }
+        var written = OutcomeArtifacts.Write(outcome, suiteName, replayHint: hint);
+        string message = written.Describe(hint);
+        output?.WriteLine(message);
+        throw new ConformanceViolationException(message);
+    }
+}

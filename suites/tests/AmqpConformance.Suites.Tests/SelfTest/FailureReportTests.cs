@@ -1,0 +1,54 @@
+using AmqpConformance.BrokenWriters;
+using AmqpConformance.Harness.Verdicts;
+using AmqpConformance.Harness.Writers;
+using AmqpConformance.Properties;
+
+namespace AmqpConformance.Suites.Tests.SelfTest;
+
+/// <summary>What a failing suite gives its user: the invariant, the shrunk scenario, a replay line that reproduces it, and the artifact folder.</summary>
+public sealed class FailureReportTests
+{
+    private sealed class DoubleReturnSuite : FrameWriterConformanceSuite
+    {
+        protected override FrameWriterFactory Factory => BrokenWriterModes.DoubleReturn;
+    }
+
+    [Fact]
+    public void A_failing_property_throws_a_report_with_replay_and_writes_the_artifacts()
+    {
+        var suite = new DoubleReturnSuite();
+        var error = Assert.Throws<ConformanceViolationException>(suite.Pools);
+        Assert.Contains("violates \"pools\"", error.Message, StringComparison.Ordinal);
+        Assert.Contains("Counterexample: frame_max=", error.Message, StringComparison.Ordinal);
+        Assert.Contains("double-return", error.Message, StringComparison.Ordinal);
+        Assert.Contains(ReplayToken.EnvironmentVariable + "=", error.Message, StringComparison.Ordinal);
+        Assert.Contains("FullyQualifiedName~DoubleReturnSuite.Pools", error.Message, StringComparison.Ordinal);
+
+        string folder = Path.GetFullPath(Path.Combine("reports", "DoubleReturnSuite", "pools"));
+        foreach (string file in new[] { "frames.jsonl", "wire.pcap", "timeline.html", "summary.txt" })
+            Assert.True(new FileInfo(Path.Combine(folder, file)).Length > 0, $"{file} missing or empty in {folder}");
+        string html = File.ReadAllText(Path.Combine(folder, "timeline.html"));
+        Assert.Contains("<svg", html, StringComparison.Ordinal);
+        Assert.Contains("double-return", html, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void The_replay_token_reproduces_the_failing_case()
+    {
+        var first = ConformanceProperties.Check(BrokenWriterModes.DoubleReturn, InvariantNames.Pools, new PropertyRunOptions { MaxTest = 100 });
+        Assert.False(first.Holds);
+        var replayed = ConformanceProperties.Check(BrokenWriterModes.DoubleReturn, InvariantNames.Pools,
+            new PropertyRunOptions { Replay = ReplayToken.Parse(first.Replay!.ToString()) });
+        Assert.False(replayed.Holds);
+        Assert.Equal(1, replayed.CasesRun);
+        Assert.Equal(first.Counterexample!.ToString(), replayed.Counterexample!.ToString());
+    }
+
+    [Fact]
+    public void A_correct_writer_holds_and_reports_how_many_cases_it_ran()
+    {
+        var outcome = ConformanceProperties.Check(WriterModes.Inline, InvariantNames.NoInterleaving, new PropertyRunOptions { MaxTest = 25 });
+        Assert.True(outcome.Holds, outcome.Describe());
+        Assert.Equal(25, outcome.CasesRun);
+    }
+}
