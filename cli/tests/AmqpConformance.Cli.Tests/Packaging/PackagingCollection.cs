@@ -1,0 +1,12 @@
+namespace AmqpConformance.Cli.Tests.Packaging;
+
+/// <summary>
+/// The packaging tests share one packed feed and the global packages folder's AmqpConformance.* entries, so they run one at
+/// a time and never alongside other tests.
+/// </summary>
+[CollectionDefinition(Name, DisableParallelization = true)]
+public sealed class PackagingCollection : ICollectionFixture<PackedFeed>
+{
+    /// <summary>The collection's name.</summary>
+    public const string Name = "Packaging";
+}
