@@ -36,12 +36,14 @@ public static class HtmlTimeline
             if (cmd.CallId is { } id)
                 foreach (long s in cmd.FrameSequences) callOfFrame[s] = id;
 
-        double end = Math.Max(1e-3, new[]
-        {
-            evidence.Calls.Select(c => (c.Ended ?? c.Started).TotalMilliseconds).DefaultIfEmpty(0).Max(),
-            wire.Frames.Select(f => f.Timestamp.TotalMilliseconds).DefaultIfEmpty(0).Max(),
-        }.Max() * 1.02);
-        double X(TimeSpan t) => LabelWidth + t.TotalMilliseconds / end * PlotWidth;
+        // The axis spans the case's own activity, not the time since the log started (the handshake
+        // before it would squeeze every bar into the right-hand edge).
+        var times = evidence.Calls.SelectMany(c => new[] { c.Started, c.Ended ?? c.Started })
+            .Concat(wire.Frames.Select(f => f.Timestamp)).Select(t => t.TotalMilliseconds).ToList();
+        double first = times.DefaultIfEmpty(0).Min(), last = times.DefaultIfEmpty(0).Max();
+        double margin = Math.Max(1e-3, (last - first) * 0.02);
+        double start = Math.Max(0, first - margin), end = last + margin;
+        double X(TimeSpan t) => LabelWidth + (t.TotalMilliseconds - start) / (end - start) * PlotWidth;
 
         var publishers = evidence.Calls.Select(c => c.Publisher).Distinct().Order().ToList();
         int lanes = publishers.Count + 1;
@@ -74,7 +76,7 @@ public static class HtmlTimeline
             int h = f.Type switch { FrameType.Method => LaneHeight - 4, FrameType.Header => LaneHeight - 10, _ => LaneHeight - 16 };
             svg.Append(Inv($"<rect x=\"{x:0.##}\" y=\"{wy + LaneHeight - h - 2}\" width=\"{(bad ? 3 : 2)}\" height=\"{h}\" fill=\"{color}\"><title>frame {f.Sequence}: {f.Type} ch {f.Channel} size {f.Size}{(callOfFrame.TryGetValue(f.Sequence, out int c2) ? $" (call {c2})" : "")}</title></rect>"));
         }
-        svg.Append(Inv($"<text x=\"{LabelWidth}\" y=\"{height - 4}\">0 ms</text><text x=\"{LabelWidth + PlotWidth - 60}\" y=\"{height - 4}\">{end:0.###} ms</text></svg>"));
+        svg.Append(Inv($"<text x=\"{LabelWidth}\" y=\"{height - 4}\">{start:0.###} ms</text><text x=\"{LabelWidth + PlotWidth - 60}\" y=\"{height - 4}\">{end:0.###} ms</text></svg>"));
 
         var html = new StringBuilder();
         html.Append("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>").Append(Esc(title)).Append("</title><style>")
