@@ -7,6 +7,9 @@ namespace AmqpConformance.Harness.Benchmarks;
 /// <summary>One way of getting publishes onto the sink: a reference writer, or the raw pre-serialized baseline.</summary>
 internal sealed record BenchMode(string Name, FrameWriterFactory? Factory)
 {
+    /// <summary>The frame_max every benchmark negotiates: 131072, RabbitMQ's default.</summary>
+    public const int FrameMax = 131072;
+
     public static readonly BenchMode Raw = new("Raw", null);
 
     public static IReadOnlyList<BenchMode> All { get; } =
@@ -15,6 +18,10 @@ internal sealed record BenchMode(string Name, FrameWriterFactory? Factory)
     /// <summary>What the publishers publish, built before anything is measured: one body per publisher, the
     /// serialized method + content header frames of its publish (as <see cref="CommandBuilder"/> makes them), and for
     /// the raw mode one whole wire image per publisher.</summary>
+    /// <summary>The mode called <paramref name="name"/> (as in <see cref="All"/>).</summary>
+    public static BenchMode Named(string name) =>
+        All.SingleOrDefault(m => m.Name == name) ?? throw new ArgumentException($"unknown mode '{name}'; known: {string.Join(", ", All.Select(m => m.Name))}", nameof(name));
+
     public sealed record Payloads(byte[][] Bodies, byte[][] Frames, byte[][]? WireImages);
 
     public Payloads Prepare(int publishers, int bodySize, int frameMax)

@@ -4,16 +4,19 @@ using System.Globalization;
 using AmqpConformance.Harness.Benchmarks;
 using AmqpConformance.Harness.Pooling;
 
-// Writer benchmarks: a custom runner (BenchmarkDotNet is too slow for a shared 2-core machine).
+// Writer benchmarks. `bdn [BenchmarkDotNet args]` runs the throughput/allocation matrix under BenchmarkDotNet
+// (see WriterBenchmarks); anything else runs the custom runner below, which also measures the PR #1912 peak-memory
+// scenario and prints the goals.
 //   --quick      short run (1 measured iteration, 32 MiB per scenario)
 //   --tracking   rent from a TrackingArrayPool (ledger checked at the end) instead of ArrayPool<byte>.Shared
 //   --no-peak / --no-throughput   skip a part
 //   --body 256,16384  --publishers 16   restrict the throughput rows
 //   --flush-cost-us 10   CPU cost per flush in the costly-flush section (0 skips it)
+if (args is ["bdn", ..]) return BdnEntryPoint.Run(args[1..]);
 CultureInfo.CurrentCulture = CultureInfo.InvariantCulture;
 bool quick = args.Contains("--quick");
 bool tracking = args.Contains("--tracking");
-const int FrameMax = 131072;
+const int FrameMax = BenchMode.FrameMax;
 long targetBytes = quick ? 32L << 20 : 128L << 20;
 int iterations = quick ? 1 : 3;
 int[] bodySizes = ListArg("--body") ?? [256, 16 * 1024, 1 << 20];
