@@ -16,15 +16,7 @@ public sealed class DoubleReturnWriter(WriterContext context) : IFrameWriter
 
     public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        try
-        {
-            await _lock.WaitAsync(cancellationToken).ConfigureAwait(false);
-        }
-        catch (OperationCanceledException)
-        {
-            command.Release(context.Pool);
-            throw;
-        }
+        await _lock.EnterOrReleaseAsync(command, context.Pool, cancellationToken).ConfigureAwait(false);
         int length = command.Body.Length;
         byte[] staging = context.Pool.Rent(length);
         try

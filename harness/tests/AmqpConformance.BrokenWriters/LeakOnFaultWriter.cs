@@ -13,15 +13,7 @@ public sealed class LeakOnFaultWriter(WriterContext context) : IFrameWriter
 
     public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        try
-        {
-            await _lock.WaitAsync(cancellationToken).ConfigureAwait(false);
-        }
-        catch (OperationCanceledException)
-        {
-            command.Release(context.Pool);
-            throw;
-        }
+        await _lock.EnterOrReleaseAsync(command, context.Pool, cancellationToken).ConfigureAwait(false);
         try
         {
             int length = command.Body.Length;
