@@ -3,6 +3,7 @@ using System.CommandLine;
 using System.Diagnostics;
 using System.Net.Sockets;
 using System.Text.RegularExpressions;
+using AmqpConformance.Harness.Client;
 using AmqpConformance.Harness.Protocol;
 using AmqpConformance.Harness.Recording;
 using AmqpConformance.Harness.Recording.Export;
@@ -53,14 +54,14 @@ public sealed partial class BrokerCommandTests(ITestOutputHelper output)
             int port = await ReadPortAsync(cli, ct);
 
             // Connection 1 publishes 10 000 bytes (3 body frames at frame_max 4096) and closes cleanly.
-            await using (var first = await MiniClient.OpenAsync(port, ct))
+            await using (var first = await HarnessConnection.ConnectAsync("127.0.0.1", port, cancellationToken: ct))
             {
-                await first.PublishAsync(new byte[10_000], ct);
-                await first.CloseAsync(ct);
-            }
+                var channel = await first.OpenChannelAsync(cancellationToken: ct);
+                await channel.PublishAsync("", "cli", new byte[10_000], cancellationToken: ct);
+            } // disposal closes with connection.close 200 and waits for close-ok
             // Connection 2 stays open: its frames must be in the file before the broker stops ...
-            await using var second = await MiniClient.OpenAsync(port, ct);
-            await second.PublishAsync(new byte[5], ct);
+            await using var second = await HarnessConnection.ConnectAsync("127.0.0.1", port, cancellationToken: ct);
+            await (await second.OpenChannelAsync(cancellationToken: ct)).PublishAsync("", "cli", new byte[5], cancellationToken: ct);
             IReadOnlyList<FrameLogSnapshot> live;
             // (connection 1's end line follows its close-ok asynchronously, so wait for it too)
             while ((live = JsonLinesReader.ReadFile(jsonl)).Count < 2 || !live[0].Ended || !live[1].Frames.Any(f => f.Type == FrameType.Body))
@@ -154,92 +155,5 @@ public sealed partial class BrokerCommandTests(ITestOutputHelper output)
         public string Output() { lock (_out) return _out.ToString(); }
         public string Errors() { lock (_err) return _err.ToString(); }
         public void Dispose() => Process.Dispose();
-    }
-
-    /// <summary>Just enough of an AMQP client: handshake, channel 1, one queue, publishes, close.</summary>
-    private sealed class MiniClient : IAsyncDisposable
-    {
-        private readonly Socket _socket = new(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
-        private readonly ArrayBufferWriter<byte> _out = new();
-        private byte[] _in = new byte[64 * 1024];
-        private int _inLength;
-        private int _frameMax;
-
-        public static async Task<MiniClient> OpenAsync(int port, CancellationToken ct)
-        {
-            var client = new MiniClient();
-            await client._socket.ConnectAsync("127.0.0.1", port, ct);
-            client._out.Write(AmqpConstants.ProtocolHeader);
-            await client.FlushAsync(ct);
-            await client.ExpectAsync<ConnectionStart>(ct);
-            await client.SendAsync(0, new ConnectionStartOk { Response = "\0guest\0guest"u8.ToArray() }, ct);
-            ConnectionTune tune = await client.ExpectAsync<ConnectionTune>(ct);
-            client._frameMax = (int)tune.FrameMax;
-            await client.SendAsync(0, new ConnectionTuneOk { ChannelMax = tune.ChannelMax, FrameMax = tune.FrameMax }, ct);
-            await client.SendAsync(0, new ConnectionOpen(), ct);
-            await client.ExpectAsync<ConnectionOpenOk>(ct);
-            await client.SendAsync(1, new ChannelOpen(), ct);
-            await client.ExpectAsync<ChannelOpenOk>(ct);
-            await client.SendAsync(1, new QueueDeclare { Queue = "cli" }, ct);
-            await client.ExpectAsync<QueueDeclareOk>(ct);
-            return client;
-        }
-
-        public async Task PublishAsync(byte[] body, CancellationToken ct)
-        {
-            FrameFormat.WriteFrame(_out, FrameType.Method, 1, MethodCodec.ToPayload(new BasicPublish { RoutingKey = "cli" }));
-            var header = new ContentHeader((ulong)body.Length);
-            var payload = new byte[header.EncodedLength()];
-            header.Encode(payload);
-            FrameFormat.WriteFrame(_out, FrameType.Header, 1, payload);
-            FrameFormat.WriteBodyFrames(_out, 1, body, _frameMax);
-            await FlushAsync(ct);
-        }
-
-        public async Task CloseAsync(CancellationToken ct)
-        {
-            await SendAsync(0, new ConnectionClose { ReplyCode = 200, ReplyText = "bye" }, ct);
-            await ExpectAsync<ConnectionCloseOk>(ct);
-        }
-
-        private async Task SendAsync(ushort channel, IAmqpMethod method, CancellationToken ct)
-        {
-            FrameFormat.WriteFrame(_out, FrameType.Method, channel, MethodCodec.ToPayload(method));
-            await FlushAsync(ct);
-        }
-
-        private async Task FlushAsync(CancellationToken ct)
-        {
-            ReadOnlyMemory<byte> bytes = _out.WrittenMemory;
-            while (!bytes.IsEmpty) bytes = bytes[await _socket.SendAsync(bytes, SocketFlags.None, ct)..];
-            _out.ResetWrittenCount();
-        }
-
-        private async Task<T> ExpectAsync<T>(CancellationToken ct) where T : IAmqpMethod
-        {
-            while (true)
-            {
-                var buffer = new ReadOnlySequence<byte>(_in, 0, _inLength);
-                if (FrameReader.TryReadFrame(ref buffer, long.MaxValue, out RawFrame frame) == FrameReadStatus.Frame)
-                {
-                    IAmqpMethod? method = frame.Type == FrameType.Method ? MethodCodec.Decode(frame.Payload) : null;
-                    int consumed = (int)frame.WireLength;
-                    _in.AsSpan(consumed, _inLength - consumed).CopyTo(_in);
-                    _inLength -= consumed;
-                    if (method is null) continue;
-                    return method is T expected ? expected : throw new InvalidOperationException($"expected {typeof(T).Name}, got {method}");
-                }
-                if (_inLength == _in.Length) Array.Resize(ref _in, _in.Length * 2);
-                int read = await _socket.ReceiveAsync(_in.AsMemory(_inLength), SocketFlags.None, ct);
-                if (read == 0) throw new IOException($"the broker closed the connection while {typeof(T).Name} was expected");
-                _inLength += read;
-            }
-        }
-
-        public ValueTask DisposeAsync()
-        {
-            _socket.Dispose();
-            return ValueTask.CompletedTask;
-        }
     }
 }
