@@ -28,6 +28,10 @@ public sealed record PropertyRunOptions
     /// deviations of a third-party client, never to silence a writer you own.</summary>
     public IReadOnlyDictionary<string, string> KnownDeviations { get; init; } = new Dictionary<string, string>();
 
+    /// <summary>Deviations scoped to scenarios rather than to rules (see <see cref="ScenarioDeviation"/>): a case whose scenario one
+    /// of them covers is counted and not judged. Empty by default; the same caution as for <see cref="KnownDeviations"/> applies.</summary>
+    public IReadOnlyList<ScenarioDeviation> KnownScenarioDeviations { get; init; } = [];
+
     /// <summary>Called after each generated case with the number of cases run so far (not during shrinking).</summary>
     public Action<int>? OnCase { get; init; }
 

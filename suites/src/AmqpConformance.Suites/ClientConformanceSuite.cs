@@ -24,6 +24,10 @@ public abstract class ClientConformanceSuite(ITestOutputHelper? output = null)
     /// never failing a case. Empty by default; list only what you have reported upstream.</summary>
     protected virtual IReadOnlyDictionary<string, string> KnownDeviations { get; } = new Dictionary<string, string>();
 
+    /// <summary>Deviations scoped to the scenarios that show them (see <see cref="ScenarioDeviation"/>), for a client bug whose
+    /// symptom is not one stable rule. Empty by default.</summary>
+    protected virtual IReadOnlyList<ScenarioDeviation> KnownScenarioDeviations { get; } = [];
+
     /// <summary>Every frame is well formed and within frame_max.</summary>
     [ConformanceProperty] public Task WireFormat() => VerifyAsync(InvariantNames.WireFormat);
 
@@ -48,7 +52,7 @@ public abstract class ClientConformanceSuite(ITestOutputHelper? output = null)
     /// <summary>Checks <paramref name="invariant"/>'s property against <see cref="Client"/> and fails the test with a full report if it does not hold.</summary>
     protected async Task VerifyAsync(string invariant, [System.Runtime.CompilerServices.CallerMemberName] string testMethod = "")
     {
-        var options = PropertyVerification.OptionsFor(this, testMethod, DefaultCases) with { KnownDeviations = KnownDeviations };
+        var options = PropertyVerification.OptionsFor(this, testMethod, DefaultCases) with { KnownDeviations = KnownDeviations, KnownScenarioDeviations = KnownScenarioDeviations };
         await using var runner = await ClientLevelRunner.StartAsync().ConfigureAwait(false);
         var outcome = await Task.Run(() => ConformanceProperties.Check(Client, runner, invariant, options)).ConfigureAwait(false);
         PropertyVerification.Report(outcome, GetType().Name, testMethod, output);
