@@ -2,8 +2,8 @@ using System.CommandLine;
 using System.CommandLine.Parsing;
 using System.Globalization;
 using AmqpConformance.FakeBroker;
-using AmqpConformance.Harness.Recording;
-using AmqpConformance.Harness.Recording.Export;
+using AmqpConformance.Protocol.Recording;
+using AmqpConformance.Protocol.Recording.Export;
 
 namespace AmqpConformance.Cli;
 

@@ -88,9 +88,9 @@ internal static class ProxyCommand
             ProxyConfig proxy;
             try
             {
-                proxy = server.CreateProxy(new ProxyConfig { Name = name, Listen = listen, Upstream = upstream, Enabled = true });
+                proxy = server.Registry.CreateProxy(new ProxyConfig { Name = name, Listen = listen, Upstream = upstream, Enabled = true });
                 foreach (ToxicConfig toxic in toxics?.Toxics ?? [])
-                    server.GetProxy(name).AddToxic(toxic);
+                    server.Registry.GetProxy(name).AddToxic(toxic);
             }
             catch (ToxiproxyApiException e)
             {

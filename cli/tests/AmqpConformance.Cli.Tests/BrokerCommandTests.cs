@@ -4,9 +4,9 @@ using System.Diagnostics;
 using System.Net.Sockets;
 using System.Text.RegularExpressions;
 using AmqpConformance.Harness.Client;
-using AmqpConformance.Harness.Protocol;
-using AmqpConformance.Harness.Recording;
-using AmqpConformance.Harness.Recording.Export;
+using AmqpConformance.Protocol;
+using AmqpConformance.Protocol.Recording;
+using AmqpConformance.Protocol.Recording.Export;
 using Xunit.Abstractions;
 
 namespace AmqpConformance.Cli.Tests;

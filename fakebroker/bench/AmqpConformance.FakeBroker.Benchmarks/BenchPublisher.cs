@@ -1,6 +1,6 @@
 using System.Buffers;
 using System.Net.Sockets;
-using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.FakeBroker.Benchmarks;
 

@@ -88,7 +88,7 @@ static async Task<Result> MeasureFakeAsync(PublishBatch batch, int clients, int 
         FrameMax = FrameMax,
         HeartbeatSeconds = 0,
         KeepPublished = false,
-        FrameLog = new AmqpConformance.Harness.Recording.FrameLogOptions { MaxRetainedFrames = retain },
+        FrameLog = new AmqpConformance.Protocol.Recording.FrameLogOptions { MaxRetainedFrames = retain },
     }, ct);
     var publishers = new List<BenchPublisher>();
     for (int c = 0; c < clients; c++) publishers.Add(await BenchPublisher.ConnectAmqpAsync(broker.Port, ct));

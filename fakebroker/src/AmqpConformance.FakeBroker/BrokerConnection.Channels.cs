@@ -1,6 +1,6 @@
 using System.Buffers;
 using System.Security.Cryptography;
-using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.FakeBroker;
 

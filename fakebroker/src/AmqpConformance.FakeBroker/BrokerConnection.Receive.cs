@@ -2,8 +2,8 @@ using System.Buffers;
 using System.Globalization;
 using System.IO.Pipelines;
 using System.Text;
-using AmqpConformance.Harness.Protocol;
-using AmqpConformance.Harness.Recording;
+using AmqpConformance.Protocol;
+using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.FakeBroker;
 

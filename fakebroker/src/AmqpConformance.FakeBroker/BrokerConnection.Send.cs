@@ -2,8 +2,8 @@ using System.Buffers;
 using System.Diagnostics;
 using System.IO.Pipelines;
 using System.Security.Cryptography;
-using AmqpConformance.Harness.Protocol;
-using AmqpConformance.Harness.Recording;
+using AmqpConformance.Protocol;
+using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.FakeBroker;
 

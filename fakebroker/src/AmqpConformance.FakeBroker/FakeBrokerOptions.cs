@@ -1,5 +1,5 @@
 using System.Net;
-using AmqpConformance.Harness.Recording;
+using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.FakeBroker;
 

@@ -1,5 +1,5 @@
 using System.Security.Cryptography;
-using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.FakeBroker;
 

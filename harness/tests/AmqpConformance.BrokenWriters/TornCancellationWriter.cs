@@ -1,5 +1,5 @@
 using System.Buffers;
-using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
 
 namespace AmqpConformance.BrokenWriters;

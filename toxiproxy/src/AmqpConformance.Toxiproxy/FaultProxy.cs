@@ -8,7 +8,7 @@ namespace AmqpConformance.Toxiproxy;
 /// <summary>
 /// One proxy of the embedded Toxiproxy: a loopback listener that forwards each accepted connection to the
 /// upstream address through the proxy's toxics (applied by the same <see cref="FaultPump"/> as the
-/// in-process transport). Thread-safe. Created and changed through <see cref="EmbeddedToxiproxy"/>.
+/// in-process transport). Thread-safe. Created and changed through <see cref="FaultProxyRegistry"/>.
 /// </summary>
 /// <remarks>Toxic changes reach live connections at once, as in Toxiproxy; a toxic's toxicity is rolled
 /// per connection. Disabling or deleting the proxy closes its listener and its connections.</remarks>

@@ -20,10 +20,16 @@ public sealed class ToxiproxyApiException : Exception
     /// <summary>The HTTP status: 400 bad request, 404 not found, 409 already exists, 500 otherwise.</summary>
     public int Status { get; }
 
-    internal static ToxiproxyApiException ProxyNotFound() => new(404, "proxy not found");
-    internal static ToxiproxyApiException ToxicNotFound() => new(404, "toxic not found");
-    internal static ToxiproxyApiException ProxyExists() => new(409, "proxy already exists");
-    internal static ToxiproxyApiException ToxicExists() => new(409, "toxic already exists");
-    internal static ToxiproxyApiException BadRequest(string detail) => new(400, "bad request body: " + detail);
-    internal static ToxiproxyApiException MissingField(string field) => new(400, "missing required field: " + field);
+    /// <summary>Toxiproxy's error for this case.</summary>
+    public static ToxiproxyApiException ProxyNotFound() => new(404, "proxy not found");
+    /// <summary>Toxiproxy's error for this case.</summary>
+    public static ToxiproxyApiException ToxicNotFound() => new(404, "toxic not found");
+    /// <summary>Toxiproxy's error for this case.</summary>
+    public static ToxiproxyApiException ProxyExists() => new(409, "proxy already exists");
+    /// <summary>Toxiproxy's error for this case.</summary>
+    public static ToxiproxyApiException ToxicExists() => new(409, "toxic already exists");
+    /// <summary>Toxiproxy's error for this case.</summary>
+    public static ToxiproxyApiException BadRequest(string detail) => new(400, "bad request body: " + detail);
+    /// <summary>Toxiproxy's error for this case.</summary>
+    public static ToxiproxyApiException MissingField(string field) => new(400, "missing required field: " + field);
 }

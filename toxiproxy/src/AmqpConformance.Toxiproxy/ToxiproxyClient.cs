@@ -5,7 +5,7 @@ namespace AmqpConformance.Toxiproxy;
 
 /// <summary>
 /// A typed client for Toxiproxy's HTTP API (v2): works against a real Toxiproxy server and against
-/// <see cref="EmbeddedToxiproxy"/> alike. Every non-success answer throws <see cref="ToxiproxyApiException"/>
+/// the embedded one (AmqpConformance.Toxiproxy.Server) alike. Every non-success answer throws <see cref="ToxiproxyApiException"/>
 /// with the server's status and message.
 /// </summary>
 /// <remarks>Updates use POST (accepted by every Toxiproxy 2.x; PATCH only by newer ones). The client owns its

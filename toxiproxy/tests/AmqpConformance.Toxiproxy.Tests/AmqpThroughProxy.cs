@@ -1,7 +1,7 @@
 using System.Net;
 using AmqpConformance.FakeBroker;
-using AmqpConformance.Harness.Protocol;
-using AmqpConformance.Harness.Recording;
+using AmqpConformance.Protocol;
+using AmqpConformance.Protocol.Recording;
 using RabbitMQ.Client;
 
 namespace AmqpConformance.Toxiproxy.Tests;

@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using AmqpConformance.Harness.Faults;
-using AmqpConformance.Harness.Protocol;
-using AmqpConformance.Harness.Recording;
+using AmqpConformance.Protocol;
+using AmqpConformance.Protocol.Recording;
 using Xunit.Abstractions;
 
 namespace AmqpConformance.Toxiproxy.Tests;
@@ -72,7 +72,7 @@ public sealed class ToxicEffectTests(ITestOutputHelper output)
         {
             // The embedded proxy's own record of what it wrote upstream: the slices of the second publish are 8..16
             // bytes, except the remainder at the end of each received chunk (a publish arrives in a chunk or two).
-            FaultTranscript transcript = Assert.Single(embedded.GetProxy(setup.Proxy.Name).OpenTranscripts());
+            FaultTranscript transcript = Assert.Single(embedded.Registry.GetProxy(setup.Proxy.Name).OpenTranscripts());
             IReadOnlyList<long> chunks = transcript.DeliveredChunkSizes(FaultDirection.Upstream);
             long tail = 0;
             var slices = chunks.Reverse().TakeWhile(c => (tail += c) <= sliced.Sum()).ToList();

@@ -12,14 +12,27 @@ namespace AmqpConformance.Cli.Tests.Packaging;
 [Trait("Category", "Packaging")]
 public sealed class PackageContentsTests(PackedFeed feed, ITestOutputHelper output)
 {
-    /// <summary>Each library's expected dependencies (package ids) and framework references.</summary>
+    /// <summary>Each library's expected dependencies (package ids) and framework references. Only the Toxiproxy HTTP server
+    /// brings ASP.NET Core, so nothing a client test project references does.</summary>
     private static readonly Dictionary<string, (string[] Packages, string[] Frameworks)> Expected = new()
     {
-        ["AmqpConformance.Harness"] = ([], []),
-        ["AmqpConformance.FakeBroker"] = (["AmqpConformance.Harness"], []),
-        ["AmqpConformance.Toxiproxy"] = (["AmqpConformance.FakeBroker"], ["Microsoft.AspNetCore.App"]),
-        ["AmqpConformance.Properties"] = (["AmqpConformance.Toxiproxy", "FsCheck", "FSharp.Core"], []),
+        ["AmqpConformance.Protocol"] = ([], []),
+        ["AmqpConformance.Harness"] = (["AmqpConformance.Protocol"], []),
+        ["AmqpConformance.FakeBroker"] = (["AmqpConformance.Protocol"], []),
+        ["AmqpConformance.Toxiproxy"] = (["AmqpConformance.Harness"], []),
+        ["AmqpConformance.Toxiproxy.Server"] = (["AmqpConformance.Toxiproxy"], ["Microsoft.AspNetCore.App"]),
+        ["AmqpConformance.Properties"] = (["AmqpConformance.FakeBroker", "AmqpConformance.Toxiproxy", "FsCheck", "FSharp.Core"], []),
         ["AmqpConformance.Suites"] = (["AmqpConformance.Properties", "xunit.extensibility.execution"], []),
+    };
+
+    /// <summary>The frameworks every library ships for: net8.0 for client repos on the .NET 8 SDK, net10.0 for the rest.</summary>
+    private static readonly string[] LibraryFrameworks = ["net8.0", "net10.0"];
+
+    /// <summary>Extra dependencies of the net8.0 build only (what the .NET 8 shared framework lacks).</summary>
+    private static readonly Dictionary<string, string[]> Net8Extras = new()
+    {
+        ["AmqpConformance.Harness"] = ["System.IO.Pipelines"],
+        ["AmqpConformance.FakeBroker"] = ["System.IO.Pipelines"],
     };
 
     [PackagingFact]
@@ -36,31 +49,34 @@ public sealed class PackageContentsTests(PackedFeed feed, ITestOutputHelper outp
             using ZipArchive zip = ZipFile.OpenRead(nupkg);
             string[] entries = zip.Entries.Select(e => e.FullName).ToArray();
             Assert.Contains("README.md", entries);
-            Assert.Contains($"lib/net10.0/{id}.dll", entries);
-            Assert.Contains($"lib/net10.0/{id}.xml", entries);
             AssertNoTestOnlyContent(id, entries);
-
-            var dependencies = meta.Element("dependencies")!.Elements("group")
-                .Single(g => (string?)g.Attribute("targetFramework") == "net10.0")
-                .Elements("dependency").ToList();
-            Assert.Equal(packages.Order(StringComparer.Ordinal), dependencies.Select(d => (string)d.Attribute("id")!).Order(StringComparer.Ordinal));
-            foreach (XElement dependency in dependencies)
-            {
-                string version = (string)dependency.Attribute("version")!;
-                Assert.False(string.IsNullOrEmpty(version), $"{id} depends on {dependency.Attribute("id")} without a version");
-                if (((string)dependency.Attribute("id")!).StartsWith("AmqpConformance.", StringComparison.Ordinal))
-                {
-                    Assert.Equal(feed.Version, version);
-                }
-            }
-            string[] frameworkRefs = meta.Element("frameworkReferences")?.Descendants("frameworkReference")
-                .Select(f => (string)f.Attribute("name")!).ToArray() ?? [];
-            Assert.Equal(frameworks, frameworkRefs);
-
             string snupkg = Path.ChangeExtension(nupkg, ".snupkg");
             Assert.True(File.Exists(snupkg), $"{id}: no symbol package {snupkg}");
             using ZipArchive symbols = ZipFile.OpenRead(snupkg);
-            Assert.Contains($"lib/net10.0/{id}.pdb", symbols.Entries.Select(e => e.FullName));
+
+            foreach (string tfm in LibraryFrameworks)
+            {
+                Assert.Contains($"lib/{tfm}/{id}.dll", entries);
+                Assert.Contains($"lib/{tfm}/{id}.xml", entries);
+                Assert.Contains($"lib/{tfm}/{id}.pdb", symbols.Entries.Select(e => e.FullName));
+
+                var dependencies = meta.Element("dependencies")!.Elements("group")
+                    .Single(g => (string?)g.Attribute("targetFramework") == tfm)
+                    .Elements("dependency").ToList();
+                string[] expected = tfm == "net8.0" ? [.. packages, .. Net8Extras.GetValueOrDefault(id, [])] : packages;
+                Assert.Equal(expected.Order(StringComparer.Ordinal), dependencies.Select(d => (string)d.Attribute("id")!).Order(StringComparer.Ordinal));
+                foreach (XElement dependency in dependencies)
+                {
+                    string version = (string)dependency.Attribute("version")!;
+                    Assert.False(string.IsNullOrEmpty(version), $"{id} ({tfm}) depends on {dependency.Attribute("id")} without a version");
+                    if (((string)dependency.Attribute("id")!).StartsWith("AmqpConformance.", StringComparison.Ordinal))
+                        Assert.Equal(feed.Version, version);
+                }
+                string[] frameworkRefs = meta.Element("frameworkReferences")?.Elements("group")
+                    .Where(g => (string?)g.Attribute("targetFramework") == tfm)
+                    .Descendants("frameworkReference").Select(f => (string)f.Attribute("name")!).ToArray() ?? [];
+                Assert.Equal(frameworks, frameworkRefs);
+            }
         }
     }
 

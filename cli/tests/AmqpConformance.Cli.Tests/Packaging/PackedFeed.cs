@@ -4,7 +4,7 @@ using System.Xml.Linq;
 namespace AmqpConformance.Cli.Tests.Packaging;
 
 /// <summary>
-/// The six shipped projects packed once (Release, <c>dotnet pack</c>) into a temporary folder feed, shared by the packaging
+/// The shipped projects packed once (Release, <c>dotnet pack</c>) into a temporary folder feed, shared by the packaging
 /// tests. Packing happens on first use, not in the constructor, so skipped tests cost nothing. Disposing deletes the folder.
 /// </summary>
 /// <remarks>
@@ -18,9 +18,11 @@ public sealed class PackedFeed : IDisposable
     /// <summary>The shipped projects, by package id, with their path under the repository root.</summary>
     public static readonly IReadOnlyDictionary<string, string> Projects = new Dictionary<string, string>
     {
+        ["AmqpConformance.Protocol"] = "protocol/src/AmqpConformance.Protocol/AmqpConformance.Protocol.csproj",
         ["AmqpConformance.Harness"] = "harness/src/AmqpConformance.Harness/AmqpConformance.Harness.csproj",
         ["AmqpConformance.FakeBroker"] = "fakebroker/src/AmqpConformance.FakeBroker/AmqpConformance.FakeBroker.csproj",
         ["AmqpConformance.Toxiproxy"] = "toxiproxy/src/AmqpConformance.Toxiproxy/AmqpConformance.Toxiproxy.csproj",
+        ["AmqpConformance.Toxiproxy.Server"] = "toxiproxy/src/AmqpConformance.Toxiproxy.Server/AmqpConformance.Toxiproxy.Server.csproj",
         ["AmqpConformance.Properties"] = "properties/src/AmqpConformance.Properties/AmqpConformance.Properties.csproj",
         ["AmqpConformance.Suites"] = "suites/src/AmqpConformance.Suites/AmqpConformance.Suites.csproj",
         ["AmqpConformance.Cli"] = "cli/src/AmqpConformance.Cli/AmqpConformance.Cli.csproj",
@@ -44,7 +46,7 @@ public sealed class PackedFeed : IDisposable
     /// <summary>The version the packages were packed with (from the Suites package's nuspec).</summary>
     public string Version { get; private set; } = "";
 
-    /// <summary>Packs the six projects into <see cref="FeedDirectory"/> on the first call; later calls return at once.</summary>
+    /// <summary>Packs the shipped projects into <see cref="FeedDirectory"/> on the first call; later calls return at once.</summary>
     /// <returns>What <c>dotnet pack</c> printed.</returns>
     public async Task<string> EnsurePackedAsync()
     {

@@ -1,5 +1,5 @@
-using AmqpConformance.Harness.Protocol;
-using AmqpConformance.Harness.Recording;
+using AmqpConformance.Protocol;
+using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.FakeBroker.Tests.Interop;
 

@@ -16,5 +16,5 @@ internal static class InteropPattern
     public static string Sha256Hex(ReadOnlySpan<byte> bytes) => Convert.ToHexStringLower(SHA256.HashData(bytes));
 
     /// <summary>The frame log's digest of a body slice (the log's one definition, XXH64).</summary>
-    public static ulong FrameDigest(ReadOnlySpan<byte> payload) => Harness.Recording.FrameDigest.Compute(payload);
+    public static ulong FrameDigest(ReadOnlySpan<byte> payload) => Protocol.Recording.FrameDigest.Compute(payload);
 }

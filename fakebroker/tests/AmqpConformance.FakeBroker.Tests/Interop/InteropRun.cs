@@ -1,6 +1,6 @@
 using System.Text.Json;
-using AmqpConformance.Harness.Protocol;
-using AmqpConformance.Harness.Recording;
+using AmqpConformance.Protocol;
+using AmqpConformance.Protocol.Recording;
 using Xunit.Abstractions;
 
 namespace AmqpConformance.FakeBroker.Tests.Interop;

@@ -1,5 +1,5 @@
 using System.Text;
-using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.FakeBroker.Tests.Parity;
 

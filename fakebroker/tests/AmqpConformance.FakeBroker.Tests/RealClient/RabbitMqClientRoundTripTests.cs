@@ -1,6 +1,6 @@
 using System.Collections.Concurrent;
-using AmqpConformance.Harness.Protocol;
-using AmqpConformance.Harness.Recording;
+using AmqpConformance.Protocol;
+using AmqpConformance.Protocol.Recording;
 using RabbitMQ.Client;
 using RabbitMQ.Client.Events;
 using Xunit.Abstractions;

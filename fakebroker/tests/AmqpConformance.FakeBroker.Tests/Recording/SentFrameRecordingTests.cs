@@ -1,7 +1,7 @@
 using System.Security.Cryptography;
 using AmqpConformance.FakeBroker.Tests.Support;
-using AmqpConformance.Harness.Protocol;
-using AmqpConformance.Harness.Recording;
+using AmqpConformance.Protocol;
+using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.FakeBroker.Tests.Recording;
 

@@ -1,8 +1,8 @@
 using System.IO.Pipelines;
 using System.Net.Sockets;
 using AmqpConformance.FakeBroker.Tests.Support;
-using AmqpConformance.Harness.Protocol;
-using AmqpConformance.Harness.Recording;
+using AmqpConformance.Protocol;
+using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.FakeBroker.Tests.Recording;
 

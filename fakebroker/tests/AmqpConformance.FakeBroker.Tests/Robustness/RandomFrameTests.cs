@@ -1,6 +1,6 @@
 using System.IO.Pipelines;
 using AmqpConformance.FakeBroker.Tests.Support;
-using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.FakeBroker.Tests.Robustness;
 

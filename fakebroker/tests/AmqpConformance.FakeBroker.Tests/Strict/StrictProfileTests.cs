@@ -1,6 +1,6 @@
 using System.Buffers;
 using AmqpConformance.FakeBroker.Tests.Support;
-using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.FakeBroker.Tests.Strict;
 
@@ -15,7 +15,7 @@ public sealed class StrictProfileTests
 
     /// <summary>Runs <paramref name="send"/> on a confirm-mode channel 1 (channel 2 open too, queue "q" declared), waits for
     /// <paramref name="confirms"/> acks, closes cleanly, and returns the findings.</summary>
-    private static async Task<IReadOnlyList<Harness.Recording.ProtocolFinding>> RunAsync(Strictness strictness, int confirms,
+    private static async Task<IReadOnlyList<Protocol.Recording.ProtocolFinding>> RunAsync(Strictness strictness, int confirms,
         Func<RawTestClient, CancellationToken, Task> send, ushort extraChannel = 2)
     {
         await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 4096, ChannelMax = 16, Strictness = strictness });
@@ -45,7 +45,7 @@ public sealed class StrictProfileTests
         return connection.Findings;
     }
 
-    private static void AssertReported(Strictness strictness, IReadOnlyList<Harness.Recording.ProtocolFinding> findings, string rule)
+    private static void AssertReported(Strictness strictness, IReadOnlyList<Protocol.Recording.ProtocolFinding> findings, string rule)
     {
         if (strictness == Strictness.RabbitMq)
         {

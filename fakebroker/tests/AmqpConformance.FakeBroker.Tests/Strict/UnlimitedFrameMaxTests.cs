@@ -1,6 +1,6 @@
 using AmqpConformance.FakeBroker.Tests.Support;
-using AmqpConformance.Harness.Protocol;
-using AmqpConformance.Harness.Recording;
+using AmqpConformance.Protocol;
+using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.FakeBroker.Tests.Strict;
 

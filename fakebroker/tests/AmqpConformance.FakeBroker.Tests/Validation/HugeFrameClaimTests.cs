@@ -46,7 +46,7 @@ public sealed class HugeFrameClaimTests
         using var cts = new CancellationTokenSource(Timeout);
         await using var client = await RawTestClient.ConnectAsync(broker.Endpoint, cts.Token);
         await client.SendProtocolHeaderAsync(cts.Token);
-        await client.ExpectAsync<Harness.Protocol.ConnectionStart>(cts.Token);
+        await client.ExpectAsync<Protocol.ConnectionStart>(cts.Token);
         await client.SendBytesAsync(new byte[] { 1, 0, 0, 0x7F, 0xFF, 0xFF, 0xF0 }, cts.Token);
         var rest = await client.ReadUntilClosedAsync(cts.Token);
         Assert.Empty(rest); // no connection.close before tune-ok: RabbitMQ 3.10 just closes the socket

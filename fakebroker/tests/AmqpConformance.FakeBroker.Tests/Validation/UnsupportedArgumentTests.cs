@@ -1,5 +1,5 @@
 using AmqpConformance.FakeBroker.Tests.Support;
-using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.FakeBroker.Tests.Validation;
 

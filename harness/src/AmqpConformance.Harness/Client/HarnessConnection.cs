@@ -3,7 +3,7 @@ using System.IO.Pipelines;
 using System.Net;
 using System.Net.Sockets;
 using System.Text;
-using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
 
 namespace AmqpConformance.Harness.Client;

@@ -1,6 +1,6 @@
 using System.Text;
-using AmqpConformance.Harness.Recording;
-using AmqpConformance.Harness.Recording.Export;
+using AmqpConformance.Protocol.Recording;
+using AmqpConformance.Protocol.Recording.Export;
 using AmqpConformance.Harness.Verdicts;
 
 namespace AmqpConformance.Harness.Reports;

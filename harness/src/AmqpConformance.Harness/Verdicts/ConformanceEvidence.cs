@@ -1,4 +1,4 @@
-using AmqpConformance.Harness.Recording;
+using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.Harness.Verdicts;
 

@@ -1,8 +1,8 @@
 namespace AmqpConformance.Harness.Verdicts;
 
 /// <summary>One publish as its caller made it: the call timeline's unit, matched to wire frames through <see cref="RoutingKey"/>.</summary>
-/// <remarks>Timestamps are on the <see cref="Recording.FrameLog"/>'s clock, so they compare with
-/// <see cref="Recording.FrameRecord.Timestamp"/>.</remarks>
+/// <remarks>Timestamps are on the <see cref="Protocol.Recording.FrameLog"/>'s clock, so they compare with
+/// <see cref="Protocol.Recording.FrameRecord.Timestamp"/>.</remarks>
 public sealed record PublishCall
 {
     /// <summary>Unique id of the call within one run, from 0.</summary>

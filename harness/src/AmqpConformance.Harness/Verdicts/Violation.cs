@@ -4,7 +4,7 @@ namespace AmqpConformance.Harness.Verdicts;
 /// <param name="Invariant">The invariant's name (see <see cref="InvariantNames"/>).</param>
 /// <param name="Rule">A stable short name for what exactly broke, such as "frames-not-contiguous".</param>
 /// <param name="Message">A sentence a person can act on.</param>
-/// <param name="Frames">The <see cref="Recording.FrameRecord.Sequence"/> numbers of the offending frames (may be empty).</param>
+/// <param name="Frames">The <see cref="Protocol.Recording.FrameRecord.Sequence"/> numbers of the offending frames (may be empty).</param>
 /// <param name="Calls">The <see cref="PublishCall.Id"/>s of the calls involved (may be empty).</param>
 public sealed record Violation(string Invariant, string Rule, string Message, IReadOnlyList<long> Frames, IReadOnlyList<int> Calls)
 {

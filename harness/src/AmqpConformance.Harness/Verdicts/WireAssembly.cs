@@ -1,6 +1,6 @@
 using System.Buffers.Binary;
-using AmqpConformance.Harness.Protocol;
-using AmqpConformance.Harness.Recording;
+using AmqpConformance.Protocol;
+using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.Harness.Verdicts;
 

@@ -1,6 +1,6 @@
 using System.Buffers;
 using System.IO.Pipelines;
-using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.Harness.Writers;
 

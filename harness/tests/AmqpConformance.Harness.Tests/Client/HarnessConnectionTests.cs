@@ -2,7 +2,7 @@ using System.Text;
 using AmqpConformance.FakeBroker;
 using AmqpConformance.Harness.Client;
 using AmqpConformance.Harness.Pooling;
-using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Tests.Writers.Support;
 using AmqpConformance.Harness.Writers;
 

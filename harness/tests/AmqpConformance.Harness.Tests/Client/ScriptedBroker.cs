@@ -1,6 +1,6 @@
 using System.Buffers;
 using AmqpConformance.Harness.Client;
-using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.Harness.Tests.Client;
 

@@ -5,8 +5,8 @@ using AmqpConformance.Harness.Client;
 using AmqpConformance.Harness.Faults;
 using AmqpConformance.Harness.Pooling;
 using AmqpConformance.Harness.Writers;
-using AmqpConformance.Harness.Protocol;
-using AmqpConformance.Harness.Recording;
+using AmqpConformance.Protocol;
+using AmqpConformance.Protocol.Recording;
 using static AmqpConformance.Harness.Tests.Faults.FaultyTransportTestKit;
 
 namespace AmqpConformance.Harness.Tests.Faults;

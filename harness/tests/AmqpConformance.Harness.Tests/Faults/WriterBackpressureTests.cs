@@ -1,6 +1,6 @@
 using AmqpConformance.Harness.Faults;
 using AmqpConformance.Harness.Pooling;
-using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
 using Xunit.Abstractions;
 using static AmqpConformance.Harness.Tests.Faults.FaultyTransportTestKit;

@@ -1,4 +1,4 @@
-using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Verdicts;
 
 namespace AmqpConformance.Harness.Tests.Verdicts;

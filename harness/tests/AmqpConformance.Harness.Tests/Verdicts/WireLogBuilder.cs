@@ -1,7 +1,7 @@
 using System.Buffers.Binary;
 using System.Text;
-using AmqpConformance.Harness.Protocol;
-using AmqpConformance.Harness.Recording;
+using AmqpConformance.Protocol;
+using AmqpConformance.Protocol.Recording;
 using AmqpConformance.Harness.Verdicts;
 
 namespace AmqpConformance.Harness.Tests.Verdicts;

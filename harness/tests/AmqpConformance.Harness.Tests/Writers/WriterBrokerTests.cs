@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using AmqpConformance.FakeBroker;
 using AmqpConformance.Harness.Client;
-using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Tests.Writers.Support;
 using AmqpConformance.Harness.Writers;
 using static AmqpConformance.Harness.Tests.Writers.Support.WriterTestKit;
@@ -210,7 +210,7 @@ public abstract class WriterBrokerTests
             "broker findings: " + string.Join("; ", session.Server.Findings.Select(f => $"{f.Rule}: {f.Message}")));
         var log = session.Server.Log.Snapshot();
         int frameMax = session.Client.FrameMax;
-        Assert.All(log.Where(r => r.Direction == Harness.Recording.FrameDirection.Received),
+        Assert.All(log.Where(r => r.Direction == Protocol.Recording.FrameDirection.Received),
             r => Assert.True(frameMax == 0 || r.WireLength <= frameMax, $"frame #{r.Sequence} is {r.WireLength} bytes > frame_max {frameMax}"));
         Assert.Contains(log, r => r.Type == FrameType.Body || r.MethodName == "basic.publish");
         session.Pool.AssertClean();

@@ -1,7 +1,6 @@
-using System.Net;
 using AmqpConformance.FakeBroker;
 using AmqpConformance.Harness.Pooling;
-using AmqpConformance.Harness.Recording;
+using AmqpConformance.Protocol.Recording;
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Properties.Running;
 using AmqpConformance.Properties.Scenarios;
@@ -20,13 +19,13 @@ public sealed class ClientLevelRunner : IAsyncDisposable
 {
     private const string ProxyName = "amqp";
     private readonly FakeBroker.FakeBroker _broker;
-    private readonly EmbeddedToxiproxy _toxiproxy;
+    private readonly FaultProxyRegistry _proxies;
     private readonly FaultProxy _proxy;
 
-    private ClientLevelRunner(FakeBroker.FakeBroker broker, EmbeddedToxiproxy toxiproxy, FaultProxy proxy)
+    private ClientLevelRunner(FakeBroker.FakeBroker broker, FaultProxyRegistry proxies, FaultProxy proxy)
     {
         _broker = broker;
-        _toxiproxy = toxiproxy;
+        _proxies = proxies;
         _proxy = proxy;
     }
 
@@ -40,9 +39,9 @@ public sealed class ClientLevelRunner : IAsyncDisposable
         {
             FrameMax = 0, KeepPublished = false, FrameLog = new FrameLogOptions { CaptureBodies = true },
         }, cancellationToken).ConfigureAwait(false);
-        var toxiproxy = await EmbeddedToxiproxy.StartAsync(new IPEndPoint(IPAddress.Loopback, 0), cancellationToken).ConfigureAwait(false);
-        toxiproxy.CreateProxy(new ProxyConfig { Name = ProxyName, Listen = "127.0.0.1:0", Upstream = $"127.0.0.1:{broker.Port}" });
-        return new ClientLevelRunner(broker, toxiproxy, toxiproxy.GetProxy(ProxyName));
+        var proxies = new FaultProxyRegistry();
+        proxies.CreateProxy(new ProxyConfig { Name = ProxyName, Listen = "127.0.0.1:0", Upstream = $"127.0.0.1:{broker.Port}", Enabled = true });
+        return new ClientLevelRunner(broker, proxies, proxies.GetProxy(ProxyName));
     }
 
     /// <summary>Runs <paramref name="scenario"/> with a fresh connection of <paramref name="client"/>. Never throws for what the
@@ -197,7 +196,7 @@ public sealed class ClientLevelRunner : IAsyncDisposable
     /// <inheritdoc />
     public async ValueTask DisposeAsync()
     {
-        await _toxiproxy.DisposeAsync().ConfigureAwait(false);
+        await _proxies.DisposeAsync().ConfigureAwait(false);
         await _broker.DisposeAsync().ConfigureAwait(false);
     }
 }

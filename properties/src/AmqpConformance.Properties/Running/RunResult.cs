@@ -1,4 +1,4 @@
-using AmqpConformance.Harness.Recording;
+using AmqpConformance.Protocol.Recording;
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Properties.Scenarios;
 

@@ -1,8 +1,8 @@
 using System.Buffers;
 using System.Buffers.Binary;
 using System.IO.Pipelines;
-using AmqpConformance.Harness.Protocol;
-using AmqpConformance.Harness.Recording;
+using AmqpConformance.Protocol;
+using AmqpConformance.Protocol.Recording;
 using AmqpConformance.Harness.Verdicts;
 
 namespace AmqpConformance.Properties.Running;

@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using AmqpConformance.Harness.Faults;
 using AmqpConformance.Harness.Pooling;
-using AmqpConformance.Harness.Recording;
+using AmqpConformance.Protocol.Recording;
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Harness.Writers;
 using AmqpConformance.Properties.Scenarios;
@@ -223,7 +223,7 @@ public static class WriterLevelRunner
             await Task.Delay(1).ConfigureAwait(false);
         }
         long maxCommand = scenario.Publishers.SelectMany(p => p).Select(s =>
-            512L + s.HeaderBytes + Harness.Protocol.FrameFormat.BodyFramesWireLength(s.BodyLength, scenario.FrameMax)).DefaultIfEmpty(512).Max();
+            512L + s.HeaderBytes + Protocol.FrameFormat.BodyFramesWireLength(s.BodyLength, scenario.FrameMax)).DefaultIfEmpty(512).Max();
         int slots = options.StalledQueueCapacity + scenario.Publishers.Count;
         long bound = 2 * slots * maxCommand + 2 * transportOptions.PauseWriterThreshold + 64 * 1024;
         return new BackpressureSample(peak, bound,

@@ -1,6 +1,6 @@
 using AmqpConformance.BrokenWriters;
 using AmqpConformance.Harness.Faults;
-using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Harness.Writers;
 using AmqpConformance.Properties.Running;

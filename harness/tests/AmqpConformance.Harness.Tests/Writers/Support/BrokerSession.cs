@@ -38,7 +38,7 @@ public sealed class BrokerSession : IAsyncDisposable
         var brokerOptions = new FakeBrokerOptions
         {
             FrameMax = frameMax,
-            FrameLog = new Harness.Recording.FrameLogOptions { CaptureBodies = captureBodies },
+            FrameLog = new Protocol.Recording.FrameLogOptions { CaptureBodies = captureBodies },
         };
         var clientOptions = new HarnessClientOptions { WriterFactory = writer, Pool = pool, CloseTimeout = TimeSpan.FromSeconds(2) };
         using var timeout = new CancellationTokenSource(WriterTestKit.TestTimeout);

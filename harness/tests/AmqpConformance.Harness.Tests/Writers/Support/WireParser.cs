@@ -1,6 +1,6 @@
 using System.Buffers;
 using System.Buffers.Binary;
-using AmqpConformance.Harness.Protocol;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.Harness.Tests.Writers.Support;
 

@@ -1,0 +1,138 @@
+using System.Text.Json;
+using AmqpConformance.Harness.Faults;
+
+namespace AmqpConformance.Toxiproxy;
+
+/// <summary>
+/// The proxies of a Toxiproxy stand-in, by name: create, change, delete, populate and reset them with Toxiproxy's
+/// semantics and error codes (<see cref="ToxiproxyApiException"/>). No HTTP: the suites use it directly, and the
+/// <c>AmqpConformance.Toxiproxy.Server</c> package serves it over Toxiproxy's HTTP API. Thread-safe.
+/// </summary>
+/// <remarks>Disposal stops every proxy, closing their connections.</remarks>
+public sealed class FaultProxyRegistry : IAsyncDisposable
+{
+    private readonly object _gate = new();
+    private readonly Dictionary<string, FaultProxy> _proxies = new(StringComparer.Ordinal);
+
+    /// <summary>The proxies, by name.</summary>
+    public IReadOnlyDictionary<string, FaultProxy> Proxies { get { lock (_gate) return new Dictionary<string, FaultProxy>(_proxies); } }
+
+    /// <summary>Creates (and, when enabled, starts) a proxy. 409 when the name is taken, 400 on bad input.</summary>
+    public ProxyConfig CreateProxy(ProxyConfig config)
+    {
+        ArgumentNullException.ThrowIfNull(config);
+        if (string.IsNullOrEmpty(config.Name)) throw ToxiproxyApiException.MissingField("name");
+        if (string.IsNullOrEmpty(config.Upstream)) throw ToxiproxyApiException.MissingField("upstream");
+        string listen = string.IsNullOrEmpty(config.Listen) ? "127.0.0.1:0" : config.Listen;
+        CheckAddresses(listen, config.Upstream);
+        var proxy = new FaultProxy(config.Name, listen, config.Upstream);
+        lock (_gate)
+        {
+            if (_proxies.ContainsKey(config.Name)) throw ToxiproxyApiException.ProxyExists();
+            if (config.Enabled) proxy.Enable();
+            _proxies.Add(config.Name, proxy);
+        }
+        return proxy.ToConfig();
+    }
+
+    /// <summary>The proxy called <paramref name="name"/>; 404 when there is none.</summary>
+    public FaultProxy GetProxy(string name)
+    {
+        lock (_gate) return _proxies.TryGetValue(name, out FaultProxy? p) ? p : throw ToxiproxyApiException.ProxyNotFound();
+    }
+
+    /// <summary>Changes a proxy's listen, upstream and enabled (null keeps the current value).</summary>
+    public ProxyConfig UpdateProxy(string name, string? listen, string? upstream, bool? enabled)
+    {
+        FaultProxy proxy = GetProxy(name);
+        string newListen = string.IsNullOrEmpty(listen) ? proxy.Listen : listen;
+        string newUpstream = string.IsNullOrEmpty(upstream) ? proxy.Upstream : upstream;
+        CheckAddresses(newListen, newUpstream);
+        proxy.Update(newListen, newUpstream, enabled ?? proxy.Enabled);
+        return proxy.ToConfig();
+    }
+
+    /// <summary>Stops and removes a proxy; 404 when there is none.</summary>
+    public void DeleteProxy(string name)
+    {
+        FaultProxy proxy;
+        lock (_gate)
+        {
+            if (!_proxies.Remove(name, out proxy!)) throw ToxiproxyApiException.ProxyNotFound();
+        }
+        proxy.Disable();
+    }
+
+    /// <summary>Creates the proxies that do not exist, replaces those whose listen/upstream differ, and
+    /// keeps the identical ones (Toxiproxy's populate). Validates all before changing any.</summary>
+    public IReadOnlyList<ProxyConfig> Populate(IReadOnlyList<ProxyConfig> configs)
+    {
+        ArgumentNullException.ThrowIfNull(configs);
+        for (int i = 0; i < configs.Count; i++)
+        {
+            if (string.IsNullOrEmpty(configs[i].Name)) throw ToxiproxyApiException.MissingField($"name at proxy {i + 1}");
+            if (string.IsNullOrEmpty(configs[i].Upstream)) throw ToxiproxyApiException.MissingField($"upstream at proxy {i + 1}");
+            CheckAddresses(string.IsNullOrEmpty(configs[i].Listen) ? "127.0.0.1:0" : configs[i].Listen, configs[i].Upstream);
+        }
+        var result = new List<ProxyConfig>();
+        foreach (ProxyConfig c in configs)
+        {
+            FaultProxy? existing;
+            lock (_gate) _proxies.TryGetValue(c.Name, out existing);
+            if (existing is not null && existing.Upstream == c.Upstream && (string.IsNullOrEmpty(c.Listen) || c.Listen == existing.Listen))
+            {
+                existing.Update(existing.Listen, existing.Upstream, c.Enabled);
+                result.Add(existing.ToConfig());
+                continue;
+            }
+            if (existing is not null) DeleteProxy(c.Name);
+            result.Add(CreateProxy(c));
+        }
+        return result;
+    }
+
+    /// <summary>Enables every proxy and removes every toxic (Toxiproxy's POST /reset).</summary>
+    public void Reset()
+    {
+        foreach (FaultProxy p in Proxies.Values)
+        {
+            p.Enable();
+            p.ResetToxics();
+        }
+    }
+
+    /// <summary>Stops every proxy and forgets them.</summary>
+    public ValueTask DisposeAsync()
+    {
+        foreach (FaultProxy p in Proxies.Values) p.Disable();
+        lock (_gate) _proxies.Clear();
+        return ValueTask.CompletedTask;
+    }
+
+    private static void CheckAddresses(string listen, string upstream)
+    {
+        try
+        {
+            FaultProxy.ParseLoopback(listen);
+            FaultProxy.SplitHostPort(upstream);
+        }
+        catch (FormatException e)
+        {
+            throw new ToxiproxyApiException(400, e.Message);
+        }
+    }
+
+    /// <summary>Reads a new toxic from a JSON body as Toxiproxy does (stream and type checked, default name "{type}_{stream}").</summary>
+    public static ToxicConfig ParseNewToxic(JsonElement body)
+    {
+        if (body.ValueKind != JsonValueKind.Object) throw ToxiproxyApiException.BadRequest("expected a JSON object");
+        ToxicConfig toxic;
+        try { toxic = body.Deserialize<ToxicConfig>(ToxiproxyJson.Options) ?? throw ToxiproxyApiException.BadRequest("null"); }
+        catch (JsonException e) { throw ToxiproxyApiException.BadRequest(e.Message); }
+        if (!ToxicStreams.TryParse(toxic.Stream, out FaultDirection _))
+            throw new ToxiproxyApiException(400, "stream was invalid, can be either upstream or downstream");
+        if (!ToxicTypes.IsKnown(toxic.Type)) throw new ToxiproxyApiException(400, "invalid toxic type");
+        if (string.IsNullOrEmpty(toxic.Name)) toxic = toxic with { Name = $"{toxic.Type}_{toxic.Stream}" };
+        return toxic;
+    }
+}
