@@ -22,15 +22,12 @@ namespace AmqpConformance.Harness.Writers;
 /// the original failure). Commands whose calls already completed (enqueued) are dropped: that is inherent to
 /// completing on enqueue.</para>
 /// <para><b>Disposal:</b> completes the queue, lets the loop write and flush everything queued, then returns. If that
-/// takes longer than the drain timeout (default <see cref="DefaultDrainTimeout"/>; the output is stalled) it cancels
+/// takes longer than the drain timeout (<see cref="WriterContext.DrainTimeout"/>; the output is stalled) it cancels
 /// the pending flush, the loop faults and releases what is left, and disposal waits at most one more drain timeout
 /// for it before returning, so disposal never hangs. Later calls throw <see cref="ObjectDisposedException"/>.</para>
 /// </remarks>
 public sealed class BackgroundChannelWriter : IFrameWriter
 {
-    /// <summary>How long <see cref="DisposeAsync"/> lets the loop drain the queue before it gives up: 5 seconds.</summary>
-    public static readonly TimeSpan DefaultDrainTimeout = TimeSpan.FromSeconds(5);
-
     private readonly WriterContext _context;
     private readonly Channel<QueuedCommand> _queue;
     private readonly CancellationTokenSource _stop = new();
@@ -42,13 +39,13 @@ public sealed class BackgroundChannelWriter : IFrameWriter
 
     /// <summary>Creates the writer and starts its loop.</summary>
     /// <param name="context">Output, pool, frame_max and queue capacity.</param>
-    /// <param name="drainTimeout">How long disposal waits for the queue to drain; null for <see cref="DefaultDrainTimeout"/>.</param>
+    /// <param name="drainTimeout">How long disposal waits for the queue to drain; null for the context's <see cref="WriterContext.DrainTimeout"/>.</param>
     public BackgroundChannelWriter(WriterContext context, TimeSpan? drainTimeout = null)
     {
         ArgumentNullException.ThrowIfNull(context);
         ArgumentOutOfRangeException.ThrowIfLessThan(context.QueueCapacity, 1);
         _context = context;
-        _drainTimeout = drainTimeout ?? DefaultDrainTimeout;
+        _drainTimeout = drainTimeout ?? context.DrainTimeout;
         _queue = Channel.CreateBounded<QueuedCommand>(new BoundedChannelOptions(context.QueueCapacity)
         {
             FullMode = BoundedChannelFullMode.Wait,

@@ -31,7 +31,7 @@ namespace AmqpConformance.Harness.Writers;
 /// good: the batch in hand, everything queued and all later calls fail with <see cref="FrameWriterFaultedException"/>
 /// (inner: the original failure), and their commands are released.</para>
 /// <para><b>Disposal:</b> stops accepting calls, lets the loop write and flush everything queued, then returns; if
-/// that takes longer than the drain timeout (default <see cref="DefaultDrainTimeout"/>) the pending flush is cancelled,
+/// that takes longer than the drain timeout (<see cref="WriterContext.DrainTimeout"/>) the pending flush is cancelled,
 /// the remaining calls fault, and disposal waits at most one more timeout. Later calls get <see cref="ObjectDisposedException"/>.</para>
 /// <para><b>Completion and allocation:</b> pending entries are pooled <see cref="IValueTaskSource"/>s, so a call that is
 /// not cancelled allocates nothing of its own. The callers of one flushed batch are completed together by one thread-pool
@@ -42,9 +42,6 @@ public sealed class CoalescingWriter : IFrameWriter
 {
     /// <summary>Wire bytes after which a batch is cut off and flushed: 1 MiB.</summary>
     public const int DefaultMaxBatchBytes = 1 << 20;
-
-    /// <summary>How long <see cref="DisposeAsync"/> lets the loop drain before it gives up: 5 seconds.</summary>
-    public static readonly TimeSpan DefaultDrainTimeout = TimeSpan.FromSeconds(5);
 
     private const int MaxPooledEntries = 256;
 
@@ -66,14 +63,14 @@ public sealed class CoalescingWriter : IFrameWriter
     /// <summary>Creates the writer and starts its loop.</summary>
     /// <param name="context">Output, pool and frame_max (<see cref="WriterContext.QueueCapacity"/> is not used).</param>
     /// <param name="maxBatchBytes">Wire bytes after which a batch is flushed; null for <see cref="DefaultMaxBatchBytes"/>.</param>
-    /// <param name="drainTimeout">How long disposal waits for the queue to drain; null for <see cref="DefaultDrainTimeout"/>.</param>
+    /// <param name="drainTimeout">How long disposal waits for the queue to drain; null for the context's <see cref="WriterContext.DrainTimeout"/>.</param>
     public CoalescingWriter(WriterContext context, int? maxBatchBytes = null, TimeSpan? drainTimeout = null)
     {
         ArgumentNullException.ThrowIfNull(context);
         _context = context;
         _maxBatchBytes = maxBatchBytes ?? DefaultMaxBatchBytes;
         ArgumentOutOfRangeException.ThrowIfLessThan(_maxBatchBytes, 1, nameof(maxBatchBytes));
-        _drainTimeout = drainTimeout ?? DefaultDrainTimeout;
+        _drainTimeout = drainTimeout ?? context.DrainTimeout;
         _queue = Channel.CreateUnbounded<PendingWrite>(new UnboundedChannelOptions
         {
             SingleReader = true,

@@ -17,16 +17,12 @@ namespace AmqpConformance.Harness.Writers;
 /// <para><b>Faults:</b> when a write or flush throws, or a flush reports the reader completed, the writer stops for
 /// good: the failing call and every later (or waiting) call fail with <see cref="FrameWriterFaultedException"/>
 /// (inner: the original failure) and their commands are released without writing a byte.</para>
-/// <para><b>Disposal:</b> waits for the call holding the lock to finish, up to the drain timeout (default
-/// <see cref="DefaultDrainTimeout"/>); if the output is stalled it then cancels the pending flush (that call faults)
+/// <para><b>Disposal:</b> waits for the call holding the lock to finish, up to the drain timeout (<see cref="WriterContext.DrainTimeout"/>); if the output is stalled it then cancels the pending flush (that call faults)
 /// and waits at most one more timeout, so disposal never hangs. Calls still waiting for the lock, and later calls,
 /// get <see cref="ObjectDisposedException"/> and write nothing.</para>
 /// </remarks>
 public sealed class InlineSemaphoreWriter : IFrameWriter
 {
-    /// <summary>How long <see cref="DisposeAsync"/> waits for the call in progress: 5 seconds.</summary>
-    public static readonly TimeSpan DefaultDrainTimeout = TimeSpan.FromSeconds(5);
-
     private readonly WriterContext _context;
     private readonly SemaphoreSlim _lock = new(1, 1);
     private readonly TimeSpan _drainTimeout;
@@ -36,12 +32,12 @@ public sealed class InlineSemaphoreWriter : IFrameWriter
 
     /// <summary>Creates the writer.</summary>
     /// <param name="context">Output, pool and frame_max (<see cref="WriterContext.QueueCapacity"/> is not used).</param>
-    /// <param name="drainTimeout">How long disposal waits for the call in progress; null for <see cref="DefaultDrainTimeout"/>.</param>
+    /// <param name="drainTimeout">How long disposal waits for the call in progress; null for the context's <see cref="WriterContext.DrainTimeout"/>.</param>
     public InlineSemaphoreWriter(WriterContext context, TimeSpan? drainTimeout = null)
     {
         ArgumentNullException.ThrowIfNull(context);
         _context = context;
-        _drainTimeout = drainTimeout ?? DefaultDrainTimeout;
+        _drainTimeout = drainTimeout ?? context.DrainTimeout;
     }
 
     /// <summary>How many flushes have been issued (one per command written).</summary>

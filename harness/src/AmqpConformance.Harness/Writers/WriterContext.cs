@@ -3,13 +3,25 @@ using System.IO.Pipelines;
 
 namespace AmqpConformance.Harness.Writers;
 
-/// <summary>What a frame writer is given: where to write, what to rent from, and the negotiated frame_max.</summary>
+/// <summary>What a frame writer is given: where to write, what to rent from, the negotiated frame_max, and the limits it must honour.</summary>
 /// <param name="Output">The connection's output. The writer owns writing and flushing it; it does not complete it.</param>
 /// <param name="Pool">The pool every buffer the writer needs must come from (and go back to), so the harness sees each rental.</param>
 /// <param name="FrameMax">The negotiated frame_max; 0 means unlimited.</param>
 public sealed record WriterContext(PipeWriter Output, ArrayPool<byte> Pool, int FrameMax)
 {
-    /// <summary>Capacity of a writer's internal queue, where it has one (the background writer's
-    /// bounded channel defaults to 128, as in RabbitMQ.Client).</summary>
-    public int QueueCapacity { get; init; } = 128;
+    /// <summary>The default <see cref="QueueCapacity"/>: 128, RabbitMQ.Client's bounded channel.</summary>
+    public const int DefaultQueueCapacity = 128;
+
+    /// <summary>The default <see cref="DrainTimeout"/>: 5 seconds.</summary>
+    public static readonly TimeSpan DefaultDrainTimeout = TimeSpan.FromSeconds(5);
+
+    /// <summary>How many calls the writer may complete successfully before their bytes are flushed (its internal queue, where
+    /// it has one). While the output accepts nothing, at most this many plus the one in hand may succeed; the harness varies it
+    /// to make queue-full paths common. A writer that completes only after flushing never reaches it.</summary>
+    public int QueueCapacity { get; init; } = DefaultQueueCapacity;
+
+    /// <summary>How long <see cref="IAsyncDisposable.DisposeAsync"/> may wait for the output to take what the writer holds before
+    /// it gives up on it (releasing the commands and failing their calls). Disposal must return within twice this even if the
+    /// output never accepts another byte; the harness shortens it when it keeps the output stalled through disposal.</summary>
+    public TimeSpan DrainTimeout { get; init; } = DefaultDrainTimeout;
 }
