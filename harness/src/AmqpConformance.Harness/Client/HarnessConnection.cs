@@ -247,90 +247,11 @@ public sealed class HarnessConnection : IAsyncDisposable
 
     private async Task HandshakeAsync(CancellationToken cancellationToken)
     {
-        var output = _transport.Output;
-        output.Write(AmqpConstants.ProtocolHeader);
-        await FlushHandshakeAsync(cancellationToken).ConfigureAwait(false);
-
-        var start = await ReadHandshakeMethodAsync<ConnectionStart>(cancellationToken).ConfigureAwait(false);
-        ServerProperties = start.ServerProperties;
-        if (!start.Mechanisms.Split(' ', StringSplitOptions.RemoveEmptyEntries).Contains("PLAIN"))
-            throw new HarnessConnectionException($"The broker does not offer SASL PLAIN (it offers \"{start.Mechanisms}\").");
-        output.WriteMethodFrame(0, new ConnectionStartOk
-        {
-            ClientProperties = FieldTable.FromObjects(new Dictionary<string, object?>
-            {
-                ["product"] = _options.ClientProduct,
-                ["platform"] = ".NET",
-                ["capabilities"] = FieldTable.FromObjects(new Dictionary<string, object?>
-                {
-                    ["publisher_confirms"] = true,
-                    ["basic.nack"] = true,
-                    ["connection.blocked"] = true,
-                    ["authentication_failure_close"] = true,
-                }),
-            }),
-            Mechanism = "PLAIN",
-            Response = Encoding.UTF8.GetBytes($"\0{_options.UserName}\0{_options.Password}"),
-            Locale = "en_US",
-        });
-        await FlushHandshakeAsync(cancellationToken).ConfigureAwait(false);
-
-        var tune = await ReadHandshakeMethodAsync<ConnectionTune>(cancellationToken).ConfigureAwait(false);
-        FrameMax = (int)Negotiate(tune.FrameMax, (uint)_options.FrameMax);
-        ChannelMax = tune.ChannelMax;
-        HeartbeatSeconds = _options.HeartbeatSeconds;
-        output.WriteMethodFrame(0, new ConnectionTuneOk { ChannelMax = ChannelMax, FrameMax = (uint)FrameMax, Heartbeat = HeartbeatSeconds });
-        output.WriteMethodFrame(0, new ConnectionOpen { VirtualHost = _options.VirtualHost });
-        await FlushHandshakeAsync(cancellationToken).ConfigureAwait(false);
-        await ReadHandshakeMethodAsync<ConnectionOpenOk>(cancellationToken).ConfigureAwait(false);
-    }
-
-    /// <summary>AMQP's rule: 0 means "no limit" on either side; otherwise the lower value wins.</summary>
-    private static uint Negotiate(uint server, uint client) =>
-        server == 0 ? client : client == 0 ? server : Math.Min(server, client);
-
-    private async Task FlushHandshakeAsync(CancellationToken cancellationToken)
-    {
-        var result = await _transport.Output.FlushAsync(cancellationToken).ConfigureAwait(false);
-        if (result.IsCompleted) throw new HarnessConnectionException("The broker stopped reading during the handshake.");
-    }
-
-    private async Task<T> ReadHandshakeMethodAsync<T>(CancellationToken cancellationToken) where T : class, IAmqpMethod
-    {
-        var input = _transport.Input;
-        while (true)
-        {
-            var result = await input.ReadAsync(cancellationToken).ConfigureAwait(false);
-            var buffer = result.Buffer;
-            IAmqpMethod? method = null;
-            try
-            {
-                while (method is null)
-                {
-                    var status = FrameReader.TryReadFrame(ref buffer, FrameReader.MaxPayloadFor(0), out var frame);
-                    if (status == FrameReadStatus.NeedMoreData) break;
-                    if (status != FrameReadStatus.Frame)
-                        throw new HarnessConnectionException($"The broker sent a malformed frame during the handshake ({status}: {frame}).");
-                    if (frame.Type == FrameType.Method) method = MethodCodec.Decode(frame.Payload);
-                }
-            }
-            finally
-            {
-                input.AdvanceTo(buffer.Start, buffer.End);
-            }
-            switch (method)
-            {
-                case T expected:
-                    return expected;
-                case ConnectionClose close:
-                    throw new HarnessConnectionException($"The broker closed the connection during the handshake: {close.ReplyCode} {close.ReplyText}",
-                        replyCode: close.ReplyCode, replyText: close.ReplyText);
-                case not null:
-                    throw new HarnessConnectionException($"Expected {typeof(T).Name} during the handshake, got {method.Name}.");
-            }
-            if (result.IsCompleted)
-                throw new HarnessConnectionException($"The broker closed the connection during the handshake (waiting for {typeof(T).Name}).");
-        }
+        var tuning = await ClientHandshake.OpenAsync(_transport, _options, cancellationToken).ConfigureAwait(false);
+        ServerProperties = tuning.ServerProperties;
+        FrameMax = tuning.FrameMax;
+        ChannelMax = tuning.ChannelMax;
+        HeartbeatSeconds = tuning.HeartbeatSeconds;
     }
 
     private void Start()
