@@ -1,9 +1,11 @@
+using AmqpConformance.Harness.Pooling;
 using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.Harness.Verdicts;
 
 /// <summary>Everything one run left behind for the checkers: the frames on the wire, the callers' timeline,
 /// the pool ledger and what the harness injected or measured.</summary>
+/// <remarks>Every timestamp (calls, frames, fault, lifecycle) is on the clock of the frame log the frames come from.</remarks>
 public sealed record ConformanceEvidence
 {
     /// <summary>The frames received from the writer (other directions are ignored by the checkers), in wire order.</summary>
@@ -15,32 +17,37 @@ public sealed record ConformanceEvidence
     /// <summary>The negotiated frame_max (0 = unlimited).</summary>
     public required int FrameMax { get; init; }
 
-    /// <summary>What the tracking pool saw; <see cref="PoolLedgerSummary.Empty"/> at client level, where the harness does not own the pool.</summary>
-    public PoolLedgerSummary Pool { get; init; } = PoolLedgerSummary.Empty;
+    /// <summary>The writer's pool ledger, taken after the writer was disposed; null where the harness does not own the writer's
+    /// pool (client level).</summary>
+    public PoolLedgerReport? Pool { get; init; }
 
-    /// <summary>Whether the pool ledger was observed (writer level) at all.</summary>
-    public bool PoolObserved { get; init; }
+    /// <summary>Misuse of the callers' body arrays (writes after the harness poisoned them on completion).</summary>
+    public IReadOnlyList<PoolFinding> CallerArrayFindings { get; init; } = [];
 
-    /// <summary>The broker's or parser's protocol findings (malformed frames, unparseable trailing bytes...).</summary>
+    /// <summary>The broker's or parser's protocol findings (malformed frames, RabbitMQ connection errors, strict-profile reports...).</summary>
     public IReadOnlyList<ProtocolFinding> Findings { get; init; } = [];
 
     /// <summary>Bytes left at the end of the stream that do not make a whole frame.</summary>
     public long TrailingPartialBytes { get; init; }
 
-    /// <summary>The injected transport fault, if one fired.</summary>
+    /// <summary>The transport fault, injected or caused by the broker closing the connection, if one happened.</summary>
     public TransportFaultRecord? Fault { get; init; }
 
-    /// <summary>Whether the writer's DisposeAsync completed within the harness's time limit.</summary>
-    public bool WriterDisposed { get; init; } = true;
+    /// <summary>When the writer was disposed and what it did afterwards; null where the harness does not dispose the writer.</summary>
+    public LifecycleRecord? Lifecycle { get; init; }
 
-    /// <summary>Memory held while the transport was stalled, when the run stalled it.</summary>
+    /// <summary>Calls that had completed successfully but whose bytes were still not flushed when the harness checked, after
+    /// waiting the visibility bound, with nothing else going on.</summary>
+    public IReadOnlyList<VisibilityLapse> VisibilityLapses { get; init; } = [];
+
+    /// <summary>What the writer held while its output was stalled, when the run stalled it.</summary>
     public BackpressureSample? Backpressure { get; init; }
 
     /// <summary>Whether publisher confirms were on (delivery tags must map to <see cref="PublishCall.PublishSequenceNumber"/>).</summary>
     public bool ConfirmsEnabled { get; init; }
 
-    /// <summary>The wire offset of the writer's first output byte (8 when a protocol header preceded it, 0 at writer level);
-    /// relates <see cref="PublishCall.BodyOwnerDisposedAtOutputBytes"/> to <see cref="FrameRecord.WireOffset"/>.</summary>
+    /// <summary>The wire offset of the writer's first output byte (after the protocol header and the handshake); relates
+    /// <see cref="PublishCall.BodyOwnerDisposedAtOutputBytes"/> to <see cref="FrameRecord.WireOffset"/>.</summary>
     public long OutputWireOffset { get; init; }
 
     /// <summary>Frames the writer sent (client to broker), in wire order.</summary>

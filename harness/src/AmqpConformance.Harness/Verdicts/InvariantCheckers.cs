@@ -8,6 +8,7 @@ public static class InvariantCheckers
     [
         new WireFormatChecker(), new CommandShapeChecker(), new NoInterleavingChecker(), new OrderChecker(),
         new BodiesChecker(), new PoolsChecker(), new FaultsChecker(), new CancellationChecker(), new BackpressureChecker(),
+        new VisibilityChecker(), new LifecycleChecker(), new BrokerChecker(),
     ];
 
     /// <summary>The checker for <paramref name="invariant"/>.</summary>

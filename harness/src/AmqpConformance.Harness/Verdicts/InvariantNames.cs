@@ -19,10 +19,16 @@ public static class InvariantNames
     public const string Faults = "faults";
     /// <summary>Cancellation is all or nothing: no partial frame, no ghost publish.</summary>
     public const string Cancellation = "cancellation";
-    /// <summary>With a stalled transport, memory held stays bounded.</summary>
+    /// <summary>With a stalled output, calls accepted without being flushed and memory held stay within the declared queue capacity.</summary>
     public const string Backpressure = "backpressure";
+    /// <summary>A call that completed successfully has its bytes flushed without any further action by the caller.</summary>
+    public const string Visibility = "visibility";
+    /// <summary>Disposal completes within its bound; pending calls complete; calls after disposal fail; nothing is written after it.</summary>
+    public const string Lifecycle = "lifecycle";
+    /// <summary>The fake broker, validating like RabbitMQ (strict profile), accepts the stream.</summary>
+    public const string Broker = "broker";
 
     /// <summary>All invariants, in report order.</summary>
     public static IReadOnlyList<string> All { get; } =
-        [WireFormat, CommandShape, NoInterleaving, Order, Bodies, Pools, Faults, Cancellation, Backpressure];
+        [WireFormat, CommandShape, NoInterleaving, Order, Bodies, Pools, Faults, Cancellation, Backpressure, Visibility, Lifecycle, Broker];
 }

@@ -20,8 +20,11 @@ public sealed class OrderChecker : IInvariantChecker
             wire.ByCall.TryGetValue(call.Id, out var cmds);
             if (cmds is { Count: > 1 })
                 v.Add("duplicate-publish", $"Call {call.Id} is on the wire {cmds.Count} times.", cmds.Select(c => c.FirstSequence), [call.Id]);
-            // Only once the writer disposed: while its disposal is still draining (reported by the faults invariant), the call may be on its way.
-            if (call.Outcome == CallOutcome.Succeeded && cmds is null && evidence.Fault is null && evidence.WriterDisposed)
+            // Only once the writer disposed: while its disposal is still draining (reported by the lifecycle invariant), the call
+            // may be on its way; and a writer that completes on enqueue may drop what it held when the harness kept the output
+            // stalled until it gave up.
+            if (call.Outcome == CallOutcome.Succeeded && cmds is null && evidence.Fault is null
+                && evidence.Lifecycle is not { DisposeCompleted: false } && evidence.Lifecycle is not { OutputStalledThroughDispose: true })
                 v.Add("lost-publish", $"Call {call.Id} (publisher {call.Publisher}, #{call.IndexInPublisher}) completed successfully but never reached the wire, and no transport fault explains it.", null, [call.Id]);
         }
 

@@ -1,3 +1,5 @@
+using AmqpConformance.Harness.Pooling;
+
 namespace AmqpConformance.Harness.Verdicts;
 
 /// <summary>Pools: after the writer is disposed every rental came back exactly once, nothing foreign came back, nothing was
@@ -13,14 +15,10 @@ public sealed class PoolsChecker : IInvariantChecker
         ArgumentNullException.ThrowIfNull(evidence);
         ArgumentNullException.ThrowIfNull(wire);
         var v = new ViolationList(Invariant);
-        foreach (var issue in evidence.Pool.Issues)
-            v.Add(issue.Kind switch
-            {
-                PoolIssueKind.Leak => "rental-not-returned",
-                PoolIssueKind.DoubleReturn => "double-return",
-                PoolIssueKind.ForeignReturn => "foreign-return",
-                _ => "write-after-return",
-            }, issue.Description);
+        foreach (var finding in evidence.Pool?.Findings ?? [])
+            v.Add(RuleOf(finding.Kind), finding.Message);
+        foreach (var finding in evidence.CallerArrayFindings)
+            v.Add(RuleOf(finding.Kind), "caller's body array: " + finding.Message);
 
         foreach (var call in evidence.Calls.Where(c => c.HasBodyOwner))
         {
@@ -39,4 +37,13 @@ public sealed class PoolsChecker : IInvariantChecker
         }
         return v.ToVerdict();
     }
+
+    /// <summary>The rule name reported for a pool finding.</summary>
+    public static string RuleOf(PoolFindingKind kind) => kind switch
+    {
+        PoolFindingKind.Leak => "rental-not-returned",
+        PoolFindingKind.DoubleReturn => "double-return",
+        PoolFindingKind.ForeignReturn => "foreign-return",
+        _ => "write-after-return",
+    };
 }

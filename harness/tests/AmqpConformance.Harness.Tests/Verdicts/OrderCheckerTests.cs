@@ -57,7 +57,10 @@ public class OrderCheckerTests
         Assert.Equal([1], verdict.Single("lost-publish").Calls);
         Assert.DoesNotContain(_checker.Run(b.Evidence(e => e with { Fault = new TransportFaultRecord(TimeSpan.Zero, "reset", null, 0) })).Violations,
             v => v.Rule == "lost-publish");
-        Assert.DoesNotContain(_checker.Run(b.Evidence(e => e with { WriterDisposed = false })).Violations, v => v.Rule == "lost-publish");
+        var hung = new LifecycleRecord(TimeSpan.FromMilliseconds(5), null, TimeSpan.FromSeconds(1), [], 0, false);
+        Assert.DoesNotContain(_checker.Run(b.Evidence(e => e with { Lifecycle = hung })).Violations, v => v.Rule == "lost-publish");
+        var gaveUp = new LifecycleRecord(TimeSpan.FromMilliseconds(5), TimeSpan.FromMilliseconds(9), TimeSpan.FromSeconds(1), [], 0, OutputStalledThroughDispose: true);
+        Assert.DoesNotContain(_checker.Run(b.Evidence(e => e with { Lifecycle = gaveUp })).Violations, v => v.Rule == "lost-publish");
     }
 
     [Fact]

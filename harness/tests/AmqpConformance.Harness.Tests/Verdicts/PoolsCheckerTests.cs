@@ -1,3 +1,4 @@
+using AmqpConformance.Harness.Pooling;
 using AmqpConformance.Harness.Verdicts;
 
 namespace AmqpConformance.Harness.Tests.Verdicts;
@@ -12,20 +13,28 @@ public class PoolsCheckerTests
         var b = new WireLogBuilder();
         long[] seqs = b.Publish(1, 0, [1, 2, 3]);
         b.Replace(b.Call(0, [1, 2, 3], 0, 1) with { HasBodyOwner = true, BodyOwnerDisposals = 1, BodyOwnerDisposedAtOutputBytes = 1_000 });
-        Assert.True(_checker.Run(b.Evidence(e => e with { Pool = new PoolLedgerSummary(3, 3, []) })).Holds);
+        Assert.True(_checker.Run(b.Evidence(e => e with { Pool = PoolLedgers.With(3, 3) })).Holds);
         Assert.Equal(3, seqs.Length);
     }
 
     [Theory]
-    [InlineData(PoolIssueKind.Leak, "rental-not-returned")]
-    [InlineData(PoolIssueKind.DoubleReturn, "double-return")]
-    [InlineData(PoolIssueKind.ForeignReturn, "foreign-return")]
-    [InlineData(PoolIssueKind.WriteAfterReturn, "write-after-return")]
-    public void Every_ledger_issue_is_a_violation(PoolIssueKind kind, string rule)
+    [InlineData(PoolFindingKind.Leak, "rental-not-returned")]
+    [InlineData(PoolFindingKind.DoubleReturn, "double-return")]
+    [InlineData(PoolFindingKind.ForeignReturn, "foreign-return")]
+    [InlineData(PoolFindingKind.WriteAfterReturn, "write-after-return")]
+    public void Every_ledger_finding_is_a_violation(PoolFindingKind kind, string rule)
     {
         var b = new WireLogBuilder();
-        var verdict = _checker.Run(b.Evidence(e => e with { Pool = new PoolLedgerSummary(1, 1, [new PoolIssue(kind, "array #1 (4096 bytes)")]) }));
+        var verdict = _checker.Run(b.Evidence(e => e with { Pool = PoolLedgers.With(1, 1, PoolLedgers.Finding(kind, "array #1 (4096 bytes)")) }));
         Assert.Contains("array #1", verdict.Single(rule).Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_write_to_a_callers_poisoned_body_array_is_a_violation()
+    {
+        var b = new WireLogBuilder();
+        var verdict = _checker.Run(b.Evidence(e => e with { CallerArrayFindings = [PoolLedgers.Finding(PoolFindingKind.WriteAfterReturn, "array #1 was written after return")] }));
+        Assert.StartsWith("caller's body array", verdict.Single("write-after-return").Message, StringComparison.Ordinal);
     }
 
     [Fact]

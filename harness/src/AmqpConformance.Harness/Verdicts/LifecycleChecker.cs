@@ -1,0 +1,44 @@
+namespace AmqpConformance.Harness.Verdicts;
+
+/// <summary>Lifecycle: DisposeAsync completes within its bound even on a stalled output; every call pending when disposal began
+/// completes, and succeeds only if its command went out before disposal returned; a call that starts after disposal returned fails
+/// and writes nothing; nothing is written after disposal returned.</summary>
+/// <remarks>Holds trivially where the harness did not dispose the writer (<see cref="ConformanceEvidence.Lifecycle"/> is null).</remarks>
+public sealed class LifecycleChecker : IInvariantChecker
+{
+    /// <inheritdoc />
+    public string Invariant => InvariantNames.Lifecycle;
+
+    /// <inheritdoc />
+    public Verdict Check(ConformanceEvidence evidence, WireAssembly wire)
+    {
+        ArgumentNullException.ThrowIfNull(evidence);
+        ArgumentNullException.ThrowIfNull(wire);
+        var v = new ViolationList(Invariant);
+        if (evidence.Lifecycle is not { DisposeInvokedAt: { } invoked } life) return v.ToVerdict();
+        if (!life.DisposeCompleted)
+            v.Add("dispose-hung", $"DisposeAsync did not complete within {life.Bound.TotalSeconds:0.###} s" +
+                (life.OutputStalledThroughDispose ? " while the output accepted nothing (a writer must give up after WriterContext.DrainTimeout)." : "."));
+        var calls = evidence.Calls.ToDictionary(c => c.Id);
+        foreach (int id in life.CallsPendingAtDispose)
+        {
+            if (!calls.TryGetValue(id, out var call)) continue;
+            if (call.Outcome == CallOutcome.Pending)
+                v.Add("stranded-by-dispose", $"Call {id} was pending when DisposeAsync began (at {invoked.TotalMilliseconds:0.###} ms) and never completed.", null, [id]);
+        }
+        foreach (var call in evidence.Calls.Where(c => c.Started > invoked && c.Outcome == CallOutcome.Succeeded))
+        {
+            var command = wire.FirstOf(call.Id);
+            bool returnedBefore = life.DisposeReturnedAt is { } returned && call.Started > returned;
+            if (returnedBefore)
+                v.Add("succeeded-after-dispose", $"Call {call.Id} started at {call.Started.TotalMilliseconds:0.###} ms, after DisposeAsync had returned, yet reported success.",
+                    command?.FrameSequences, [call.Id]);
+            else if (command is null && evidence.Fault is null)
+                v.Add("accepted-during-dispose-and-dropped", $"Call {call.Id} started while DisposeAsync was running (invoked at {invoked.TotalMilliseconds:0.###} ms) and " +
+                    "reported success, but its command never reached the wire.", null, [call.Id]);
+        }
+        if (life.BytesWrittenAfterDispose > 0)
+            v.Add("write-after-dispose", $"The writer put {life.BytesWrittenAfterDispose} bytes into its output after DisposeAsync had completed.");
+        return v.ToVerdict();
+    }
+}

@@ -1,0 +1,17 @@
+namespace AmqpConformance.Harness.Verdicts;
+
+/// <summary>How the harness disposed the writer, and what the writer did around it. Times are on the evidence's clock.</summary>
+/// <param name="DisposeInvokedAt">When the synchronous part of DisposeAsync had returned (a call that starts later started after
+/// disposal began); null if the writer was never disposed.</param>
+/// <param name="DisposeReturnedAt">When the task DisposeAsync returned completed; null if it did not within <paramref name="Bound"/>.</param>
+/// <param name="Bound">How long the harness waited for DisposeAsync.</param>
+/// <param name="CallsPendingAtDispose">Calls that had started and not completed when disposal began.</param>
+/// <param name="BytesWrittenAfterDispose">Bytes the writer committed to its output after DisposeAsync completed.</param>
+/// <param name="OutputStalledThroughDispose">Whether the harness kept the output from accepting anything until disposal returned
+/// (so a writer that completes calls before flushing may legitimately drop them when it gives up).</param>
+public sealed record LifecycleRecord(TimeSpan? DisposeInvokedAt, TimeSpan? DisposeReturnedAt, TimeSpan Bound,
+    IReadOnlyList<int> CallsPendingAtDispose, long BytesWrittenAfterDispose, bool OutputStalledThroughDispose)
+{
+    /// <summary>Whether DisposeAsync completed within <see cref="Bound"/>.</summary>
+    public bool DisposeCompleted => DisposeReturnedAt is not null;
+}

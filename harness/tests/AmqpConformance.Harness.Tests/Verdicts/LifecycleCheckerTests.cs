@@ -1,0 +1,48 @@
+using AmqpConformance.Harness.Verdicts;
+
+namespace AmqpConformance.Harness.Tests.Verdicts;
+
+public class LifecycleCheckerTests
+{
+    private static TimeSpan Ms(double ms) => TimeSpan.FromMilliseconds(ms);
+    private readonly LifecycleChecker _checker = new();
+
+    private static LifecycleRecord Disposed(double invokedMs, double? returnedMs, IReadOnlyList<int>? pending = null, long bytesAfter = 0, bool stalled = false) =>
+        new(Ms(invokedMs), returnedMs is { } r ? Ms(r) : null, TimeSpan.FromSeconds(1), pending ?? [], bytesAfter, stalled);
+
+    [Fact]
+    public void A_clean_disposal_holds_and_no_disposal_holds_trivially()
+    {
+        var b = new WireLogBuilder();
+        b.Publish(1, 0, [1]);
+        b.Call(0, [1], 0, 1);
+        b.Call(1, [2], 6, 6.5, CallOutcome.Failed, error: "ObjectDisposedException: disposed");
+        Assert.True(_checker.Run(b.Evidence(e => e with { Lifecycle = Disposed(5, 8, pending: [0]) })).Holds);
+        Assert.True(_checker.Run(b.Evidence()).Holds);
+    }
+
+    [Fact]
+    public void A_hung_disposal_a_stranded_call_and_bytes_after_disposal_are_caught()
+    {
+        var b = new WireLogBuilder();
+        b.Call(0, [1], 0, null, CallOutcome.Pending);
+        var verdict = _checker.Run(b.Evidence(e => e with { Lifecycle = Disposed(5, null, pending: [0], bytesAfter: 17, stalled: true) }));
+        Assert.Contains("accepted nothing", verdict.Single("dispose-hung").Message, StringComparison.Ordinal);
+        Assert.Equal([0], verdict.Single("stranded-by-dispose").Calls);
+        Assert.Contains("17 bytes", verdict.Single("write-after-dispose").Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Calls_after_disposal_returned_must_fail_and_calls_during_it_must_go_out_if_they_succeed()
+    {
+        var b = new WireLogBuilder();
+        b.Publish(1, 1, [2]);
+        b.Call(0, [1], 6, 6.1);  // during disposal (5..8 ms), succeeded, not on the wire
+        b.Call(1, [2], 6.2, 6.3); // during disposal, succeeded, on the wire: a drain
+        b.Call(2, [3], 9, 9.1);   // after disposal returned, succeeded
+        var verdict = _checker.Run(b.Evidence(e => e with { Lifecycle = Disposed(5, 8) }));
+        Assert.Equal([0], verdict.Single("accepted-during-dispose-and-dropped").Calls);
+        Assert.Equal([2], verdict.Single("succeeded-after-dispose").Calls);
+        Assert.Equal(2, verdict.Violations.Count);
+    }
+}
