@@ -69,7 +69,8 @@ public sealed class RunCommandTests : IDisposable
         var (code, output, _) = Invoke("--writer", $"{TestAssembly}:{typeof(DropsBodiesFactory).FullName}", "--cases", "50", "--invariant", "command-shape");
         Assert.Equal(1, code);
         Assert.Contains("VIOLATED", output, StringComparison.Ordinal);
-        Assert.Contains("DropsBodies violates \"command-shape\"", output, StringComparison.Ordinal);
+        Assert.Contains("DropsBodies violates command-shape", output, StringComparison.Ordinal);
+        Assert.Contains("property \"command-shape\"", output, StringComparison.Ordinal);
         Assert.Contains("--replay ", output, StringComparison.Ordinal);
         Assert.True(File.Exists(Path.Combine(_reports, "DropsBodies", "command-shape", "timeline.html")));
         Assert.True(File.Exists(Path.Combine(_reports, "DropsBodies", "command-shape", "frames.jsonl")));

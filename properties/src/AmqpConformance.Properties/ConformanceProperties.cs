@@ -12,16 +12,18 @@ using Microsoft.FSharp.Core;
 namespace AmqpConformance.Properties;
 
 /// <summary>
-/// One FsCheck property per invariant: "for every generated scenario, running it against the writer leaves evidence on which
-/// the invariant holds". Failing cases are shrunk to a small scenario and come back with their run, verdict and replay token.
+/// One FsCheck property per invariant: "for every generated scenario, running it against the writer leaves evidence on which every
+/// invariant holds". The invariant a property is named after only biases what it generates (<see cref="ScenarioProfile.For"/>):
+/// each case is judged on all invariants, so nothing a case shows is thrown away. Failing cases are shrunk to a small scenario and
+/// come back with their run, verdict and replay token; every run counts the events it produced (<see cref="RunEvents"/>).
 /// </summary>
 public static class ConformanceProperties
 {
-    /// <summary>The pseudo-invariant that checks every invariant on each case at once (one run per case instead of nine):
-    /// the cheap way to put many cases through a writer, such as the 10,000-case false-positive check.</summary>
+    /// <summary>The property that draws from the mixed profile (<see cref="ScenarioProfile.Mixed"/>): the cheap way to put many
+    /// cases through a writer, such as the 10,000-case false-positive check and the self-test.</summary>
     public const string AllAtOnce = "all";
 
-    /// <summary>Checks <paramref name="invariant"/> against writers from <paramref name="factory"/> at writer level.</summary>
+    /// <summary>Checks <paramref name="invariant"/>'s property against writers from <paramref name="factory"/> at writer level.</summary>
     /// <exception cref="ArgumentException">Unknown invariant.</exception>
     public static PropertyOutcome Check(FrameWriterFactory factory, string invariant, PropertyRunOptions? options = null)
     {
@@ -32,7 +34,7 @@ public static class ConformanceProperties
             scenario => WriterLevelRunner.RunAsync(factory, scenario, runner).GetAwaiter().GetResult());
     }
 
-    /// <summary>Checks <paramref name="invariant"/> against <paramref name="client"/> at client level, through
+    /// <summary>Checks <paramref name="invariant"/>'s property against <paramref name="client"/> at client level, through
     /// <paramref name="runner"/>'s fault proxy and fake broker.</summary>
     public static PropertyOutcome Check(Clients.ClientAdapter client, Clients.ClientLevelRunner runner, string invariant, PropertyRunOptions? options = null)
     {
@@ -42,89 +44,116 @@ public static class ConformanceProperties
         return Check(client.Name, invariant, options, scenario => runner.RunAsync(client, scenario).GetAwaiter().GetResult(), ScenarioGenerators.ClientArbitrary);
     }
 
-    /// <summary>Checks <paramref name="invariant"/> with any way of running a scenario (writer level, client level...).</summary>
+    /// <summary>Checks <paramref name="invariant"/>'s property with any way of running a scenario (writer level, client level...).</summary>
     /// <param name="subject">The name reported for what is being checked.</param>
-    /// <param name="invariant">The invariant to check.</param>
+    /// <param name="invariant">The property: an invariant's name (its generation profile) or <see cref="AllAtOnce"/>.</param>
     /// <param name="options">Cases, replay, limits.</param>
     /// <param name="run">Runs one scenario and returns its evidence; must not throw for anything the subject does.</param>
-    /// <param name="arbitrary">The scenarios to draw from; defaults to <see cref="ScenarioGenerators.Arbitrary"/>
-    /// (<see cref="ScenarioGenerators.StalledArbitrary"/> for backpressure).</param>
+    /// <param name="arbitrary">The scenarios to draw from; defaults to the property's profile (<see cref="ScenarioProfile.For"/>).</param>
+    /// <exception cref="ArgumentException">Unknown invariant.</exception>
     public static PropertyOutcome Check(string subject, string invariant, PropertyRunOptions options, Func<Scenario, RunResult> run,
         Arbitrary<Scenario>? arbitrary = null)
     {
         ArgumentNullException.ThrowIfNull(subject);
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(run);
-        IInvariantChecker checker = invariant == AllAtOnce ? new AllCheckers() : InvariantCheckers.For(invariant);
-        arbitrary ??= invariant == InvariantNames.Backpressure ? ScenarioGenerators.StalledArbitrary : ScenarioGenerators.Arbitrary;
-        var stopwatch = Stopwatch.StartNew();
-        RunResult? lastFailure = null;
-        Verdict? lastVerdict = null;
-        Stopwatch? shrinking = null;
-        var knownSeen = new Dictionary<string, int>();
-        bool Holds(Scenario scenario)
-        {
-            // Shrinking a writer that hangs costs a call timeout per candidate: past the budget, stop shrinking (keep the best so far).
-            if (shrinking is not null && shrinking.Elapsed > options.ShrinkBudget) return true;
-            var result = run(scenario);
-            var verdict = Filter(checker.Check(result.Evidence, WireAssembly.From(result.Evidence)), scenario);
-            if (!verdict.Holds)
-            {
-                shrinking ??= Stopwatch.StartNew();
-                lastFailure = result;
-                lastVerdict = verdict;
-            }
-            return verdict.Holds;
-        }
-
-        Verdict Filter(Verdict verdict, Scenario scenario)
-        {
-            if (verdict.Holds) return verdict;
-            if (options.KnownScenarioDeviations.FirstOrDefault(d => d.AppliesTo(scenario)) is { } covering)
-            {
-                knownSeen[covering.Name] = knownSeen.GetValueOrDefault(covering.Name) + 1;
-                return verdict with { Violations = [] };
-            }
-            if (options.KnownDeviations.Count == 0) return verdict;
-            foreach (var known in verdict.Violations.Where(v => options.KnownDeviations.ContainsKey(v.Rule)))
-                knownSeen[known.Rule] = knownSeen.GetValueOrDefault(known.Rule) + 1;
-            return verdict with { Violations = [.. verdict.Violations.Where(v => !options.KnownDeviations.ContainsKey(v.Rule))] };
-        }
-
+        if (invariant != AllAtOnce && !InvariantNames.All.Contains(invariant))
+            throw new ArgumentException($"Unknown invariant \"{invariant}\"; known: {string.Join(", ", InvariantNames.All)} (or \"{AllAtOnce}\").", nameof(invariant));
+        arbitrary ??= ScenarioGenerators.ArbitraryFor(invariant == AllAtOnce ? ScenarioProfile.Mixed : ScenarioProfile.For(invariant));
+        var session = new CheckSession(invariant, options, run);
         var capture = new CapturingRunner(options.OnCase);
         var config = Config.Quick.WithMaxTest(options.Replay is null ? options.MaxTest : 1).WithRunner(capture).WithName(invariant);
         if (options.Replay is { } replay)
             config = config.WithReplay(FSharpOption<Replay>.Some(new Replay(new Rnd(replay.Seed, replay.Gamma), FSharpOption<int>.Some(replay.Size))));
-        FsCheck.Check.One(config, Prop.ForAll(arbitrary, (Func<Scenario, bool>)Holds));
+        FsCheck.Check.One(config, Prop.ForAll(arbitrary, (Func<Scenario, bool>)session.Holds));
 
         if (capture.Result is not TestResult.Failed failed)
-            return new PropertyOutcome(invariant, subject, capture.Cases, 0, null, null, null, null, stopwatch.Elapsed) { KnownDeviationsSeen = knownSeen };
+            return session.Outcome(subject, capture.Cases, 0, null, null);
 
         var shrunk = failed.Item3.Head as Scenario;
         var token = new ReplayToken(failed.Item6.Seed, failed.Item6.Gamma, failed.Item7); // Item6: the generator state of the failing case itself
-        if (shrunk is not null && (lastFailure is null || lastFailure.Scenario.ToString() != shrunk.ToString()))
-        {
-            lastFailure = null;
-            lastVerdict = null;
-            for (int attempt = 0; attempt < 3 && lastFailure is null; attempt++)
-            {
-                var again = run(shrunk);
-                var verdict = Filter(checker.Check(again.Evidence, WireAssembly.From(again.Evidence)), shrunk);
-                if (!verdict.Holds) (lastFailure, lastVerdict) = (again, verdict);
-            }
-        }
-        if (lastVerdict is null && failed.Item4 is Outcome.Failed { Item: { } error })
-            lastVerdict = new Verdict(invariant, [new Violation(invariant, "property-threw", error.ToString(), [], [])]);
-        return new PropertyOutcome(invariant, subject, failed.Item1.NumberOfTests, failed.Item1.NumberOfShrinks,
-            shrunk ?? failed.Item2.Head as Scenario, lastVerdict, lastFailure, token, stopwatch.Elapsed) { KnownDeviationsSeen = knownSeen };
+        session.ConfirmShrunk(shrunk);
+        if (session.LastVerdict is null && failed.Item4 is Outcome.Failed { Item: { } error })
+            session.LastVerdict = new Verdict(invariant, [new Violation(invariant, "property-threw", error.ToString(), [], [])]);
+        return session.Outcome(subject, failed.Item1.NumberOfTests, failed.Item1.NumberOfShrinks, shrunk ?? failed.Item2.Head as Scenario, token);
     }
 
-    private sealed class AllCheckers : IInvariantChecker
+    /// <summary>The state of one property check: judges each case on every invariant, filters accepted deviations, counts events,
+    /// remembers the last failure, bounds shrinking, and retries a replayed case until it fails again.</summary>
+    private sealed class CheckSession(string invariant, PropertyRunOptions options, Func<Scenario, RunResult> run)
     {
-        public string Invariant => AllAtOnce;
+        private readonly Stopwatch _elapsed = Stopwatch.StartNew();
+        private readonly Dictionary<string, int> _knownSeen = [];
+        private readonly RunEvents _events = new();
+        private Stopwatch? _shrinking;
+        private int _replayAttempts;
 
-        public Verdict Check(ConformanceEvidence evidence, WireAssembly wire) =>
-            new(AllAtOnce, [.. InvariantCheckers.All.SelectMany(c => c.Check(evidence, wire).Violations)]);
+        public RunResult? LastFailure { get; private set; }
+
+        public Verdict? LastVerdict { get; set; }
+
+        public bool Holds(Scenario scenario)
+        {
+            // Shrinking a writer that hangs costs a call timeout per candidate: past the budget, stop shrinking (keep the best so far).
+            if (_shrinking is not null && _shrinking.Elapsed > options.ShrinkBudget) return true;
+            int attempts = options.Replay is not null && _shrinking is null ? Math.Max(1, options.ReplayAttempts) : 1;
+            for (int attempt = 1; attempt <= attempts; attempt++)
+            {
+                var (result, verdict) = Judge(scenario);
+                if (_shrinking is null) _events.Add(result.Events);
+                if (verdict.Holds) continue;
+                _shrinking ??= Stopwatch.StartNew();
+                if (options.Replay is not null && _replayAttempts == 0) _replayAttempts = attempt;
+                (LastFailure, LastVerdict) = (result, verdict);
+                return false;
+            }
+            return true;
+        }
+
+        /// <summary>Makes sure the reported run is the shrunk scenario's own (re-running it a few times if the last failure was another
+        /// candidate's).</summary>
+        public void ConfirmShrunk(Scenario? shrunk)
+        {
+            if (shrunk is null || (LastFailure is not null && LastFailure.Scenario.ToString() == shrunk.ToString())) return;
+            LastFailure = null;
+            LastVerdict = null;
+            for (int attempt = 0; attempt < 3 && LastFailure is null; attempt++)
+            {
+                var (result, verdict) = Judge(shrunk);
+                if (!verdict.Holds) (LastFailure, LastVerdict) = (result, verdict);
+            }
+        }
+
+        public PropertyOutcome Outcome(string subject, int cases, int shrinks, Scenario? counterexample, ReplayToken? token) =>
+            new(invariant, subject, cases, shrinks, counterexample, counterexample is null ? null : LastVerdict, counterexample is null ? null : LastFailure,
+                token, _elapsed.Elapsed)
+            {
+                KnownDeviationsSeen = _knownSeen,
+                Events = _events,
+                ReplayAttemptsNeeded = _replayAttempts == 0 ? null : _replayAttempts,
+            };
+
+        private (RunResult Result, Verdict Verdict) Judge(Scenario scenario)
+        {
+            var result = run(scenario);
+            var wire = WireAssembly.From(result.Evidence);
+            var verdict = new Verdict(invariant, [.. InvariantCheckers.All.SelectMany(c => c.Check(result.Evidence, wire).Violations)]);
+            return (result, Filter(verdict, scenario));
+        }
+
+        private Verdict Filter(Verdict verdict, Scenario scenario)
+        {
+            if (verdict.Holds) return verdict;
+            if (options.KnownScenarioDeviations.FirstOrDefault(d => d.AppliesTo(scenario)) is { } covering)
+            {
+                _knownSeen[covering.Name] = _knownSeen.GetValueOrDefault(covering.Name) + 1;
+                return verdict with { Violations = [] };
+            }
+            if (options.KnownDeviations.Count == 0) return verdict;
+            foreach (var known in verdict.Violations.Where(v => options.KnownDeviations.ContainsKey(v.Rule)))
+                _knownSeen[known.Rule] = _knownSeen.GetValueOrDefault(known.Rule) + 1;
+            return verdict with { Violations = [.. verdict.Violations.Where(v => !options.KnownDeviations.ContainsKey(v.Rule))] };
+        }
     }
 
     private sealed class CapturingRunner(Action<int>? onCase) : IRunner

@@ -24,6 +24,16 @@ public sealed record PropertyOutcome(string Invariant, string Subject, int Cases
     /// <summary>Where the failure's artifacts (frames.jsonl, wire.pcap, timeline.html) were written, when they were.</summary>
     public string? ArtifactFolder { get; init; }
 
+    /// <summary>The events the generated cases produced (shrinking runs not counted).</summary>
+    public RunEvents Events { get; init; } = new();
+
+    /// <summary>For a replay: on which attempt the replayed case failed again (null when it did not fail, or this is not a replay).</summary>
+    public int? ReplayAttemptsNeeded { get; init; }
+
+    /// <summary>The invariants the counterexample violated (the property is named after the one its generation is biased to;
+    /// every case is judged on all of them).</summary>
+    public IReadOnlyList<string> ViolatedInvariants => Verdict is null ? [] : [.. Verdict.Violations.Select(v => v.Invariant).Distinct()];
+
     /// <summary>How many violations of each accepted known deviation (<see cref="PropertyRunOptions.KnownDeviations"/>) were seen.</summary>
     public IReadOnlyDictionary<string, int> KnownDeviationsSeen { get; init; } = new Dictionary<string, int>();
 
@@ -34,7 +44,8 @@ public sealed record PropertyOutcome(string Invariant, string Subject, int Cases
             : " Known deviations accepted: " + string.Join(", ", KnownDeviationsSeen.Select(k => $"{k.Key} x{k.Value}")) + ".";
         if (Holds) return $"{Subject} / {Invariant}: holds over {CasesRun} cases ({Elapsed.TotalSeconds:0.0} s).{known}";
         var sb = new StringBuilder();
-        sb.AppendLine($"{Subject} violates \"{Invariant}\" (found after {CasesRun} case(s), shrunk {Shrinks} time(s)).");
+        string which = ViolatedInvariants.Count == 0 ? Invariant : string.Join(", ", ViolatedInvariants);
+        sb.AppendLine($"{Subject} violates {which} (property \"{Invariant}\": found after {CasesRun} case(s), shrunk {Shrinks} time(s)).");
         sb.AppendLine($"Counterexample: {Counterexample}");
         if (Verdict is not null)
         {

@@ -17,6 +17,11 @@ public sealed record PropertyRunOptions
     /// <summary>Replays exactly one earlier case instead of generating new ones.</summary>
     public ReplayToken? Replay { get; init; }
 
+    /// <summary>When replaying: how many times the replayed case is run until it fails again (default 10). A scripted case is
+    /// driven step by step and fails again on the first attempt; a free-running one depends on thread timing and may need more.
+    /// The outcome says which attempt failed (<see cref="PropertyOutcome.ReplayAttemptsNeeded"/>).</summary>
+    public int ReplayAttempts { get; init; } = 10;
+
     /// <summary>Limits of each run.</summary>
     public WriterRunOptions Runner { get; init; } = WriterRunOptions.Default;
 

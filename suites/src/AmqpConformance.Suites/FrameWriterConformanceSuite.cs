@@ -7,7 +7,9 @@ namespace AmqpConformance.Suites;
 
 /// <summary>
 /// The frame-writer conformance suite: one test per invariant, each an FsCheck property over generated scenarios run against
-/// writers from <see cref="Factory"/> in process (tracking pool, faulty transport, frame log). A client repository subclasses
+/// writers from <see cref="Factory"/> in process (tracking pool, faulty transport, the fake broker's frame log). A test's
+/// invariant biases what it generates; every case is judged on every invariant, and each test prints the events its cases
+/// produced. A client repository subclasses
 /// it in its test project and overrides <see cref="Factory"/>; tag the subclass with <c>[Trait("WriterMode", "...")]</c> to
 /// select it with <c>dotnet test --filter WriterMode=...</c>.
 /// </summary>
@@ -46,8 +48,17 @@ public abstract class FrameWriterConformanceSuite(ITestOutputHelper? output = nu
     /// <summary>Cancellation is all or nothing.</summary>
     [ConformanceProperty] public void Cancellation() => Verify(InvariantNames.Cancellation);
 
-    /// <summary>With a stalled transport, memory held stays bounded.</summary>
+    /// <summary>With a stalled output, calls accepted without being flushed and memory held stay within the queue capacity.</summary>
     [ConformanceProperty] public void Backpressure() => Verify(InvariantNames.Backpressure);
+
+    /// <summary>A call that completed successfully has its bytes flushed without any further action by the caller.</summary>
+    [ConformanceProperty] public void Visibility() => Verify(InvariantNames.Visibility);
+
+    /// <summary>Disposal completes within its bound; pending calls complete; calls after disposal fail; nothing is written after it.</summary>
+    [ConformanceProperty] public void Lifecycle() => Verify(InvariantNames.Lifecycle);
+
+    /// <summary>The fake broker, validating like RabbitMQ (strict profile), accepts every byte.</summary>
+    [ConformanceProperty] public void Broker() => Verify(InvariantNames.Broker);
 
     /// <summary>Checks <paramref name="invariant"/>'s property and fails the test with a full report if it does not hold.</summary>
     protected void Verify(string invariant, [System.Runtime.CompilerServices.CallerMemberName] string testMethod = "")

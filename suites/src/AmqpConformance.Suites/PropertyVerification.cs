@@ -23,6 +23,7 @@ internal static class PropertyVerification
         if (outcome.Holds)
         {
             output?.WriteLine(outcome.Describe());
+            output?.WriteLine("Events: " + outcome.Events);
             return;
         }
         var written = OutcomeArtifacts.Write(outcome, suiteName, replayHint: hint);

@@ -63,7 +63,7 @@ public sealed class ClientLevelRunner : IAsyncDisposable
                 traces.Add(new CallTrace
                 {
                     Id = nextId++, Publisher = p, IndexInPublisher = i, Channel = 0,
-                    ExpectedBody = WriterLevelRunner.BodyBytes(scenario.Seed, nextId - 1, scenario.Publishers[p][i].BodyLength),
+                    ExpectedBody = WriterCase.BodyBytes(scenario.Seed, nextId - 1, scenario.Publishers[p][i].BodyLength),
                 });
 
         IClientSession? session = null;
@@ -179,7 +179,7 @@ public sealed class ClientLevelRunner : IAsyncDisposable
             Task<ulong?> call;
             try { call = publisher.PublishAsync(trace.RoutingKey, body, step.HeaderBytes, cts.Token); }
             catch (Exception ex) { call = Task.FromException<ulong?>(ex); }
-            if (step.Cancel is CancelKind.Racing or CancelKind.OnFlush) _ = Task.Run(() => WriterLevelRunner.CancelQuietly(cts));
+            if (step.Cancel is CancelKind.Racing or CancelKind.OnFlush) _ = Task.Run(() => { try { cts.Cancel(); } catch (ObjectDisposedException) { } });
             if (await Task.WhenAny(call, Task.Delay(CallTimeout)).ConfigureAwait(false) != call) return false;
             trace.Complete(log.Elapsed, call.Exception?.InnerException ?? (call.IsCanceled ? new OperationCanceledException() : null));
             if (call.IsCompletedSuccessfully) trace.PublishSequenceNumber = call.Result;

@@ -1,11 +1,14 @@
+using AmqpConformance.Harness.Writers;
 using AmqpConformance.Properties.Running;
 using AmqpConformance.Properties.Scenarios;
 
 namespace AmqpConformance.Properties.Generators;
 
-/// <summary>Shrinks a failing <see cref="Scenario"/> toward a small readable one: first drop faults, publishers and publishes,
-/// then simplify the layout and frame_max, then each publish (no cancellation, no owner, no headers, no slicing, shorter body).
-/// Every candidate is strictly simpler, so shrinking ends.</summary>
+/// <summary>Shrinks a failing <see cref="Scenario"/> toward a small readable one: first drop faults, publishers, publishes and
+/// script steps, then simplify the settings (default queue and threshold, no noise, no stall through disposal), the layout and
+/// frame_max, then each publish (no cancellation, no owner, no headers, no slicing, shorter body). Every candidate is strictly
+/// simpler, so shrinking ends; a script stays consistent with its publishers (a publisher's removal removes its steps and renumbers
+/// the others).</summary>
 public static class ScenarioShrinker
 {
     /// <summary>Simpler scenarios than <paramref name="s"/>, most aggressive first, lazily.</summary>
@@ -15,9 +18,8 @@ public static class ScenarioShrinker
         foreach (var plan in s.Faults.ShrinkCandidates()) yield return s with { Faults = plan };
         if (s.Publishers.Count > 1)
         {
-            yield return s with { Publishers = [s.Publishers[0]] };
-            for (int p = 0; p < s.Publishers.Count; p++)
-                yield return s with { Publishers = [.. s.Publishers.Where((_, i) => i != p)] };
+            yield return WithoutPublishersAfter(s, 0);
+            for (int p = 0; p < s.Publishers.Count; p++) yield return WithoutPublisher(s, p);
         }
         for (int p = 0; p < s.Publishers.Count; p++)
         {
@@ -27,6 +29,14 @@ public static class ScenarioShrinker
             for (int i = 0; i < steps.Count; i++)
                 yield return WithSteps(s, p, [.. steps.Where((_, j) => j != i)]);
         }
+        if (s.Script is { } script)
+            for (int i = 0; i < script.Count; i++)
+                if (script[i].Kind != ScriptActionKind.Call)
+                    yield return s with { Script = [.. script.Where((_, j) => j != i)] };
+        if (s.QueueCapacity != WriterContext.DefaultQueueCapacity) yield return s with { QueueCapacity = WriterContext.DefaultQueueCapacity };
+        if (s.OutputThreshold != 64 * 1024) yield return s with { OutputThreshold = 64 * 1024 };
+        if (s.Noise) yield return s with { Noise = false };
+        if (s.StallThroughDispose) yield return s with { StallThroughDispose = false };
         if (s.Layout != ChannelLayout.OwnChannel) yield return s with { Layout = ChannelLayout.OwnChannel };
         if (s.FrameMax != 4096 && s.Publishers.All(p => p.All(x => x.HeaderBytes <= PublishCommandBuilder.MaxHeaderBytes(4096))))
             yield return s with { FrameMax = 4096 };
@@ -36,7 +46,7 @@ public static class ScenarioShrinker
                 {
                     var steps = s.Publishers[p].ToArray();
                     steps[i] = simpler;
-                    yield return WithSteps(s, p, steps);
+                    yield return s with { Publishers = Replace(s.Publishers, p, steps) };
                 }
     }
 
@@ -53,6 +63,35 @@ public static class ScenarioShrinker
             yield return step with { BodyLength = length };
     }
 
-    private static Scenario WithSteps(Scenario s, int publisher, IReadOnlyList<PublishStep> steps) =>
-        s with { Publishers = [.. s.Publishers.Select((x, i) => i == publisher ? steps : x)] };
+    /// <summary>Publisher <paramref name="publisher"/> with <paramref name="steps"/> (fewer); its surplus calls leave the script.</summary>
+    private static Scenario WithSteps(Scenario s, int publisher, IReadOnlyList<PublishStep> steps)
+    {
+        var shrunk = s with { Publishers = Replace(s.Publishers, publisher, steps) };
+        if (s.Script is null) return shrunk;
+        int surplus = s.Publishers[publisher].Count - steps.Count;
+        var script = s.Script.ToList();
+        for (int i = script.Count - 1; i >= 0 && surplus > 0; i--)
+            if (script[i].Kind == ScriptActionKind.Call && script[i].Publisher == publisher)
+            {
+                script.RemoveAt(i);
+                surplus--;
+            }
+        return shrunk with { Script = script };
+    }
+
+    private static Scenario WithoutPublisher(Scenario s, int publisher) => s with
+    {
+        Publishers = [.. s.Publishers.Where((_, i) => i != publisher)],
+        Script = s.Script?.Where(a => a.Publisher != publisher)
+            .Select(a => a.Publisher > publisher ? a with { Publisher = a.Publisher - 1 } : a).ToList(),
+    };
+
+    private static Scenario WithoutPublishersAfter(Scenario s, int keep) => s with
+    {
+        Publishers = [.. s.Publishers.Take(keep + 1)],
+        Script = s.Script?.Where(a => a.Publisher <= keep).ToList(),
+    };
+
+    private static IReadOnlyList<IReadOnlyList<PublishStep>> Replace(IReadOnlyList<IReadOnlyList<PublishStep>> publishers, int index, IReadOnlyList<PublishStep> steps) =>
+        [.. publishers.Select((x, i) => i == index ? steps : x)];
 }

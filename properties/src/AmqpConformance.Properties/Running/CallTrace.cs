@@ -3,17 +3,20 @@ using AmqpConformance.Harness.Verdicts;
 namespace AmqpConformance.Properties.Running;
 
 /// <summary>The mutable record of one call while a run is in progress; frozen into a <see cref="PublishCall"/> at the end.</summary>
+/// <remarks>Written by the call's own task and read by the driver: <see cref="Done"/> completing publishes the final state.</remarks>
 internal sealed class CallTrace
 {
+    private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
     public required int Id { get; init; }
     public required int Publisher { get; init; }
     public required int IndexInPublisher { get; init; }
     public required ushort Channel { get; set; }
-    public string RoutingKey => Harness.Verdicts.CallCorrelation.RoutingKeyFor(Id);
+    public string RoutingKey => CallCorrelation.RoutingKeyFor(Id);
     public required byte[] ExpectedBody { get; init; }
     public TimeSpan Started { get; set; }
 
-    /// <summary>Whether the call was made at all (a publisher stops after a hung call; its later calls are never made).</summary>
+    /// <summary>Whether the call was made at all (a publisher stops after a hung call; a script may not reach every publish).</summary>
     public bool Attempted { get; set; }
     public TimeSpan? Ended { get; set; }
     public CallOutcome Outcome { get; set; } = CallOutcome.Pending;
@@ -21,6 +24,15 @@ internal sealed class CallTrace
     public bool Poisoned { get; set; }
     public ulong? PublishSequenceNumber { get; set; }
     public TrackedBodyOwner? Owner { get; set; }
+
+    /// <summary>Cancels the call's token (set while the call is in flight).</summary>
+    public Action? Cancel { get; set; }
+
+    /// <summary>Completes once the call has completed and its bookkeeping is done, or it was given up as hung.</summary>
+    public Task Done => _done.Task;
+
+    /// <summary>Whether the call is in flight: started and not yet done.</summary>
+    public bool IsPending => Attempted && !_done.Task.IsCompleted;
 
     public void Complete(TimeSpan at, Exception? error)
     {
@@ -33,6 +45,9 @@ internal sealed class CallTrace
         };
         Error = error is null ? null : $"{error.GetType().Name}: {error.Message}";
     }
+
+    /// <summary>Marks the bookkeeping done (or the call given up as hung).</summary>
+    public void MarkDone() => _done.TrySetResult();
 
     public PublishCall Freeze() => new()
     {

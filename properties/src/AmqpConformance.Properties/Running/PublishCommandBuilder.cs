@@ -1,12 +1,12 @@
 using System.Buffers;
-using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.Properties.Running;
 
-/// <summary>Builds the basic.publish commands the runner hands to writers: method and content header frames serialized into a
-/// buffer rented from the writer's pool, the routing key naming the call (<see cref="CallCorrelation"/>), the body not copied.</summary>
+/// <summary>The basic.publish commands the runner hands to writers: built by <see cref="CommandBuilder"/> on the default exchange,
+/// the routing key naming the call (<see cref="CallCorrelation"/>), a headers table padded to the size the scenario asks for.</summary>
 public static class PublishCommandBuilder
 {
     private const string PadHeader = "x-pad";
@@ -29,26 +29,7 @@ public static class PublishCommandBuilder
     /// <paramref name="bodyOwner"/> passes to whoever gets the command (the writer).</summary>
     /// <exception cref="ArgumentException">The content header frame would not fit <paramref name="frameMax"/>.</exception>
     public static OutgoingCommand Build(ArrayPool<byte> pool, int frameMax, ushort channel, int callId, int headerBytes,
-        ReadOnlyMemory<byte> body, IDisposable? bodyOwner = null)
-    {
-        ArgumentNullException.ThrowIfNull(pool);
-        var method = new BasicPublish { RoutingKey = CallCorrelation.RoutingKeyFor(callId) };
-        var header = new ContentHeader((ulong)body.Length, headerBytes > 0 ? PropertiesWith(headerBytes) : BasicProperties.Empty);
-        int methodLength = MethodCodec.EncodedLength(method);
-        int headerLength = header.EncodedLength();
-        if (frameMax > 0 && headerLength + AmqpConstants.FrameOverhead > frameMax)
-            throw new ArgumentException($"The content header frame ({headerLength + AmqpConstants.FrameOverhead} bytes) does not fit frame_max {frameMax}: " +
-                $"shrink the headers table (at most {MaxHeaderBytes(frameMax)} pad bytes).", nameof(headerBytes));
-        int total = methodLength + headerLength + 2 * AmqpConstants.FrameOverhead;
-        byte[] buffer = pool.Rent(total);
-        Span<byte> span = buffer;
-        FrameFormat.WriteHeader(span, FrameType.Method, channel, methodLength);
-        MethodCodec.Encode(method, span.Slice(AmqpConstants.FrameHeaderSize, methodLength));
-        span[AmqpConstants.FrameHeaderSize + methodLength] = AmqpConstants.FrameEnd;
-        span = span[(methodLength + AmqpConstants.FrameOverhead)..];
-        FrameFormat.WriteHeader(span, FrameType.Header, channel, headerLength);
-        header.Encode(span.Slice(AmqpConstants.FrameHeaderSize, headerLength));
-        span[AmqpConstants.FrameHeaderSize + headerLength] = AmqpConstants.FrameEnd;
-        return new OutgoingCommand(channel, buffer, total, hasContent: true, body, bodyOwner);
-    }
+        ReadOnlyMemory<byte> body, IDisposable? bodyOwner = null) =>
+        CommandBuilder.BuildPublish(pool, frameMax, channel, "", CallCorrelation.RoutingKeyFor(callId), mandatory: false,
+            headerBytes > 0 ? PropertiesWith(headerBytes) : null, body, bodyOwner);
 }

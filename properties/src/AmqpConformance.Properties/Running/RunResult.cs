@@ -1,6 +1,6 @@
-using AmqpConformance.Protocol.Recording;
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Properties.Scenarios;
+using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.Properties.Running;
 
@@ -10,6 +10,9 @@ namespace AmqpConformance.Properties.Running;
 /// <param name="Log">The frame log, for JSON Lines and pcap export.</param>
 public sealed record RunResult(Scenario Scenario, ConformanceEvidence Evidence, FrameLog Log)
 {
+    /// <summary>What the run put the writer through (cancellations while parked, disposal with calls pending...).</summary>
+    public RunEvents Events { get; init; } = new();
+
     /// <summary>Checks one invariant over <see cref="Evidence"/>.</summary>
     public Verdict Check(string invariant) => InvariantCheckers.Check(invariant, Evidence);
 

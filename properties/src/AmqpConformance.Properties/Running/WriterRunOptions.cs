@@ -1,20 +1,28 @@
 namespace AmqpConformance.Properties.Running;
 
-/// <summary>Limits of one writer-level run.</summary>
+/// <summary>Limits of one writer-level run. Every bound is generous, so a correct writer on a loaded machine is never mistaken
+/// for a broken one; only a broken writer ever waits them out.</summary>
 public sealed record WriterRunOptions
 {
-    /// <summary>How long one publish call may take before it counts as hung (default 5 s: generous, so a loaded CI machine
-    /// is never mistaken for a hang; shrinking a real hang is bounded by <see cref="PropertyRunOptions.ShrinkBudget"/>).</summary>
+    /// <summary>How long one publish call may take before it counts as hung (default 5 s; shrinking a real hang is bounded by
+    /// <see cref="PropertyRunOptions.ShrinkBudget"/>).</summary>
     public TimeSpan CallTimeout { get; init; } = TimeSpan.FromSeconds(5);
 
-    /// <summary>How long the writer's DisposeAsync may take, draining included (default 10 s, longer than the reference
-    /// background writer's own 5-second drain limit).</summary>
-    public TimeSpan DisposeTimeout { get; init; } = TimeSpan.FromSeconds(10);
+    /// <summary>How long the writer's DisposeAsync may take beyond twice its drain timeout (default 3 s).</summary>
+    public TimeSpan DisposeMargin { get; init; } = TimeSpan.FromSeconds(3);
 
-    /// <summary>The writer's queue capacity in backpressure (stalled) runs, kept small so unbounded buffering shows (default 4).</summary>
-    public int StalledQueueCapacity { get; init; } = 4;
+    /// <summary>The drain timeout given to the writer when the harness keeps its output stalled through disposal (default 100 ms).</summary>
+    public TimeSpan StalledDrainTimeout { get; init; } = TimeSpan.FromMilliseconds(100);
 
-    /// <summary>How long without progress counts as "the writer is blocked" in a stalled run (default 20 ms).</summary>
+    /// <summary>How long the writer may sit idle (not touching its output) while a completed call's bytes are still unflushed
+    /// before the harness reports a visibility lapse (default 3 s); a writer that keeps working is given the time it needs.</summary>
+    public TimeSpan VisibilityBound { get; init; } = TimeSpan.FromSeconds(3);
+
+    /// <summary>How long the harness waits, after each scripted step, for the writer to stop moving: it settles as soon as nothing
+    /// changed over a few rounds through the thread pool, and never waits longer than this (default 250 ms).</summary>
+    public TimeSpan SettleLimit { get; init; } = TimeSpan.FromMilliseconds(250);
+
+    /// <summary>How long without progress counts as "the writer is blocked" in a transport-stalled run (default 20 ms).</summary>
     public TimeSpan QuietPeriod { get; init; } = TimeSpan.FromMilliseconds(20);
 
     /// <summary>Defaults.</summary>

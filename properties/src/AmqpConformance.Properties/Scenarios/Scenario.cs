@@ -1,24 +1,43 @@
 using System.Globalization;
 using System.Text;
 using AmqpConformance.Harness.Faults;
+using AmqpConformance.Harness.Writers;
 
 namespace AmqpConformance.Properties.Scenarios;
 
 /// <summary>
 /// One generated test case: concurrent publishers, each with a list of publishes, on a channel layout, under a negotiated
-/// frame_max, over a transport with a <see cref="FaultPlan"/>. Immutable; <see cref="ToString"/> is the compact description
-/// printed in failure reports.
+/// frame_max, over a transport with a <see cref="FaultPlan"/>; either free-running (every publisher on its own task, all
+/// released at once) or driven step by step by a <see cref="Script"/>. Immutable; <see cref="ToString"/> is the compact
+/// description printed in failure reports.
 /// </summary>
 /// <param name="FrameMax">The negotiated frame_max (0 = unlimited).</param>
 /// <param name="Layout">How publishers map onto channels.</param>
 /// <param name="Publishers">Each publisher's publishes, in the order it makes them (a publisher awaits each call before the next).</param>
-/// <param name="Faults">The transport faults (empty: a perfect transport).</param>
-/// <param name="Seed">Seeds the body bytes.</param>
-/// <param name="StallUntilQuiet">Stall the transport from the start until the writer stops making progress, measure the memory it
+/// <param name="Faults">The transport faults, counted in bytes of the writer's output (empty: a perfect transport).</param>
+/// <param name="Seed">Seeds the body bytes and the output's timing noise.</param>
+/// <param name="StallUntilQuiet">Stall the transport from the start until the writer stops making progress, measure what it
 /// holds, then release it (the backpressure run).</param>
 public sealed record Scenario(int FrameMax, ChannelLayout Layout, IReadOnlyList<IReadOnlyList<PublishStep>> Publishers,
     FaultPlan Faults, int Seed = 0, bool StallUntilQuiet = false)
 {
+    /// <summary>The queue capacity the writer is given (<see cref="WriterContext.QueueCapacity"/>); small values make queue-full paths common.</summary>
+    public int QueueCapacity { get; init; } = WriterContext.DefaultQueueCapacity;
+
+    /// <summary>Bytes the transport holds for the writer before its flushes wait (the output's pause threshold).</summary>
+    public int OutputThreshold { get; init; } = 64 * 1024;
+
+    /// <summary>The steps of a scripted run, or null for a free-running one.</summary>
+    public IReadOnlyList<ScriptAction>? Script { get; init; }
+
+    /// <summary>Whether the output's touch points (getting memory, flushing) get seeded timing noise (short yields and spins)
+    /// that widen race windows inside the writer.</summary>
+    public bool Noise { get; init; }
+
+    /// <summary>Scripted runs: keep the output stalled until disposal returns, with a short <see cref="WriterContext.DrainTimeout"/>,
+    /// so the writer must give up on what it holds.</summary>
+    public bool StallThroughDispose { get; init; }
+
     /// <summary>Total number of publishes.</summary>
     public int PublishCount => Publishers.Sum(p => p.Count);
 
@@ -34,12 +53,17 @@ public sealed record Scenario(int FrameMax, ChannelLayout Layout, IReadOnlyList<
     public bool IsSharedChannel(int publisher) =>
         Layout == ChannelLayout.SharedChannel || (Layout == ChannelLayout.Mixed && publisher % 2 == 0);
 
-    /// <summary>Compact and readable: "frame_max=4096 own seed=7 [p0: 0, 4089 cancel:before | p1: 1] faults: reset_peer@120".</summary>
+    /// <summary>Compact and readable: "frame_max=4096 own seed=7 queue=2 [p0: 0, 4089 cancel:before | p1: 1] script: hold call:p0 ...
+    /// faults: none".</summary>
     public override string ToString()
     {
         var sb = new StringBuilder();
         sb.Append(CultureInfo.InvariantCulture, $"frame_max={FrameMax} {Layout switch { ChannelLayout.SharedChannel => "shared", ChannelLayout.Mixed => "mixed", _ => "own" }} seed={Seed}");
+        if (QueueCapacity != WriterContext.DefaultQueueCapacity) sb.Append(CultureInfo.InvariantCulture, $" queue={QueueCapacity}");
+        if (OutputThreshold != 64 * 1024) sb.Append(CultureInfo.InvariantCulture, $" threshold={OutputThreshold}");
+        if (Noise) sb.Append(" noise");
         if (StallUntilQuiet) sb.Append(" stalled");
+        if (StallThroughDispose) sb.Append(" stall-through-dispose");
         sb.Append(" [");
         for (int p = 0; p < Publishers.Count; p++)
         {
@@ -47,6 +71,7 @@ public sealed record Scenario(int FrameMax, ChannelLayout Layout, IReadOnlyList<
             sb.Append(CultureInfo.InvariantCulture, $"p{p}: ").Append(string.Join(", ", Publishers[p]));
         }
         sb.Append(']');
+        if (Script is not null) sb.Append(" script: ").Append(string.Join(' ', Script));
         sb.Append(" faults: ").Append(Faults.IsEmpty ? "none" : Faults.ToJson());
         return sb.ToString();
     }

@@ -27,9 +27,11 @@ public sealed class WriterLevelRunnerTests
         // 3 methods + 3 headers + (0 + 2 + 3) body frames.
         Assert.Equal(11, e.Frames.Count);
         Assert.Equal(5, e.Frames.Count(f => f.Type == FrameType.Body));
-        Assert.Equal(8, e.Frames[0].WireOffset);
-        Assert.True(e.PoolObserved);
-        Assert.True(e.Pool.Rentals >= 3);
+        Assert.True(e.OutputWireOffset > 8, "the protocol header and the harness's handshake come before the writer's bytes");
+        Assert.Equal(e.OutputWireOffset, e.Frames[0].WireOffset);
+        Assert.NotNull(e.Pool);
+        Assert.True(e.Pool.Rents >= 3);
+        Assert.Empty(e.Findings);
         Assert.All(result.CheckAll(), v => Assert.True(v.Holds, v.ToString()));
         var owned = Assert.Single(e.Calls, c => c.HasBodyOwner);
         Assert.Equal(1, owned.BodyOwnerDisposals);

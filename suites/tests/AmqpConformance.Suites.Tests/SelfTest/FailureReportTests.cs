@@ -18,7 +18,8 @@ public sealed class FailureReportTests
     {
         var suite = new DoubleReturnSuite();
         var error = Assert.Throws<ConformanceViolationException>(suite.Pools);
-        Assert.Contains("violates \"pools\"", error.Message, StringComparison.Ordinal);
+        Assert.Contains("violates pools", error.Message, StringComparison.Ordinal);
+        Assert.Contains("property \"pools\"", error.Message, StringComparison.Ordinal);
         Assert.Contains("Counterexample: frame_max=", error.Message, StringComparison.Ordinal);
         Assert.Contains("double-return", error.Message, StringComparison.Ordinal);
         Assert.Contains(ReplayToken.EnvironmentVariable + "=", error.Message, StringComparison.Ordinal);

@@ -1,0 +1,73 @@
+using AmqpConformance.Properties.Scenarios;
+
+namespace AmqpConformance.Properties.Generators;
+
+/// <summary>Builds the script of a scripted case from its publishers and its features: every publish becomes a call step, in an
+/// order that interleaves the publishers, and control steps land between them: holds with their releases (some racing a
+/// cancellation), cancellations of the call just made or of an older one, a reset with calls after it, disposal with calls pending
+/// and calls after it. Drawn from a seeded <see cref="Random"/>, so a generated scenario carries its script explicitly.</summary>
+public static class ScriptGenerator
+{
+    /// <summary>A script for publishers with <paramref name="stepCounts"/> publishes each.</summary>
+    public static IReadOnlyList<ScriptAction> Build(IReadOnlyList<int> stepCounts, SwarmFeatures features, Random random)
+    {
+        ArgumentNullException.ThrowIfNull(stepCounts);
+        ArgumentNullException.ThrowIfNull(features);
+        ArgumentNullException.ThrowIfNull(random);
+        var order = CallOrder(stepCounts, random);
+        var actions = new List<ScriptAction>();
+        bool holding = false, reset = false, disposed = false;
+        // Disposal and resets land after at least one call and, where there are enough calls, before the last one or two, so
+        // that there are calls pending at the time and calls after it.
+        int disposeAt = features.Dispose ? random.Next(Math.Max(1, order.Count - 2), order.Count + 1) : -1;
+        if (features.Dispose && order.Count > 2 && random.Next(2) == 0) disposeAt = random.Next(1, order.Count);
+        int resetAt = features.Reset ? random.Next(0, Math.Max(1, order.Count - 1)) : -1;
+        for (int i = 0; i < order.Count; i++)
+        {
+            if (i == resetAt && !reset)
+            {
+                actions.Add(ScriptAction.Reset);
+                reset = true;
+            }
+            if (i == disposeAt && !disposed)
+            {
+                actions.Add(ScriptAction.Dispose);
+                disposed = true;
+            }
+            if (features.Holds && !holding && random.NextDouble() < 0.4)
+            {
+                actions.Add(ScriptAction.Hold);
+                holding = true;
+            }
+            int p = order[i];
+            actions.Add(ScriptAction.Call(p));
+            if (features.Cancellation && random.NextDouble() < 0.35)
+                actions.Add(ScriptAction.Cancel(random.NextDouble() < 0.7 ? p : order[random.Next(0, i + 1)]));
+            if (holding && random.NextDouble() < 0.3)
+            {
+                actions.Add(features.Cancellation && random.NextDouble() < 0.5
+                    ? ScriptAction.ReleaseRacingCancel(order[random.Next(0, i + 1)])
+                    : ScriptAction.Release);
+                holding = false;
+            }
+        }
+        if (features.Dispose && !disposed) actions.Add(ScriptAction.Dispose);
+        if (holding && !features.StallThroughDispose && random.Next(2) == 0) actions.Add(ScriptAction.Release);
+        return actions;
+    }
+
+    /// <summary>Every publish once, publishers interleaved at random, each publisher's publishes in its own order.</summary>
+    private static List<int> CallOrder(IReadOnlyList<int> stepCounts, Random random)
+    {
+        var left = stepCounts.ToArray();
+        var order = new List<int>(left.Sum());
+        while (order.Count < order.Capacity)
+        {
+            int p = random.Next(left.Length);
+            while (left[p] == 0) p = (p + 1) % left.Length;
+            left[p]--;
+            order.Add(p);
+        }
+        return order;
+    }
+}

@@ -1,0 +1,116 @@
+using AmqpConformance.Properties.Scenarios;
+
+namespace AmqpConformance.Properties.Running;
+
+/// <summary>
+/// Makes the publish calls of one case: builds each command (method and header frames rented from the writer's pool, the body a
+/// slice of a larger array rented from the callers' pool), hands it to the writer, watches the call to its end or its time limit,
+/// and poisons the caller's array as soon as the call completes (or, with a body owner, when the writer disposes the owner).
+/// Fires cancellations and classifies each by what the call was doing at that moment (<see cref="RunEvent"/>).
+/// </summary>
+/// <remarks>Never throws for anything the writer does: exceptions, hangs and misuse all end up in the traces.</remarks>
+internal sealed class CallLauncher(WriterCase world)
+{
+    /// <summary>Starts <paramref name="trace"/>'s call with <paramref name="step"/>; the returned task (= <see cref="CallTrace.Done"/>)
+    /// completes when the call has completed and been recorded, or was given up as hung. Never faults.</summary>
+    public Task Start(CallTrace trace, PublishStep step)
+    {
+        var writer = world.Writer!;
+        var output = world.Output;
+        byte[] array = world.CallerPool.Rent(step.SliceOffset + step.BodyLength + step.SliceSlack);
+        array.AsSpan().Fill(0x11);
+        var body = array.AsMemory(step.SliceOffset, step.BodyLength);
+        trace.ExpectedBody.CopyTo(body);
+        TrackedBodyOwner? owner = step.WithBodyOwner ? new TrackedBodyOwner(() => output.Committed, () => world.CallerPool.Return(array)) : null;
+        trace.Owner = owner;
+        Harness.Writers.OutgoingCommand command;
+        try
+        {
+            command = PublishCommandBuilder.Build(world.Context.Pool, world.Scenario.FrameMax, trace.Channel, trace.Id, step.HeaderBytes, body, owner);
+        }
+        catch (ArgumentException ex)
+        {
+            throw new InvalidOperationException($"The scenario asks for a publish that cannot be framed under frame_max {world.Scenario.FrameMax}: {ex.Message}", ex);
+        }
+        var cts = new CancellationTokenSource();
+        trace.Cancel = () => Fire(trace, cts, racing: false);
+        if (step.Cancel == CancelKind.Before) cts.Cancel();
+        Action? onFlush = null;
+        if (step.Cancel == CancelKind.OnFlush)
+        {
+            onFlush = trace.Cancel;
+            output.FireOnFlush(onFlush, step.CancelAfterFlushes);
+        }
+        if (world.Output.FaultObservedAt is not null) world.Events.Add(RunEvent.CallAfterFault);
+        trace.Started = world.Clock;
+        trace.Attempted = true;
+        Task call;
+        try
+        {
+            call = writer.WriteAsync(command, cts.Token).AsTask();
+        }
+        catch (Exception ex)
+        {
+            call = Task.FromException(ex);
+        }
+        if (step.Cancel == CancelKind.Racing) _ = Task.Run(() => Fire(trace, cts, racing: true));
+        _ = WatchAsync(trace, call, cts, onFlush, owner is null ? array : null);
+        return trace.Done;
+    }
+
+    /// <summary>Cancels <paramref name="trace"/>'s call from another thread at the same moment the output releases its held flushes.</summary>
+    public void ReleaseRacingCancel(CallTrace trace)
+    {
+        using var start = new Barrier(2);
+        var cancel = trace.Cancel;
+        var racer = Task.Run(() =>
+        {
+            start.SignalAndWait();
+            if (cancel is not null) FireRacing(trace);
+        });
+        start.SignalAndWait();
+        world.Output.Release();
+        racer.Wait();
+    }
+
+    private void FireRacing(CallTrace trace)
+    {
+        world.Events.Add(RunEvent.CancelRacingCompletion);
+        trace.Cancel?.Invoke();
+    }
+
+    /// <summary>Cancels the call, first noting what it was doing: parked (none of its bytes committed), during a pending flush, or racing.</summary>
+    private void Fire(CallTrace trace, CancellationTokenSource cts, bool racing)
+    {
+        if (!trace.IsPending) return;
+        if (racing) world.Events.Add(RunEvent.CancelRacingCompletion);
+        if (!world.Output.HasStarted(trace.Id)) world.Events.Add(RunEvent.CancelWhileParked);
+        if (world.Output.IsFlushPending) world.Events.Add(RunEvent.CancelDuringFlush);
+        // The call may have completed (and its source been disposed) since the check above: then there is nothing to cancel.
+        try { cts.Cancel(); }
+        catch (ObjectDisposedException) { }
+    }
+
+    private async Task WatchAsync(CallTrace trace, Task call, CancellationTokenSource cts, Action? onFlush, byte[]? array)
+    {
+        try
+        {
+            if (await Task.WhenAny(call, Task.Delay(world.Options.CallTimeout)).ConfigureAwait(false) != call)
+                return; // hung: leave the body alone, the writer may still be using it
+            trace.Complete(world.Clock, call.Exception?.InnerException ?? (call.IsCanceled ? new OperationCanceledException() : null));
+            world.NoteCompletion();
+            if (onFlush is not null) world.Output.Disarm(onFlush);
+            trace.Cancel = null;
+            cts.Dispose();
+            if (array is not null)
+            {
+                world.CallerPool.Return(array); // poisons the array, and a later publish may reuse it
+                trace.Poisoned = true;
+            }
+        }
+        finally
+        {
+            trace.MarkDone();
+        }
+    }
+}

@@ -1,0 +1,57 @@
+using AmqpConformance.Harness.Verdicts;
+
+namespace AmqpConformance.Properties.Running;
+
+/// <summary>Disposes a case's writer once, when the script or the end of the run says so, and records the timeline the lifecycle
+/// invariant judges: when DisposeAsync was invoked and when it completed, which calls were pending then, and the bytes written
+/// after it completed.</summary>
+internal sealed class CaseLifecycle(WriterCase world)
+{
+    private Task? _disposal;
+    private TimeSpan? _invokedAt;
+    private TimeSpan? _returnedAt;
+    private IReadOnlyList<int> _pending = [];
+
+    /// <summary>Whether disposal has begun.</summary>
+    public bool Begun => _disposal is not null;
+
+    /// <summary>How long the harness waits for DisposeAsync: twice the writer's drain timeout plus a margin.</summary>
+    public TimeSpan Bound => 2 * world.Context.DrainTimeout + world.Options.DisposeMargin;
+
+    /// <summary>Invokes DisposeAsync (once) without waiting for it.</summary>
+    public void Begin()
+    {
+        if (_disposal is not null) return;
+        var pending = world.AllTraces.Where(t => t.IsPending).ToList();
+        _pending = [.. pending.Select(t => t.Id)];
+        if (pending.Count > 0) world.Events.Add(RunEvent.DisposeWithParkedCalls);
+        if (world.Output.IsFlushPending) world.Events.Add(RunEvent.DisposeDuringFlush);
+        Task disposal;
+        try
+        {
+            disposal = world.Writer!.DisposeAsync().AsTask();
+        }
+        catch (Exception ex)
+        {
+            disposal = Task.FromException(ex); // a DisposeAsync that throws synchronously: what it left behind is still judged
+        }
+        _invokedAt = world.Clock;
+        _disposal = disposal.ContinueWith(_ =>
+        {
+            _returnedAt = world.Clock;
+            world.Output.MarkDisposeReturned();
+        }, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+    }
+
+    /// <summary>Waits (bounded by <see cref="Bound"/>) for DisposeAsync to complete; begins it first if need be.</summary>
+    public async Task AwaitAsync()
+    {
+        Begin();
+        await Task.WhenAny(_disposal!, Task.Delay(Bound, CancellationToken.None)).ConfigureAwait(false);
+    }
+
+    /// <summary>The record for the evidence.</summary>
+    public LifecycleRecord Record() =>
+        new(_invokedAt, _disposal is { IsCompleted: true } ? _returnedAt : null, Bound, _pending, world.Output.BytesWrittenAfterDispose,
+            world.Scenario.StallThroughDispose && world.Scenario.Script is not null);
+}

@@ -1,0 +1,137 @@
+using System.Diagnostics;
+using AmqpConformance.Harness.Verdicts;
+using AmqpConformance.Protocol;
+
+namespace AmqpConformance.Properties.Running;
+
+/// <summary>
+/// Watches a case between the harness's own steps: waits for the writer to settle, checks that completed calls became visible,
+/// samples what the writer holds while its output is stalled, and counts the events it sees (<see cref="RunEvent"/>).
+/// </summary>
+internal sealed class CaseObserver(WriterCase world)
+{
+    private const int QuietRounds = 4;
+    private readonly List<VisibilityLapse> _lapses = [];
+    private readonly HashSet<int> _lapsed = [];
+    private long _peakBytesHeld;
+    private int _peakAccepted;
+    private IReadOnlyList<int> _peakAcceptedCalls = [];
+    private bool _sampledStall;
+
+    /// <summary>Visibility lapses found so far.</summary>
+    public IReadOnlyList<VisibilityLapse> Lapses => _lapses;
+
+    /// <summary>Waits until the writer stops moving: nothing changed on its output, its calls or its pool over a few rounds
+    /// through the thread pool's global queue (so work the writer queued before has run), bounded by
+    /// <see cref="WriterRunOptions.SettleLimit"/>. A settle that times out only makes the next step come earlier; no verdict
+    /// depends on it.</summary>
+    public async Task SettleAsync()
+    {
+        var limit = Stopwatch.StartNew();
+        long last = -1;
+        int quiet = 0;
+        while (quiet < QuietRounds && limit.Elapsed < world.Options.SettleLimit)
+        {
+            long now = Activity();
+            if (now == last) quiet++;
+            else
+            {
+                quiet = 0;
+                last = now;
+            }
+            await RoundTripAsync().ConfigureAwait(false);
+        }
+        SampleStall();
+    }
+
+    /// <summary>Checks that every call that completed successfully has its bytes flushed, waiting for the writer to flush on its own
+    /// for as long as it keeps working, and up to <see cref="WriterRunOptions.VisibilityBound"/> of idleness (no touch of its output)
+    /// after that. Skipped while the output is held or faulted (the bytes cannot go out then). Records a lapse for the calls still
+    /// unflushed when the writer went idle for the whole bound.</summary>
+    public async Task CheckVisibilityAsync(string point)
+    {
+        if (!CanJudgeVisibility()) return;
+        var missing = Unflushed();
+        if (missing.Count == 0) return;
+        var idle = Stopwatch.StartNew();
+        var total = Stopwatch.StartNew();
+        long activity = world.Output.Activity;
+        while (missing.Count > 0 && idle.Elapsed < world.Options.VisibilityBound && total.Elapsed < world.Options.CallTimeout * 6)
+        {
+            var changed = world.Output.WhenChanged;
+            missing = Unflushed();
+            if (missing.Count == 0) break;
+            await Task.WhenAny(changed, Task.Delay(world.Options.VisibilityBound - idle.Elapsed)).ConfigureAwait(false);
+            if (!CanJudgeVisibility()) return;
+            if (world.Output.Activity != activity)
+            {
+                activity = world.Output.Activity;
+                idle.Restart();
+            }
+            missing = Unflushed();
+        }
+        if (missing.Count == 0) return;
+        _lapses.Add(new VisibilityLapse(world.Clock, world.Options.VisibilityBound, missing, point));
+        _lapsed.UnionWith(missing);
+    }
+
+    /// <summary>Notes a call that just started: counts it parked behind a stalled output (queue full) once it settled.</summary>
+    public void NoteStarted(CallTrace trace)
+    {
+        if (trace.IsPending && !world.Output.HasStarted(trace.Id) && world.Output.IsFlushPending) world.Events.Add(RunEvent.QueueFull);
+    }
+
+    /// <summary>What the writer held while its output was stalled; null when the output never stalled with calls in flight.</summary>
+    public BackpressureSample? Backpressure()
+    {
+        if (!_sampledStall) return null;
+        var s = world.Scenario;
+        long maxCommand = s.Publishers.SelectMany(p => p).Select(x => 512L + x.HeaderBytes + FrameFormat.BodyFramesWireLength(x.BodyLength, s.FrameMax))
+            .DefaultIfEmpty(512).Max();
+        int slots = s.QueueCapacity + 1 + s.Publishers.Count;
+        long bound = 2 * slots * maxCommand + 2L * s.OutputThreshold + 64 * 1024;
+        return new BackpressureSample(_peakBytesHeld, bound,
+            $"2 x ({s.QueueCapacity} queued + 1 in hand + {s.Publishers.Count} in-flight commands) x {maxCommand} bytes + 2 x the {s.OutputThreshold}-byte output threshold + 64 KiB")
+        {
+            PeakAcceptedUnflushed = _peakAccepted,
+            AcceptedBound = s.QueueCapacity + 1,
+            AcceptedCalls = _peakAcceptedCalls,
+        };
+    }
+
+    /// <summary>Samples the writer's holdings if the output is stalled (a flush pending) with calls in flight, or always when
+    /// <paramref name="stalled"/> says the transport is stalled on purpose.</summary>
+    public void SampleStall(bool stalled = false)
+    {
+        var traces = world.AllTraces.ToList();
+        if (!stalled && (!world.Output.IsFlushPending || (!traces.Any(t => t.IsPending) && world.Output.HeldFlushes == 0))) return;
+        if (!_sampledStall) world.Events.Add(RunEvent.StallDuringFlush);
+        _sampledStall = true;
+        long held = world.WriterPool.Outstanding.Sum(r => (long)r.Size) + world.Transport.UpstreamBacklogBytes
+            + (world.Output.CanGetUnflushedBytes ? world.Output.UnflushedBytes : 0);
+        _peakBytesHeld = Math.Max(_peakBytesHeld, held);
+        var accepted = traces.Where(t => t.Done.IsCompleted && t.Outcome == CallOutcome.Succeeded && !world.Output.IsVisible(t.Id)).Select(t => t.Id).ToList();
+        if (accepted.Count > _peakAccepted)
+        {
+            _peakAccepted = accepted.Count;
+            _peakAcceptedCalls = accepted;
+        }
+    }
+
+    private bool CanJudgeVisibility() =>
+        !world.Output.IsHolding && world.Output.FaultObservedAt is null && world.Transport.Termination is null && !world.Connection.Completion.IsCompleted;
+
+    private List<int> Unflushed() =>
+        [.. world.AllTraces.Where(t => t.Done.IsCompleted && t.Outcome == CallOutcome.Succeeded && !_lapsed.Contains(t.Id) && !world.Output.IsVisible(t.Id)).Select(t => t.Id)];
+
+    private long Activity() => world.Output.Activity + world.Completions + world.WriterPool.Rents + world.WriterPool.Returns
+        + world.CallerPool.Returns;
+
+    /// <summary>One trip through the thread pool's global queue: completes after the work queued before it was picked up.</summary>
+    private static Task RoundTripAsync()
+    {
+        var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        ThreadPool.UnsafeQueueUserWorkItem(static s => s.TrySetResult(), done, preferLocal: false);
+        return done.Task;
+    }
+}

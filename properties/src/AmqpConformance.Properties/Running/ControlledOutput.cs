@@ -1,0 +1,286 @@
+using System.IO.Pipelines;
+
+namespace AmqpConformance.Properties.Running;
+
+/// <summary>
+/// The <see cref="PipeWriter"/> a writer under test gets. It passes everything to the transport and, on the way:
+/// follows the committed bytes (<see cref="OutputStreamScanner"/>); records what the writer did (bytes committed, flushes, when
+/// the output first reported a fault, bytes committed after that or after disposal); lets the harness decide when flushes
+/// complete (<see cref="Hold"/>, <see cref="Release"/>: a stalled socket on demand); fires cancellations armed for "the n-th flush";
+/// and, when asked, adds seeded timing noise at the writer's touch points to widen race windows inside it.
+/// </summary>
+/// <remarks>Thread-safe as far as the harness needs: a correct writer touches it from one thread at a time, a broken one may not,
+/// and then the inner pipe's own checks report the misuse to the writer.</remarks>
+internal sealed class ControlledOutput : PipeWriter
+{
+    private readonly PipeWriter _inner;
+    private readonly Func<TimeSpan> _clock;
+    private readonly object _gate = new();
+    private readonly OutputStreamScanner _scanner;
+    private readonly Random? _noise;
+    private readonly List<TaskCompletionSource<bool>> _held = [];
+    private readonly List<(long AtFlush, Action Fire)> _triggers = [];
+    private TaskCompletionSource _changed = NewSignal();
+    private Memory<byte> _last;
+    private long _committed;
+    private long _flushedOffset;
+    private long _flushes;
+    private long _activity;
+    private int _pendingFlushes;
+    private bool _holding;
+    private long _committedAtFault = -1;
+    private long _committedAtDispose = -1;
+
+    /// <summary>Wraps <paramref name="inner"/>; <paramref name="noiseSeed"/> non-null turns timing noise on.</summary>
+    public ControlledOutput(PipeWriter inner, Func<TimeSpan> clock, int frameMax, int? noiseSeed)
+    {
+        _inner = inner;
+        _clock = clock;
+        _scanner = new OutputStreamScanner(frameMax);
+        _noise = noiseSeed is int seed ? new Random(seed) : null;
+    }
+
+    /// <summary>Bytes the writer committed (Advance) so far.</summary>
+    public long Committed => Interlocked.Read(ref _committed);
+
+    /// <summary>How many committed bytes had been handed to the transport by the last flush that reached it.</summary>
+    public long FlushedOffset => Interlocked.Read(ref _flushedOffset);
+
+    /// <summary>Flushes the writer started so far.</summary>
+    public long Flushes => Interlocked.Read(ref _flushes);
+
+    /// <summary>A counter that moves whenever the writer touches the output: the harness's sign that the writer is still busy.</summary>
+    public long Activity => Interlocked.Read(ref _activity);
+
+    /// <summary>Whether a flush is pending: held by the harness or waiting for the transport.</summary>
+    public bool IsFlushPending => Volatile.Read(ref _pendingFlushes) > 0;
+
+    /// <summary>Whether flushes are being held.</summary>
+    public bool IsHolding { get { lock (_gate) return _holding; } }
+
+    /// <summary>How many flushes are held right now.</summary>
+    public int HeldFlushes { get { lock (_gate) return _held.Count; } }
+
+    /// <summary>When a flush first threw or reported the reader gone; null while the output is healthy.</summary>
+    public TimeSpan? FaultObservedAt { get; private set; }
+
+    /// <summary>When the writer first cancelled a pending flush (giving up on a stalled output); null if it never did.</summary>
+    public TimeSpan? FlushCancelledAt { get; private set; }
+
+    /// <summary>Bytes committed after the fault was reported.</summary>
+    public long BytesWrittenAfterFault => Interlocked.Read(ref _committedAtFault) is var at and >= 0 ? Committed - at : 0;
+
+    /// <summary>Bytes committed after <see cref="MarkDisposeReturned"/>.</summary>
+    public long BytesWrittenAfterDispose => Interlocked.Read(ref _committedAtDispose) is var at and >= 0 ? Committed - at : 0;
+
+    /// <summary>Whether call <paramref name="callId"/> has any byte committed.</summary>
+    public bool HasStarted(int callId) { lock (_gate) return _scanner.FirstByteOf(callId) is not null; }
+
+    /// <summary>Whether call <paramref name="callId"/>'s whole command has been committed and handed to the transport.</summary>
+    public bool IsVisible(int callId)
+    {
+        lock (_gate) return _scanner.EndOf(callId) is { } end && end <= _flushedOffset;
+    }
+
+    /// <summary>The type of the frame holding committed byte <paramref name="offset"/>, if the scanner followed it.</summary>
+    public Protocol.FrameType? FrameTypeAt(long offset) { lock (_gate) return _scanner.FrameTypeAt(offset); }
+
+    /// <summary>How many bytes of an unfinished frame end the committed stream.</summary>
+    public long PartialFrameBytes { get { lock (_gate) return _scanner.PartialFrameBytes; } }
+
+    /// <summary>Completes at the next flush, commit or fault (a fresh task each time the output changes).</summary>
+    public Task WhenChanged { get { lock (_gate) return _changed.Task; } }
+
+    /// <summary>From now on every flush waits until <see cref="Release"/>.</summary>
+    public void Hold() { lock (_gate) _holding = true; }
+
+    /// <summary>Lets every held flush through to the transport and stops holding.</summary>
+    public void Release()
+    {
+        TaskCompletionSource<bool>[] held;
+        lock (_gate)
+        {
+            _holding = false;
+            held = [.. _held];
+            _held.Clear();
+        }
+        foreach (var h in held) h.TrySetResult(true);
+    }
+
+    /// <summary>Counts bytes committed from now on as written after disposal.</summary>
+    public void MarkDisposeReturned() => Interlocked.CompareExchange(ref _committedAtDispose, Committed, -1);
+
+    /// <summary>Runs <paramref name="fire"/> when the writer starts its <paramref name="flushesFromNow"/>-th flush from now.</summary>
+    public void FireOnFlush(Action fire, int flushesFromNow)
+    {
+        lock (_gate) _triggers.Add((Flushes + flushesFromNow, fire));
+    }
+
+    /// <summary>Disarms <paramref name="fire"/> (its call has completed).</summary>
+    public void Disarm(Action fire)
+    {
+        lock (_gate) _triggers.RemoveAll(t => t.Fire == fire);
+    }
+
+    public override void Advance(int bytes)
+    {
+        Touch();
+        _inner.Advance(bytes);
+        lock (_gate)
+        {
+            if (bytes > 0 && bytes <= _last.Length) _scanner.Feed(_last.Span[..bytes]);
+            _committed += bytes;
+        }
+        Signal();
+    }
+
+    public override Memory<byte> GetMemory(int sizeHint = 0)
+    {
+        Touch();
+        Perturb();
+        var memory = _inner.GetMemory(sizeHint);
+        lock (_gate) _last = memory;
+        return memory;
+    }
+
+    public override Span<byte> GetSpan(int sizeHint = 0) => GetMemory(sizeHint).Span;
+
+    public override void CancelPendingFlush()
+    {
+        Touch();
+        TaskCompletionSource<bool>[] held;
+        lock (_gate)
+        {
+            held = [.. _held];
+            _held.Clear();
+            if (FlushCancelledAt is null && (held.Length > 0 || _pendingFlushes > 0)) FlushCancelledAt = _clock();
+        }
+        foreach (var h in held) h.TrySetResult(false);
+        _inner.CancelPendingFlush();
+    }
+
+    public override bool CanGetUnflushedBytes => _inner.CanGetUnflushedBytes;
+
+    public override long UnflushedBytes => _inner.UnflushedBytes;
+
+    public override void Complete(Exception? exception = null) => _inner.Complete(exception);
+
+    public override ValueTask<FlushResult> FlushAsync(CancellationToken cancellationToken = default)
+    {
+        Touch();
+        long n = Interlocked.Increment(ref _flushes);
+        FireTriggers(n);
+        return FlushCoreAsync(cancellationToken);
+    }
+
+    private async ValueTask<FlushResult> FlushCoreAsync(CancellationToken cancellationToken)
+    {
+        Interlocked.Increment(ref _pendingFlushes);
+        try
+        {
+            if (_noise is not null && Draw(4) == 0) await Task.Yield();
+            TaskCompletionSource<bool>? hold = null;
+            lock (_gate)
+            {
+                if (_holding)
+                {
+                    hold = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
+                    _held.Add(hold);
+                }
+            }
+            if (hold is not null)
+            {
+                Signal();
+                bool proceed;
+                using (cancellationToken.Register(static s => ((TaskCompletionSource<bool>)s!).TrySetCanceled(), hold))
+                    proceed = await hold.Task.ConfigureAwait(false);
+                if (!proceed) return new FlushResult(isCanceled: true, isCompleted: false);
+            }
+            ValueTask<FlushResult> flush;
+            lock (_gate)
+            {
+                flush = _inner.FlushAsync(cancellationToken);
+                // A pipe hands every committed byte to its reader when the flush starts; waiting is only for backpressure.
+                Interlocked.Exchange(ref _flushedOffset, _committed);
+            }
+            Signal();
+            var result = await flush.ConfigureAwait(false);
+            if (result.IsCompleted) NoteFault();
+            return result;
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            throw;
+        }
+        catch
+        {
+            NoteFault();
+            throw;
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _pendingFlushes);
+            Touch();
+            Signal();
+        }
+    }
+
+    private void FireTriggers(long flush)
+    {
+        List<Action>? fire = null;
+        lock (_gate)
+        {
+            for (int i = _triggers.Count - 1; i >= 0; i--)
+            {
+                if (_triggers[i].AtFlush > flush) continue;
+                (fire ??= []).Add(_triggers[i].Fire);
+                _triggers.RemoveAt(i);
+            }
+        }
+        if (fire is null) return;
+        foreach (var f in fire) f();
+    }
+
+    private void NoteFault()
+    {
+        lock (_gate)
+        {
+            if (FaultObservedAt is not null) return;
+            Interlocked.Exchange(ref _committedAtFault, _committed);
+            FaultObservedAt = _clock();
+        }
+        Signal();
+    }
+
+    private void Touch() => Interlocked.Increment(ref _activity);
+
+    private void Signal()
+    {
+        TaskCompletionSource changed;
+        lock (_gate)
+        {
+            changed = _changed;
+            _changed = NewSignal();
+        }
+        changed.TrySetResult();
+    }
+
+    /// <summary>Seeded noise at a touch point: now and then give up the time slice or spin a little, so that another thread inside
+    /// the writer gets to run in between; widens race windows without sleeping.</summary>
+    private void Perturb()
+    {
+        if (_noise is null) return;
+        switch (Draw(8))
+        {
+            case 0: Thread.Yield(); break;
+            case 1: Thread.SpinWait(50 + Draw(2000)); break;
+        }
+    }
+
+    private int Draw(int maxExclusive)
+    {
+        lock (_gate) return _noise!.Next(maxExclusive);
+    }
+
+    private static TaskCompletionSource NewSignal() => new(TaskCreationOptions.RunContinuationsAsynchronously);
+}

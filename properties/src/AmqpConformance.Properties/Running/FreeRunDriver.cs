@@ -1,0 +1,71 @@
+using System.Diagnostics;
+
+namespace AmqpConformance.Properties.Running;
+
+/// <summary>Runs a free-running scenario: every publisher on its own task, all released at once, each awaiting its calls one
+/// after another; publishers sharing a channel take turns on it, as a client's channel lock does. For a transport-stalled scenario
+/// it samples what the writer holds until the writer stops making progress, then releases the transport.</summary>
+internal static class FreeRunDriver
+{
+    public static async Task RunAsync(WriterCase world, CallLauncher calls, CaseObserver observer)
+    {
+        var scenario = world.Scenario;
+        var channelLocks = Enumerable.Range(0, scenario.Publishers.Count).Where(scenario.IsSharedChannel)
+            .Select(scenario.ChannelOf).Distinct().ToDictionary(c => c, _ => new SemaphoreSlim(1, 1));
+        var start = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var publishers = new List<Task>();
+        for (int p = 0; p < scenario.Publishers.Count; p++)
+        {
+            var steps = scenario.Publishers[p];
+            var traces = world.Traces[p];
+            var channelLock = channelLocks.GetValueOrDefault(scenario.ChannelOf(p));
+            publishers.Add(Task.Run(async () =>
+            {
+                await start.Task.ConfigureAwait(false);
+                for (int i = 0; i < steps.Count; i++)
+                {
+                    if (channelLock is not null) await channelLock.WaitAsync().ConfigureAwait(false);
+                    try
+                    {
+                        await calls.Start(traces[i], steps[i]).ConfigureAwait(false);
+                    }
+                    finally
+                    {
+                        channelLock?.Release();
+                    }
+                    if (traces[i].Outcome == Harness.Verdicts.CallOutcome.Pending) break; // hung: this publisher cannot go on
+                }
+            }, CancellationToken.None));
+        }
+        var all = Task.WhenAll(publishers);
+        start.SetResult();
+        if (scenario.StallUntilQuiet)
+        {
+            await SampleWhileStalledAsync(world, observer).ConfigureAwait(false);
+            world.Transport.Release();
+        }
+        await all.ConfigureAwait(false); // every call is bounded by the call timeout
+    }
+
+    /// <summary>While the transport is stalled, samples what the writer holds until it stops making progress (or the call
+    /// timeout passes): then it is blocked, or done, which is what the backpressure invariant judges.</summary>
+    private static async Task SampleWhileStalledAsync(WriterCase world, CaseObserver observer)
+    {
+        long lastProgress = -1;
+        var quietSince = Stopwatch.StartNew();
+        var deadline = Stopwatch.StartNew();
+        while (deadline.Elapsed < world.Options.CallTimeout)
+        {
+            observer.SampleStall(stalled: true);
+            long progress = world.Output.Committed + world.Completions;
+            if (progress != lastProgress)
+            {
+                lastProgress = progress;
+                quietSince.Restart();
+            }
+            else if (quietSince.Elapsed >= world.Options.QuietPeriod) break;
+            await Task.Delay(1).ConfigureAwait(false);
+        }
+        observer.SampleStall(stalled: true);
+    }
+}

@@ -1,0 +1,27 @@
+namespace AmqpConformance.Properties.Running;
+
+/// <summary>The interesting situations a run can put a writer in, counted per run so that a report shows what a verdict of
+/// "holds" actually covered (see <see cref="RunEvents"/>). Each is observed by the harness, not assumed from the scenario.</summary>
+public enum RunEvent
+{
+    /// <summary>A cancellation fired while its call was pending with none of its bytes committed (waiting for the gate or for queue space).</summary>
+    CancelWhileParked,
+    /// <summary>A cancellation fired while a flush was pending on the output (held by the harness or waiting for the transport).</summary>
+    CancelDuringFlush,
+    /// <summary>A cancellation fired on another thread at the moment the held flushes were released, or right after its call started: racing completion.</summary>
+    CancelRacingCompletion,
+    /// <summary>DisposeAsync began while at least one call was pending.</summary>
+    DisposeWithParkedCalls,
+    /// <summary>DisposeAsync began while a flush was pending.</summary>
+    DisposeDuringFlush,
+    /// <summary>The transport was cut (reset or closed) inside a body frame of the writer's output.</summary>
+    FaultMidBody,
+    /// <summary>A call found the writer full: it stayed pending with none of its bytes committed while the output was stalled.</summary>
+    QueueFull,
+    /// <summary>A flush stayed pending (held by the harness or blocked by the transport) while calls were in flight.</summary>
+    StallDuringFlush,
+    /// <summary>A call started after the writer had seen a transport fault.</summary>
+    CallAfterFault,
+    /// <summary>A call started after DisposeAsync had begun.</summary>
+    CallAfterDispose,
+}

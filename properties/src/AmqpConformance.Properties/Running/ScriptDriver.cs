@@ -1,0 +1,80 @@
+using AmqpConformance.Harness.Verdicts;
+using AmqpConformance.Properties.Scenarios;
+
+namespace AmqpConformance.Properties.Running;
+
+/// <summary>
+/// Runs a scripted scenario: one driver performs the <see cref="ScriptAction"/>s in order and lets the writer settle after each,
+/// so every step meets the writer in a definite state (calls parked behind a held flush, a cancellation landing during a pending
+/// flush, disposal with parked calls...). The harness decides when each flush completes, when each cancellation fires and when
+/// the next call starts, all from the scenario, so a failure replays from the scenario alone.
+/// </summary>
+internal static class ScriptDriver
+{
+    public static async Task RunAsync(WriterCase world, CallLauncher calls, CaseObserver observer, CaseLifecycle lifecycle)
+    {
+        var scenario = world.Scenario;
+        int[] next = new int[scenario.Publishers.Count];
+        await observer.SettleAsync().ConfigureAwait(false);
+        foreach (var action in scenario.Script!)
+        {
+            switch (action.Kind)
+            {
+                case ScriptActionKind.Call:
+                    await CallAsync(world, calls, observer, lifecycle, action.Publisher, next).ConfigureAwait(false);
+                    break;
+                case ScriptActionKind.Hold:
+                    world.Output.Hold();
+                    break;
+                case ScriptActionKind.Release:
+                    world.Output.Release();
+                    break;
+                case ScriptActionKind.Cancel:
+                    PendingOf(world, action.Publisher)?.Cancel?.Invoke();
+                    break;
+                case ScriptActionKind.ReleaseRacingCancel:
+                    if (PendingOf(world, action.Publisher) is { } racing) calls.ReleaseRacingCancel(racing);
+                    else world.Output.Release();
+                    break;
+                case ScriptActionKind.Reset:
+                    world.Transport.Reset("reset by the script");
+                    break;
+                case ScriptActionKind.Dispose:
+                    lifecycle.Begin();
+                    break;
+            }
+            await observer.SettleAsync().ConfigureAwait(false);
+        }
+    }
+
+    private static async Task CallAsync(WriterCase world, CallLauncher calls, CaseObserver observer, CaseLifecycle lifecycle, int publisher, int[] next)
+    {
+        if (publisher < 0 || publisher >= next.Length) return;
+        var traces = world.Traces[publisher];
+        if (next[publisher] >= traces.Count || PendingOf(world, publisher) is not null) return;
+        var trace = traces[next[publisher]];
+        // A publisher's calls on a shared channel wait for the channel, as a client's channel lock would: here the step is skipped.
+        if (world.AllTraces.Any(t => t.IsPending && t.Channel == trace.Channel)) return;
+        await observer.CheckVisibilityAsync($"before call {trace.Id}").ConfigureAwait(false);
+        await GiveFaultGraceAsync(world).ConfigureAwait(false);
+        if (lifecycle.Begun) world.Events.Add(RunEvent.CallAfterDispose);
+        next[publisher]++;
+        _ = calls.Start(trace, world.Scenario.Publishers[publisher][trace.IndexInPublisher]);
+        await observer.SettleAsync().ConfigureAwait(false);
+        observer.NoteStarted(trace);
+    }
+
+    /// <summary>When the writer has seen a fault and already let a later call succeed without failing any, waits out the faults
+    /// invariant's grace period before the next call, so that call's outcome is judged, not excused.</summary>
+    private static async Task GiveFaultGraceAsync(WriterCase world)
+    {
+        if (world.Output.FaultObservedAt is not { } seen) return;
+        var after = world.AllTraces.Where(t => t.Attempted && t.Started > seen && t.Done.IsCompleted).ToList();
+        if (after.Any(t => t.Outcome == CallOutcome.Failed) || !after.Any(t => t.Outcome == CallOutcome.Succeeded)) return;
+        var wait = seen + new Harness.Verdicts.FaultsChecker().Grace + TimeSpan.FromMilliseconds(50) - world.Clock;
+        if (wait > TimeSpan.Zero) await Task.Delay(wait).ConfigureAwait(false);
+    }
+
+    private static CallTrace? PendingOf(WriterCase world, int publisher) =>
+        publisher >= 0 && publisher < world.Traces.Count ? world.Traces[publisher].FirstOrDefault(t => t.IsPending) : null;
+}

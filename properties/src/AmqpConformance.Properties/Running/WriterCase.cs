@@ -1,0 +1,196 @@
+using System.IO.Pipelines;
+using AmqpConformance.FakeBroker;
+using AmqpConformance.Harness.Client;
+using AmqpConformance.Harness.Faults;
+using AmqpConformance.Harness.Pooling;
+using AmqpConformance.Harness.Writers;
+using AmqpConformance.Properties.Scenarios;
+using AmqpConformance.Protocol.Recording;
+
+namespace AmqpConformance.Properties.Running;
+
+/// <summary>
+/// Everything one writer-level case runs on: writer -> <see cref="ControlledOutput"/> -> <see cref="FaultyTransport"/> (virtual
+/// time) -> an in-process <see cref="FakeBroker.FakeBroker"/> connection, which validates and records every frame, exactly as a
+/// client-level case reaches the broker over TCP. The harness opens the connection itself (handshake and channel.open written
+/// straight to the transport), installs the scenario's faults from that point on, and only then creates the writer, so the writer
+/// writes nothing but the scenario's publishes. The harness owns the writer's pool and the callers' pool.
+/// </summary>
+internal sealed class WriterCase : IAsyncDisposable
+{
+    private readonly Task _downstream;
+    private long _completions;
+
+    private WriterCase(FrameWriterFactory factory, Scenario scenario, WriterRunOptions options, FakeBroker.FakeBroker broker,
+        FaultyTransport transport, BrokerConnection connection, long outputWireOffset, Task downstream)
+    {
+        Factory = factory;
+        Scenario = scenario;
+        Options = options;
+        Broker = broker;
+        Transport = transport;
+        Connection = connection;
+        OutputWireOffset = outputWireOffset;
+        _downstream = downstream;
+        Output = new ControlledOutput(transport.ClientSide.Output, () => Clock, scenario.FrameMax, scenario.Noise ? scenario.Seed : null);
+        Context = new WriterContext(Output, WriterPool, scenario.FrameMax)
+        {
+            QueueCapacity = scenario.QueueCapacity,
+            DrainTimeout = scenario.StallThroughDispose ? options.StalledDrainTimeout : WriterContext.DefaultDrainTimeout,
+        };
+        Traces = BuildTraces(scenario);
+    }
+
+    public FrameWriterFactory Factory { get; }
+    public Scenario Scenario { get; }
+    public WriterRunOptions Options { get; }
+    public FakeBroker.FakeBroker Broker { get; }
+    public FaultyTransport Transport { get; }
+    public BrokerConnection Connection { get; }
+    public ControlledOutput Output { get; }
+    public WriterContext Context { get; }
+    public TrackingArrayPool WriterPool { get; } = new();
+    public TrackingArrayPool CallerPool { get; } = new();
+    public RunEvents Events { get; } = new();
+
+    /// <summary>The wire offset of the writer's first byte: the protocol header and the harness's handshake come before it.</summary>
+    public long OutputWireOffset { get; }
+
+    /// <summary>Each publisher's calls, in its order.</summary>
+    public IReadOnlyList<IReadOnlyList<CallTrace>> Traces { get; }
+
+    /// <summary>The writer under test, once created.</summary>
+    public IFrameWriter? Writer { get; private set; }
+
+    /// <summary>Calls completed so far (a sign of life the harness waits on when it lets the writer settle).</summary>
+    public long Completions => Interlocked.Read(ref _completions);
+
+    /// <summary>Counts one completed call.</summary>
+    public void NoteCompletion() => Interlocked.Increment(ref _completions);
+
+    /// <summary>The case's clock: the broker's frame log, so call times compare with frame times.</summary>
+    public TimeSpan Clock => Connection.Log.Elapsed;
+
+    /// <summary>Every call trace, by id.</summary>
+    public IEnumerable<CallTrace> AllTraces => Traces.SelectMany(t => t);
+
+    /// <summary>Opens the connection, installs the faults and creates the writer.</summary>
+    /// <exception cref="InvalidOperationException">The factory could not create a writer, or the in-process broker refused the
+    /// harness's own handshake (a harness bug).</exception>
+    public static async Task<WriterCase> OpenAsync(FrameWriterFactory factory, Scenario scenario, WriterRunOptions options, CancellationToken cancellationToken)
+    {
+        var transport = FaultyTransport.Create(FaultPlan.Empty, new FaultyTransportOptions
+        {
+            TimeMode = FaultTimeMode.Virtual,
+            PauseWriterThreshold = scenario.OutputThreshold,
+            ResumeWriterThreshold = scenario.OutputThreshold / 2,
+        });
+        var broker = FakeBroker.FakeBroker.CreateWithoutListener(new FakeBrokerOptions
+        {
+            FrameMax = 0,
+            HeartbeatSeconds = 0,
+            KeepPublished = false,
+            HandshakeTimeout = Timeout.InfiniteTimeSpan,
+            FrameLog = new FrameLogOptions { CaptureBodies = true, RecordSent = false },
+        });
+        var connection = broker.Serve(transport.BrokerSide);
+        try
+        {
+            using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            timeout.CancelAfter(options.CallTimeout);
+            var client = new HarnessClientOptions { FrameMax = scenario.FrameMax, HeartbeatSeconds = 0 };
+            await ClientHandshake.OpenAsync(transport.ClientSide, client, timeout.Token).ConfigureAwait(false);
+            var channels = Enumerable.Range(0, scenario.Publishers.Count).Select(scenario.ChannelOf).Distinct().Order();
+            await ClientHandshake.OpenChannelsAsync(transport.ClientSide, channels, confirms: false, timeout.Token).ConfigureAwait(false);
+        }
+        catch (Exception ex)
+        {
+            await transport.DisposeAsync().ConfigureAwait(false);
+            await broker.DisposeAsync().ConfigureAwait(false);
+            throw new InvalidOperationException($"The harness could not open its in-process connection for \"{scenario}\": {ex.Message}", ex);
+        }
+        long outputOffset = transport.UpstreamDeliveredBytes;
+        foreach (var fault in scenario.Faults.For(FaultDirection.Upstream)) transport.UpstreamFaults.Add(fault);
+        foreach (var fault in scenario.Faults.For(FaultDirection.Downstream)) transport.DownstreamFaults.Add(fault);
+        if (scenario.StallUntilQuiet) transport.UpstreamFaults.Add(new StallFault(0));
+        var downstream = Task.Run(() => DrainAsync(transport.ClientSide.Input), CancellationToken.None);
+        var world = new WriterCase(factory, scenario, options, broker, transport, connection, outputOffset, downstream);
+        try
+        {
+            world.Writer = factory.CreateWriter(world.Context);
+        }
+        catch (Exception ex)
+        {
+            await world.DisposeAsync().ConfigureAwait(false);
+            throw new InvalidOperationException($"The factory \"{factory.Name}\" could not create a writer: {ex.Message}", ex);
+        }
+        return world;
+    }
+
+    /// <summary>Ends the connection from the client's side (the harness completes the writer's output) and waits, bounded, for the
+    /// broker to have read and recorded everything.</summary>
+    public async Task EndConnectionAsync()
+    {
+        try { await Output.CompleteAsync().ConfigureAwait(false); }
+        catch (InvalidOperationException) { /* a writer still inside a write: the transport is torn down below anyway */ }
+        var ended = Connection.Completion;
+        if (await Task.WhenAny(ended, Task.Delay(Options.CallTimeout, CancellationToken.None)).ConfigureAwait(false) != ended)
+            await Connection.AbortAsync().ConfigureAwait(false);
+    }
+
+    /// <summary>Disposes the broker and the transport.</summary>
+    public async ValueTask DisposeAsync()
+    {
+        await Transport.DisposeAsync().ConfigureAwait(false);
+        await Broker.DisposeAsync().ConfigureAwait(false);
+        try { await _downstream.ConfigureAwait(false); } catch (Exception) { /* the drain ends with the transport */ }
+    }
+
+    /// <summary>The deterministic body bytes of call <paramref name="callId"/>.</summary>
+    internal static byte[] BodyBytes(int seed, int callId, int length)
+    {
+        var bytes = GC.AllocateUninitializedArray<byte>(length);
+        new Random(HashCode.Combine(seed, callId)).NextBytes(bytes);
+        // Keep the poison byte out of real bodies so poison on the wire is unambiguous.
+        for (int i = 0; i < bytes.Length; i++) if (bytes[i] == Harness.Verdicts.PublishCall.PoisonByte) bytes[i] = 0x5A;
+        return bytes;
+    }
+
+    private static List<IReadOnlyList<CallTrace>> BuildTraces(Scenario scenario)
+    {
+        var all = new List<IReadOnlyList<CallTrace>>();
+        int nextId = 0;
+        for (int p = 0; p < scenario.Publishers.Count; p++)
+        {
+            var steps = scenario.Publishers[p];
+            var mine = new List<CallTrace>(steps.Count);
+            for (int i = 0; i < steps.Count; i++, nextId++)
+                mine.Add(new CallTrace
+                {
+                    Id = nextId, Publisher = p, IndexInPublisher = i, Channel = scenario.ChannelOf(p),
+                    ExpectedBody = BodyBytes(scenario.Seed, nextId, steps[i].BodyLength),
+                });
+            all.Add(mine);
+        }
+        return all;
+    }
+
+    /// <summary>Reads and discards what the broker sends (acks, a connection.close), so the broker never blocks on its output.</summary>
+    private static async Task DrainAsync(PipeReader input)
+    {
+        try
+        {
+            while (true)
+            {
+                var result = await input.ReadAsync().ConfigureAwait(false);
+                input.AdvanceTo(result.Buffer.End);
+                if (result.IsCompleted || result.IsCanceled) break;
+            }
+        }
+        catch (Exception)
+        {
+            // a reset ends the broker's side too
+        }
+        try { await input.CompleteAsync().ConfigureAwait(false); } catch (InvalidOperationException) { }
+    }
+}

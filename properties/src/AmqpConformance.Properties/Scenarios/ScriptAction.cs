@@ -1,0 +1,40 @@
+namespace AmqpConformance.Properties.Scenarios;
+
+/// <summary>One step of a scripted scenario. The harness runs the steps in order on one driver and lets the writer settle (no
+/// more activity on its output, its calls or its pool) after each, so each step meets the writer in a definite state: this is what
+/// makes a timing-dependent failure replay.</summary>
+/// <param name="Kind">What to do.</param>
+/// <param name="Publisher">The publisher it concerns (<see cref="ScriptActionKind.Call"/>, <see cref="ScriptActionKind.Cancel"/>,
+/// <see cref="ScriptActionKind.ReleaseRacingCancel"/>); -1 otherwise.</param>
+public sealed record ScriptAction(ScriptActionKind Kind, int Publisher = -1)
+{
+    /// <summary>Publisher <paramref name="publisher"/> starts its next publish.</summary>
+    public static ScriptAction Call(int publisher) => new(ScriptActionKind.Call, publisher);
+
+    /// <summary>Publisher <paramref name="publisher"/>'s pending call is cancelled.</summary>
+    public static ScriptAction Cancel(int publisher) => new(ScriptActionKind.Cancel, publisher);
+
+    /// <summary>Held flushes complete while publisher <paramref name="publisher"/>'s pending call is cancelled.</summary>
+    public static ScriptAction ReleaseRacingCancel(int publisher) => new(ScriptActionKind.ReleaseRacingCancel, publisher);
+
+    /// <summary>The output holds flushes.</summary>
+    public static ScriptAction Hold { get; } = new(ScriptActionKind.Hold);
+
+    /// <summary>The output completes held flushes.</summary>
+    public static ScriptAction Release { get; } = new(ScriptActionKind.Release);
+
+    /// <summary>The transport is reset.</summary>
+    public static ScriptAction Reset { get; } = new(ScriptActionKind.Reset);
+
+    /// <summary>Disposal starts.</summary>
+    public static ScriptAction Dispose { get; } = new(ScriptActionKind.Dispose);
+
+    /// <summary>Compact: "call:p0", "hold", "release", "cancel:p1", "race:p2", "reset", "dispose".</summary>
+    public override string ToString() => Kind switch
+    {
+        ScriptActionKind.Call => $"call:p{Publisher}",
+        ScriptActionKind.Cancel => $"cancel:p{Publisher}",
+        ScriptActionKind.ReleaseRacingCancel => $"race:p{Publisher}",
+        _ => Kind.ToString().ToLowerInvariant(),
+    };
+}

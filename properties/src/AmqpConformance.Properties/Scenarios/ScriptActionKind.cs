@@ -1,0 +1,22 @@
+namespace AmqpConformance.Properties.Scenarios;
+
+/// <summary>What the harness does at one step of a scripted scenario (see <see cref="ScriptAction"/>).</summary>
+public enum ScriptActionKind
+{
+    /// <summary>The publisher starts its next publish (without waiting for it to complete); nothing if its previous call is still
+    /// pending or it has no publish left.</summary>
+    Call,
+    /// <summary>The output stops completing flushes: every flush from now on waits until <see cref="Release"/> (a stalled socket).</summary>
+    Hold,
+    /// <summary>The output completes the flushes it held and stops holding.</summary>
+    Release,
+    /// <summary>The publisher's pending call has its cancellation token cancelled.</summary>
+    Cancel,
+    /// <summary>The output releases its held flushes while, on another thread at the same moment, the publisher's pending call is
+    /// cancelled: cancellation racing completion.</summary>
+    ReleaseRacingCancel,
+    /// <summary>The transport is reset (the writer's next flush fails); later calls are calls after a fault.</summary>
+    Reset,
+    /// <summary>The harness starts disposing the writer (and does not wait); later calls are calls after disposal.</summary>
+    Dispose,
+}
