@@ -15,8 +15,6 @@ namespace AmqpConformance.Cli.Tests;
 /// with everything flushed; bad options are refused.</summary>
 public sealed partial class BrokerCommandTests(ITestOutputHelper output)
 {
-    private static readonly string CliDll = Path.Combine(AppContext.BaseDirectory, "amqp-conformance.dll");
-
     [Theory]
     [InlineData("broker --frame-max 100", "--frame-max 100 is below the AMQP minimum 4096")]
     [InlineData("broker --strictness lax", "lax")]
@@ -48,7 +46,7 @@ public sealed partial class BrokerCommandTests(ITestOutputHelper output)
         string jsonl = Path.Combine(dir, "frames.jsonl"), pcap = Path.Combine(dir, "frames.pcap");
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));
         CancellationToken ct = timeout.Token;
-        using var cli = StartCli(["broker", "--port", "0", "--record", jsonl, "--pcap", pcap, "--frame-max", "4096", "--heartbeat", "0"]);
+        using var cli = RunningCli.Start(["broker", "--port", "0", "--record", jsonl, "--pcap", pcap, "--frame-max", "4096", "--heartbeat", "0"]);
         try
         {
             int port = await ReadPortAsync(cli, ct);
@@ -69,7 +67,7 @@ public sealed partial class BrokerCommandTests(ITestOutputHelper output)
             Assert.False(live[1].Ended);
 
             // ... and SIGINT/SIGTERM stops the broker, which closes connection 2 and completes the file.
-            Signal(cli, signal);
+            cli.Signal(signal);
             await cli.Process.WaitForExitAsync(ct);
             string stdout = cli.Output();
             output.WriteLine(stdout);
@@ -101,18 +99,10 @@ public sealed partial class BrokerCommandTests(ITestOutputHelper output)
         listener.Listen();
         int busy = ((System.Net.IPEndPoint)listener.LocalEndPoint!).Port;
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        using var cli = StartCli(["broker", "--port", busy.ToString()]);
+        using var cli = RunningCli.Start(["broker", "--port", busy.ToString()]);
         await cli.Process.WaitForExitAsync(timeout.Token);
         Assert.NotEqual(0, cli.Process.ExitCode);
         Assert.Contains("cannot start", cli.Errors());
-    }
-
-    private static RunningCli StartCli(IEnumerable<string> arguments)
-    {
-        var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        start.ArgumentList.Add(CliDll);
-        foreach (string argument in arguments) start.ArgumentList.Add(argument);
-        return new RunningCli(Process.Start(start)!);
     }
 
     private static async Task<int> ReadPortAsync(RunningCli cli, CancellationToken ct)
@@ -126,34 +116,6 @@ public sealed partial class BrokerCommandTests(ITestOutputHelper output)
         }
     }
 
-    /// <summary>Sends a POSIX signal with kill(1): <see cref="Process.Kill()"/> would be SIGKILL, not SIGINT.</summary>
-    private static void Signal(RunningCli cli, string signal)
-    {
-        using var kill = Process.Start("kill", [$"-{signal}", cli.Process.Id.ToString()]);
-        kill.WaitForExit(10_000);
-        Assert.Equal(0, kill.ExitCode);
-    }
-
     [GeneratedRegex(@"listening on 127\.0\.0\.1:(\d+)")]
     private static partial Regex ListeningLine();
-
-    /// <summary>A started CLI process whose output is collected as it comes.</summary>
-    private sealed class RunningCli : IDisposable
-    {
-        private readonly System.Text.StringBuilder _out = new(), _err = new();
-
-        public RunningCli(Process process)
-        {
-            Process = process;
-            process.OutputDataReceived += (_, e) => { lock (_out) _out.AppendLine(e.Data); };
-            process.ErrorDataReceived += (_, e) => { lock (_err) _err.AppendLine(e.Data); };
-            process.BeginOutputReadLine();
-            process.BeginErrorReadLine();
-        }
-
-        public Process Process { get; }
-        public string Output() { lock (_out) return _out.ToString(); }
-        public string Errors() { lock (_err) return _err.ToString(); }
-        public void Dispose() => Process.Dispose();
-    }
 }

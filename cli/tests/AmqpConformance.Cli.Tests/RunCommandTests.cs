@@ -114,6 +114,40 @@ public sealed class RunCommandTests : IDisposable
         Assert.Contains("not a replay token", Invoke("--writer", "inline", "--replay", "x,y").Error, StringComparison.Ordinal);
     }
 
+    [Fact]
+    public void The_json_report_carries_verdicts_events_and_cases_per_second()
+    {
+        string json = Path.Combine(_reports, "run.json");
+        var (code, output, error) = Invoke("--writer", "inline", "--cases", "20", "--invariant", "lifecycle", "--json", json);
+        Assert.True(code == 0, output + error);
+        Assert.Contains("cancel-while-parked", output, StringComparison.Ordinal);
+        Assert.Contains("cases/s", output, StringComparison.Ordinal);
+        using var document = System.Text.Json.JsonDocument.Parse(File.ReadAllText(json));
+        var writer = document.RootElement.GetProperty("writers")[0];
+        Assert.Equal("Inline", writer.GetProperty("name").GetString());
+        Assert.True(writer.GetProperty("casesPerSecond").GetDouble() > 0);
+        var property = writer.GetProperty("properties")[0];
+        Assert.Equal("lifecycle", property.GetProperty("property").GetString());
+        Assert.True(property.GetProperty("holds").GetBoolean());
+        Assert.Equal(20, property.GetProperty("cases").GetInt32());
+        var events = writer.GetProperty("events");
+        Assert.All(Properties.Running.RunEvents.All, kind => Assert.True(events.TryGetProperty(Properties.Running.RunEvents.NameOf(kind), out _)));
+        Assert.True(events.GetProperty("call-after-dispose").GetInt64() > 0, "the lifecycle property disposes writers with calls after it");
+    }
+
+    [Fact]
+    public async Task Sigint_stops_a_run_prints_what_ran_and_exits_130()
+    {
+        using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(2));
+        using var cli = RunningCli.Start(["run", "--writer", "inline", "--cases", "1000000", "--invariant", "order", "cancellation", "--report", _reports]);
+        await cli.WaitForOutputAsync("Inline", timeout.Token); // the progress bar is up: properties are running
+        cli.Signal("INT");
+        await cli.Process.WaitForExitAsync(timeout.Token);
+        Assert.True(cli.Process.ExitCode == 130, cli.Output() + cli.Errors());
+        Assert.Contains("Interrupted: 0 of 2 properties ran.", cli.Output(), StringComparison.Ordinal);
+        Assert.Contains("interrupted", cli.Output(), StringComparison.Ordinal);
+    }
+
     public void Dispose()
     {
         if (Directory.Exists(_reports)) Directory.Delete(_reports, recursive: true);

@@ -90,12 +90,19 @@ public static class ConformanceProperties
 
         public RunResult? LastFailure { get; private set; }
 
+        public bool Interrupted { get; private set; }
+
         public Verdict? LastVerdict { get; set; }
 
         public bool Holds(Scenario scenario)
         {
             // Shrinking a writer that hangs costs a call timeout per candidate: past the budget, stop shrinking (keep the best so far).
             if (_shrinking is not null && _shrinking.Elapsed > options.ShrinkBudget) return true;
+            if (options.Cancellation.IsCancellationRequested)
+            {
+                Interrupted = true;
+                return true;
+            }
             int attempts = options.Replay is not null && _shrinking is null ? Math.Max(1, options.ReplayAttempts) : 1;
             for (int attempt = 1; attempt <= attempts; attempt++)
             {
@@ -129,6 +136,7 @@ public static class ConformanceProperties
                 token, _elapsed.Elapsed)
             {
                 KnownDeviationsSeen = _knownSeen,
+                Interrupted = Interrupted,
                 Events = _events,
                 ReplayAttemptsNeeded = _replayAttempts == 0 ? null : _replayAttempts,
             };

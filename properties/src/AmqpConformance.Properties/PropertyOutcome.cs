@@ -24,6 +24,10 @@ public sealed record PropertyOutcome(string Invariant, string Subject, int Cases
     /// <summary>Where the failure's artifacts (frames.jsonl, wire.pcap, timeline.html) were written, when they were.</summary>
     public string? ArtifactFolder { get; init; }
 
+    /// <summary>Whether <see cref="PropertyRunOptions.Cancellation"/> stopped the check before all its cases ran; a "holds" then
+    /// covers only the cases that ran.</summary>
+    public bool Interrupted { get; init; }
+
     /// <summary>The events the generated cases produced (shrinking runs not counted).</summary>
     public RunEvents Events { get; init; } = new();
 

@@ -37,6 +37,10 @@ public sealed record PropertyRunOptions
     /// of them covers is counted and not judged. Empty by default; the same caution as for <see cref="KnownDeviations"/> applies.</summary>
     public IReadOnlyList<ScenarioDeviation> KnownScenarioDeviations { get; init; } = [];
 
+    /// <summary>Stops the check: once it fires, no further case runs (each remaining one passes untried) and the outcome is marked
+    /// <see cref="PropertyOutcome.Interrupted"/>. The case in progress runs to its end.</summary>
+    public CancellationToken Cancellation { get; init; }
+
     /// <summary>Called after each generated case with the number of cases run so far (not during shrinking).</summary>
     public Action<int>? OnCase { get; init; }
 

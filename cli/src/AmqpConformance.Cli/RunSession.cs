@@ -1,0 +1,65 @@
+using AmqpConformance.Harness.Writers;
+using AmqpConformance.Properties;
+using Spectre.Console;
+
+namespace AmqpConformance.Cli;
+
+/// <summary>What a run produced: each finished property's outcome (by writer and property), and whether it was interrupted.</summary>
+internal sealed record RunResults(IReadOnlyDictionary<(string Writer, string Property), PropertyOutcome> Outcomes, bool Interrupted);
+
+/// <summary>Runs the selected properties against each writer, one after another, with a progress bar, writing each failure's
+/// artifacts. A termination signal stops it at once: the property in progress is abandoned (its worker is told to stop starting
+/// cases) and the run returns what had finished, marked interrupted.</summary>
+internal sealed class RunSession(IReadOnlyList<FrameWriterFactory> factories, IReadOnlyList<string> properties, int cases,
+    ReplayToken? replay, string reportRoot, IReadOnlyList<string> writerSpecs)
+{
+    public async Task<RunResults> RunAsync(TextWriter output, CancellationToken cancellationToken)
+    {
+        var outcomes = new Dictionary<(string, string), PropertyOutcome>();
+        var console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(output) });
+        bool interrupted = false;
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        var interruption = Task.Delay(Timeout.Infinite, cancellationToken);
+        await console.Progress()
+            .AutoClear(false)
+            .Columns(new TaskDescriptionColumn(), new ProgressBarColumn(), new PercentageColumn(), new ElapsedTimeColumn())
+            .StartAsync(async progress =>
+            {
+                foreach (var factory in factories)
+                {
+                    int perProperty = replay is null ? cases : 1;
+                    var task = progress.AddTask(Markup.Escape(factory.Name), maxValue: (double)properties.Count * perProperty);
+                    int done = 0;
+                    foreach (string property in properties)
+                    {
+                        if (cancellationToken.IsCancellationRequested) { interrupted = true; return; }
+                        int before = done;
+                        var options = new PropertyRunOptions
+                        {
+                            MaxTest = cases, Replay = replay, Cancellation = stop.Token,
+                            OnCase = n => task.Value = before + n,
+                        };
+                        var check = Task.Run(() => ConformanceProperties.Check(factory, property, options), CancellationToken.None);
+                        if (await Task.WhenAny(check, interruption).ConfigureAwait(false) != check)
+                        {
+                            interrupted = true;
+                            return; // the worker stops at its next case; the process is about to exit anyway
+                        }
+                        var outcome = await check.ConfigureAwait(false);
+                        if (outcome.Interrupted) { interrupted = true; return; }
+                        done += perProperty;
+                        task.Value = done;
+                        outcomes[(factory.Name, property)] = OutcomeArtifacts.Write(outcome, factory.Name, reportRoot, ReplayHint(factory, outcome));
+                    }
+                }
+            }).ConfigureAwait(false);
+        return new RunResults(outcomes, interrupted);
+    }
+
+    /// <summary>The command line that replays <paramref name="outcome"/>'s failure.</summary>
+    public string ReplayHint(FrameWriterFactory factory, PropertyOutcome outcome) =>
+        $"paste: amqp-conformance run --writer {WriterArgument(factory)} --invariant {outcome.Invariant} --replay {outcome.Replay}";
+
+    private string WriterArgument(FrameWriterFactory factory) =>
+        writerSpecs.FirstOrDefault(s => WriterModes.FromName(s) == factory) ?? writerSpecs.FirstOrDefault(s => s.Contains(':', StringComparison.Ordinal)) ?? factory.Name;
+}

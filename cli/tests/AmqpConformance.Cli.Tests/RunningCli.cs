@@ -1,0 +1,60 @@
+using System.Diagnostics;
+using System.Globalization;
+
+namespace AmqpConformance.Cli.Tests;
+
+/// <summary>The real <c>amqp-conformance</c> started as a process (<c>dotnet amqp-conformance.dll ...</c>) with its output collected
+/// as it comes; for what only a process shows: signals, exit codes, files flushed on stop.</summary>
+internal sealed class RunningCli : IDisposable
+{
+    private static readonly string CliDll = Path.Combine(AppContext.BaseDirectory, "amqp-conformance.dll");
+    private readonly System.Text.StringBuilder _out = new(), _err = new();
+
+    private RunningCli(Process process)
+    {
+        Process = process;
+        process.OutputDataReceived += (_, e) => { lock (_out) _out.AppendLine(e.Data); };
+        process.ErrorDataReceived += (_, e) => { lock (_err) _err.AppendLine(e.Data); };
+        process.BeginOutputReadLine();
+        process.BeginErrorReadLine();
+    }
+
+    public Process Process { get; }
+
+    /// <summary>Starts the CLI with <paramref name="arguments"/>.</summary>
+    public static RunningCli Start(IEnumerable<string> arguments)
+    {
+        var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        start.ArgumentList.Add(CliDll);
+        foreach (string argument in arguments) start.ArgumentList.Add(argument);
+        return new RunningCli(Process.Start(start)!);
+    }
+
+    public string Output() { lock (_out) return _out.ToString(); }
+
+    public string Errors() { lock (_err) return _err.ToString(); }
+
+    /// <summary>Sends a POSIX signal with kill(1): <see cref="Process.Kill()"/> would be SIGKILL, not SIGINT.</summary>
+    public void Signal(string signal)
+    {
+        using var kill = Process.Start("kill", [$"-{signal}", Process.Id.ToString(CultureInfo.InvariantCulture)]);
+        kill.WaitForExit(10_000);
+        Assert.Equal(0, kill.ExitCode);
+    }
+
+    /// <summary>Waits until the output contains <paramref name="text"/>; fails if the process exits first.</summary>
+    public async Task WaitForOutputAsync(string text, CancellationToken cancellationToken)
+    {
+        while (!Output().Contains(text, StringComparison.Ordinal))
+        {
+            if (Process.HasExited) throw new InvalidOperationException($"the CLI exited before printing \"{text}\": {Output()}{Errors()}");
+            await Task.Delay(50, cancellationToken);
+        }
+    }
+
+    public void Dispose()
+    {
+        if (!Process.HasExited) Process.Kill(entireProcessTree: true);
+        Process.Dispose();
+    }
+}
