@@ -22,9 +22,11 @@ public sealed class FaultProxy
     private string _requestedListen;
     private string _boundListen;
     private long _connectionIds;
+    private readonly TimeProvider _time;
 
-    internal FaultProxy(string name, string listen, string upstream)
+    internal FaultProxy(string name, string listen, string upstream, TimeProvider time)
     {
+        _time = time;
         Name = name;
         _requestedListen = listen;
         _boundListen = listen;
@@ -48,6 +50,10 @@ public sealed class FaultProxy
 
     /// <summary>Connections currently open.</summary>
     public int OpenConnections { get { lock (_gate) return _connections.Count; } }
+
+    /// <summary>Test hook: runs on the accepting task for each new connection just before it starts forwarding
+    /// (after the proxy's toxics were applied to it).</summary>
+    internal Action<FaultProxyConnection>? ForwardingStarting { get; set; }
 
     /// <summary>The fault transcripts of the connections now open (what each direction delivered, dropped, reset).</summary>
     public IReadOnlyList<FaultTranscript> OpenTranscripts() { lock (_gate) return [.. _connections.Select(c => c.Transcript)]; }
@@ -218,12 +224,11 @@ public sealed class FaultProxy
         }
         catch (Exception e) when (e is SocketException or OperationCanceledException or FormatException or ArgumentException)
         {
-            client.LingerState = new LingerOption(true, 0);
-            client.Dispose();
+            client.Dispose(); // as Toxiproxy does when the upstream cannot be reached: an orderly close, not a reset
             return;
         }
 
-        var connection = new FaultProxyConnection(Interlocked.Increment(ref _connectionIds), client, server, Random.Shared.Next());
+        var connection = new FaultProxyConnection(Interlocked.Increment(ref _connectionIds), client, server, Random.Shared.Next(), _time);
         lock (_gate)
         {
             if (_listener is null || stop.IsCancellationRequested)
@@ -232,10 +237,13 @@ public sealed class FaultProxy
             }
             else
             {
+                // Registered and given the toxics before it forwards a byte: a toxic that exists now applies from the
+                // first byte, and any change from here on reaches it through PushLocked.
                 _connections.Add(connection);
                 connection.ApplyToxics(_toxics.ToList());
             }
         }
+        connection.Start(ForwardingStarting);
         await connection.Completion.ConfigureAwait(false);
         lock (_gate) _connections.Remove(connection);
     }

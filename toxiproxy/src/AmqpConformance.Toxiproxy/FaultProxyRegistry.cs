@@ -13,6 +13,12 @@ public sealed class FaultProxyRegistry : IAsyncDisposable
 {
     private readonly object _gate = new();
     private readonly Dictionary<string, FaultProxy> _proxies = new(StringComparer.Ordinal);
+    private readonly TimeProvider _time;
+
+    /// <summary>Creates an empty registry.</summary>
+    /// <param name="time">The clock its proxies' toxics run on (latency, bandwidth, slicer delays, timeouts); default
+    /// <see cref="TimeProvider.System"/>. Tests pass a manual clock to run toxics on virtual time.</param>
+    public FaultProxyRegistry(TimeProvider? time = null) => _time = time ?? TimeProvider.System;
 
     /// <summary>The proxies, by name.</summary>
     public IReadOnlyDictionary<string, FaultProxy> Proxies { get { lock (_gate) return new Dictionary<string, FaultProxy>(_proxies); } }
@@ -25,7 +31,7 @@ public sealed class FaultProxyRegistry : IAsyncDisposable
         if (string.IsNullOrEmpty(config.Upstream)) throw ToxiproxyApiException.MissingField("upstream");
         string listen = string.IsNullOrEmpty(config.Listen) ? "127.0.0.1:0" : config.Listen;
         CheckAddresses(listen, config.Upstream);
-        var proxy = new FaultProxy(config.Name, listen, config.Upstream);
+        var proxy = new FaultProxy(config.Name, listen, config.Upstream, _time);
         lock (_gate)
         {
             if (_proxies.ContainsKey(config.Name)) throw ToxiproxyApiException.ProxyExists();
