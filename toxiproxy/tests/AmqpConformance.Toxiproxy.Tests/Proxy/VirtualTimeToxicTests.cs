@@ -17,25 +17,48 @@ public sealed class VirtualTimeToxicTests
         Name = name, Type = type, Stream = stream, Attributes = attributes.ToDictionary(a => a.Key, a => a.Value),
     };
 
-    private static FaultProxy CreateProxy(FaultProxyRegistry registry, int upstreamPort)
+    /// <summary>A proxy on a manual clock with one toxic, in front of a <see cref="RecordingSink"/>,
+    /// and a client connected through it.</summary>
+    private sealed class Rig : IAsyncDisposable
     {
-        registry.CreateProxy(new ProxyConfig { Name = "p", Listen = "127.0.0.1:0", Upstream = $"127.0.0.1:{upstreamPort}" });
-        return registry.GetProxy("p");
+        private Rig(ManualTimeProvider clock, bool echo, CancellationToken ct)
+        {
+            Clock = clock;
+            Sink = RecordingSink.Start(clock, ct, echo);
+            Registry = new FaultProxyRegistry(clock);
+            Registry.CreateProxy(new ProxyConfig { Name = "p", Listen = "127.0.0.1:0", Upstream = $"127.0.0.1:{Sink.Port}" });
+            Proxy = Registry.GetProxy("p");
+        }
+
+        public ManualTimeProvider Clock { get; }
+        public RecordingSink Sink { get; }
+        public FaultProxyRegistry Registry { get; }
+        public FaultProxy Proxy { get; }
+        public TcpClient Client { get; } = new();
+
+        public static async Task<Rig> StartAsync(ToxicConfig toxic, CancellationToken ct, bool echo = false)
+        {
+            var rig = new Rig(new ManualTimeProvider(), echo, ct);
+            rig.Proxy.AddToxic(toxic);
+            await rig.Client.ConnectAsync(IPAddress.Loopback, rig.Proxy.ToConfig().ListenPort, ct);
+            return rig;
+        }
+
+        public async ValueTask DisposeAsync()
+        {
+            Client.Dispose();
+            await Registry.DisposeAsync();
+            Sink.Dispose();
+        }
     }
 
     [Fact]
     public async Task Latency_holds_each_echo_for_exactly_its_delay_and_a_change_reaches_the_live_connection()
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        var clock = new ManualTimeProvider();
-        using var echo = RecordingSink.Start(clock, cts.Token, echo: true);
-        await using var registry = new FaultProxyRegistry(clock);
-        FaultProxy proxy = CreateProxy(registry, echo.Port);
-        proxy.AddToxic(Toxic(ToxicTypes.Latency, ToxicStreams.Downstream, "slow", ("latency", 100)));
-
-        using var client = new TcpClient();
-        await client.ConnectAsync(IPAddress.Loopback, proxy.ToConfig().ListenPort, cts.Token);
-        NetworkStream stream = client.GetStream();
+        await using var rig = await Rig.StartAsync(Toxic(ToxicTypes.Latency, ToxicStreams.Downstream, "slow", ("latency", 100)), cts.Token, echo: true);
+        (ManualTimeProvider clock, FaultProxy proxy) = (rig.Clock, rig.Proxy);
+        NetworkStream stream = rig.Client.GetStream();
 
         async Task<TimeSpan> RoundTripAsync(byte[] message)
         {
@@ -66,16 +89,11 @@ public sealed class VirtualTimeToxicTests
     public async Task Bandwidth_delivers_exactly_its_rate()
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        var clock = new ManualTimeProvider();
-        using var sink = RecordingSink.Start(clock, cts.Token);
-        await using var registry = new FaultProxyRegistry(clock);
-        FaultProxy proxy = CreateProxy(registry, sink.Port);
-        proxy.AddToxic(Toxic(ToxicTypes.Bandwidth, ToxicStreams.Upstream, "thin", ("rate", 100))); // 100 KB/s = 100 bytes per ms
-
-        using var client = new TcpClient();
-        await client.ConnectAsync(IPAddress.Loopback, proxy.ToConfig().ListenPort, cts.Token);
+        // 100 KB/s = 100 bytes per ms.
+        await using var rig = await Rig.StartAsync(Toxic(ToxicTypes.Bandwidth, ToxicStreams.Upstream, "thin", ("rate", 100)), cts.Token);
+        (ManualTimeProvider clock, RecordingSink sink) = (rig.Clock, rig.Sink);
         const int Bytes = 50_000;
-        await client.GetStream().WriteAsync(new byte[Bytes], cts.Token);
+        await rig.Client.GetStream().WriteAsync(new byte[Bytes], cts.Token);
 
         Task all = sink.WaitForTotalAsync(Bytes, cts.Token);
         while (await Task.WhenAny(all, clock.WhenTimerScheduledAsync(cts.Token)) != all)
@@ -95,16 +113,11 @@ public sealed class VirtualTimeToxicTests
     public async Task Slicer_sends_small_slices_its_delay_apart()
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        var clock = new ManualTimeProvider();
-        using var sink = RecordingSink.Start(clock, cts.Token);
-        await using var registry = new FaultProxyRegistry(clock);
-        FaultProxy proxy = CreateProxy(registry, sink.Port);
-        proxy.AddToxic(Toxic(ToxicTypes.Slicer, ToxicStreams.Upstream, "cut", ("average_size", 12), ("size_variation", 4), ("delay", 15_000)));
-
-        using var client = new TcpClient();
-        await client.ConnectAsync(IPAddress.Loopback, proxy.ToConfig().ListenPort, cts.Token);
+        await using var rig = await Rig.StartAsync(
+            Toxic(ToxicTypes.Slicer, ToxicStreams.Upstream, "cut", ("average_size", 12), ("size_variation", 4), ("delay", 15_000)), cts.Token);
+        (ManualTimeProvider clock, RecordingSink sink, FaultProxy proxy) = (rig.Clock, rig.Sink, rig.Proxy);
         const int Bytes = 600;
-        await client.GetStream().WriteAsync(new byte[Bytes], cts.Token);
+        await rig.Client.GetStream().WriteAsync(new byte[Bytes], cts.Token);
 
         Task all = sink.WaitForTotalAsync(Bytes, cts.Token);
         while (await Task.WhenAny(all, clock.WhenTimerScheduledAsync(cts.Token)) != all)
