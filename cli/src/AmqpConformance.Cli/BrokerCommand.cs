@@ -99,6 +99,10 @@ internal static class BrokerCommand
     private sealed record BrokerRun(int Port, FileInfo? Record, FileInfo? Pcap, int FrameMax, ushort Heartbeat, string[] Users,
         Strictness Strictness, bool CaptureBodies);
 
+    /// <summary>Without --pcap, each live connection's log holds only its newest this-many frames (the rest were
+    /// streamed to --record, or nobody reads them).</summary>
+    private const int LiveLogFrames = 10_000;
+
     private static async Task<int> RunAsync(BrokerRun run, CancellationToken stop)
     {
         var options = new FakeBrokerOptions
@@ -108,8 +112,12 @@ internal static class BrokerCommand
             HeartbeatSeconds = run.Heartbeat,
             Users = run.Users.Select(u => u.Split(':', 2)).ToDictionary(p => p[0], p => p[1], StringComparer.Ordinal),
             Strictness = run.Strictness,
-            FrameLog = new FrameLogOptions { CaptureBodies = run.CaptureBodies },
-            KeepPublished = false, // a standalone broker may run for hours; the frame log is what it is for
+            // A standalone broker may run for hours. Without --pcap nothing reads the logs after the fact (--record streams
+            // them as they grow), so each live log holds only its newest frames and ended connections are evicted under
+            // the default retention budget: memory stays flat. The pcap is written on stop from memory, so it keeps all.
+            FrameLog = new FrameLogOptions { CaptureBodies = run.CaptureBodies, MaxRetainedFrames = run.Pcap is null ? LiveLogFrames : null },
+            Retention = run.Pcap is null ? ConnectionRetention.Default : ConnectionRetention.Unlimited,
+            KeepPublished = false,
             // System.CommandLine gives the action 2 s after SIGINT/SIGTERM: close connections well within that.
             CloseTimeout = TimeSpan.FromMilliseconds(500),
         };
@@ -128,20 +136,39 @@ internal static class BrokerCommand
             return 1;
         }
 
-        var ended = new List<Task>();
-        var tracked = new HashSet<long>();
+        // Per-connection state lives only while the connection does, so a long run does not grow with each connection.
+        var pending = new System.Collections.Concurrent.ConcurrentDictionary<long, Task>();
+        long framesRecorded = 0;
+        // Connections accepted before the handler was in place are tracked by the loop below; ids up to the watermark
+        // may reach both, so those are deduplicated (a handful at most: the set is not used after start-up).
+        var early = new HashSet<long>();
+        long watermark = long.MaxValue;
         void Track(BrokerConnection connection)
         {
-            lock (tracked)
+            lock (early)
+                if (connection.Id <= Interlocked.Read(ref watermark) && !early.Add(connection.Id)) return;
+            recorder?.Attach(connection.Log);
+            var reported = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            pending[connection.Id] = reported.Task; // before the continuation exists, so its removal cannot come first
+            _ = connection.Completion.ContinueWith(_ =>
             {
-                if (!tracked.Add(connection.Id)) return;
-                recorder?.Attach(connection.Log);
-                ended.Add(connection.Completion.ContinueWith(_ => OnEnded(connection, recorder), TaskScheduler.Default));
-            }
+                try
+                {
+                    Interlocked.Add(ref framesRecorded, connection.Log.NextSequence);
+                    OnEnded(connection, recorder);
+                }
+                finally
+                {
+                    pending.TryRemove(connection.Id, out Task? _);
+                    reported.SetResult();
+                }
+            }, TaskScheduler.Default);
             Console.WriteLine($"connection {connection.Id}: accepted");
         }
         broker.ConnectionAccepted += Track;
-        foreach (BrokerConnection early in broker.Connections) Track(early); // accepted before the handler was in place
+        Interlocked.Exchange(ref watermark, broker.AcceptedConnections);
+        foreach (BrokerConnection connection in broker.Connections)
+            if (connection.Id <= watermark) Track(connection); // accepted before the handler was in place
 
         Console.WriteLine($"listening on {broker.Endpoint}");
         Console.WriteLine($"  frame_max {run.FrameMax}, heartbeat {run.Heartbeat} s, {run.Strictness} validation" +
@@ -156,9 +183,7 @@ internal static class BrokerCommand
         }
 
         await broker.DisposeAsync(); // closes every connection and waits for their loops
-        Task[] pending;
-        lock (tracked) pending = [.. ended];
-        await Task.WhenAll(pending);
+        await Task.WhenAll(pending.Values);
         int exitCode = 0;
         if (recorder is not null)
         {
@@ -187,9 +212,8 @@ internal static class BrokerCommand
                 exitCode = 1;
             }
         }
-        long frames = connections.Sum(c => (long)c.Log.Count);
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"stopped: {connections.Count} connection(s), {frames} frame(s){(run.Record is null ? "" : $" recorded to {run.Record.FullName}")}"));
+            $"stopped: {broker.AcceptedConnections} connection(s), {Interlocked.Read(ref framesRecorded)} frame(s){(run.Record is null ? "" : $" recorded to {run.Record.FullName}")}"));
         return exitCode;
     }
 
@@ -199,7 +223,7 @@ internal static class BrokerCommand
         recorder?.Complete(connection.Log, reason);
         IReadOnlyList<ProtocolFinding> findings = connection.Log.Findings();
         var text = new System.Text.StringBuilder();
-        text.Append(CultureInfo.InvariantCulture, $"connection {connection.Id}: closed ({reason}); {connection.Log.Count} frame(s), {findings.Count} finding(s)");
+        text.Append(CultureInfo.InvariantCulture, $"connection {connection.Id}: closed ({reason}); {connection.Log.NextSequence} frame(s), {findings.Count} finding(s)");
         foreach (ProtocolFinding f in findings)
             text.Append(CultureInfo.InvariantCulture, $"\n  {(f.ClosedConnection ? "closed" : "reported")} {f.ReplyCode} {f.Rule} at frame #{f.Sequence}: {f.Message}");
         Console.WriteLine(text.ToString());

@@ -10,6 +10,7 @@ internal static class CliCommands
         yield return BrokerCommand.Create();
         yield return ProxyCommand.Create();
         yield return RunCommand.Create();
+        yield return FuzzCommand.Create();
         yield break;
     }
 }

@@ -36,6 +36,13 @@ internal sealed class BenchPublisher : IAsyncDisposable
         return p;
     }
 
+    /// <summary>Sends connection.close 200 and waits for close-ok.</summary>
+    public async Task CloseAsync(CancellationToken ct)
+    {
+        await SendAsync(0, new ConnectionClose { ReplyCode = 200, ReplyText = "bye" }, ct);
+        await ExpectAsync<ConnectionCloseOk>(ct);
+    }
+
     /// <summary>Writes <paramref name="batch"/> <paramref name="repeats"/> times.</summary>
     public async Task BlastAsync(byte[] batch, int repeats, CancellationToken ct)
     {
@@ -79,7 +86,9 @@ internal sealed class BenchPublisher : IAsyncDisposable
                 _in.AsSpan(consumed, _inLength - consumed).CopyTo(_in);
                 _inLength -= consumed;
                 if (method is null) continue;
-                return method is T expected ? expected : throw new InvalidOperationException($"expected {typeof(T).Name}, got {method}");
+                if (method is T expected) return expected;
+                throw method is ConnectionClose close ? new BrokerClosedException(close, typeof(T).Name)
+                    : new InvalidOperationException($"expected {typeof(T).Name}, got {method}");
             }
             if (_inLength == _in.Length) Array.Resize(ref _in, _in.Length * 2);
             int read = await _socket.ReceiveAsync(_in.AsMemory(_inLength), SocketFlags.None, ct);

@@ -11,6 +11,9 @@ using AmqpConformance.FakeBroker.Benchmarks;
 // in memory); without it the log holds every frame, as by default. "gc pause" is the share of the fake broker's
 // measurement spent in garbage-collection pauses, "gen2" the full collections during it.
 
+// Other modes, each in its own file: `retention` (ended connections must not pile up).
+if (args is ["retention", ..]) return await RetentionBenchmark.RunAsync(args[1..]);
+
 int[] clientCounts = [1, 4];
 int[] bodySizes = [256, 1 << 20];
 long megabytes = 256;

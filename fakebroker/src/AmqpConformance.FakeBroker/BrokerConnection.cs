@@ -241,6 +241,8 @@ public sealed partial class BrokerConnection
             try { await _transport.Input.CompleteAsync().ConfigureAwait(false); } catch (Exception) { /* the peer may be gone */ }
             EndTransport();
             lock (_stateGate) _closeTimer?.Dispose();
+            try { _broker.OnConnectionEnded(this); }
+            catch (Exception ex) { Log.AddFinding(new ProtocolFinding(-1, ReplyCodes.InternalError, "internal-error", $"Retention failed: {ex}", ClosedConnection: true)); }
             _opened.TrySetResult(false);
             _completion.TrySetResult();
         }

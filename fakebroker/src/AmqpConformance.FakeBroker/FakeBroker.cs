@@ -8,7 +8,8 @@ namespace AmqpConformance.FakeBroker;
 /// An in-process AMQP 0-9-1 broker for tests: real clients connect to it over loopback TCP, or a test hands it any
 /// <see cref="IDuplexPipe"/> through <see cref="Serve"/>. It validates frames like RabbitMQ 3.x (and, by default,
 /// reports more: <see cref="Strictness.Strict"/>), records every frame of every connection, and keeps queues, so
-/// messages round-trip to consumers.
+/// messages round-trip to consumers. Ended connections are kept within <see cref="FakeBrokerOptions.Retention"/>'s budget
+/// (then only their <see cref="ConnectionSummary"/>), so a long-running broker does not grow with every connection.
 /// </summary>
 /// <example>
 /// <code>
@@ -22,8 +23,13 @@ namespace AmqpConformance.FakeBroker;
 public sealed class FakeBroker : IAsyncDisposable
 {
     private readonly Dictionary<string, VirtualHost> _virtualHosts = new(StringComparer.Ordinal);
-    private readonly List<BrokerConnection> _connections = [];
-    private readonly List<TaskCompletionSource<BrokerConnection>> _waiters = [];
+    private readonly object _gate = new();
+    private readonly List<BrokerConnection> _connections = []; // open and retained ended ones, in arrival order
+    private readonly Queue<(BrokerConnection Connection, long Bytes)> _ended = new(); // retained ended ones, oldest-ended first
+    private readonly Queue<ConnectionSummary> _summaries = new();
+    private readonly Dictionary<int, TaskCompletionSource<BrokerConnection>> _waiters = []; // by arrival index, not yet arrived
+    private long _endedBytes;
+    private long _evicted;
     private readonly CancellationTokenSource _stopping = new();
     private Socket? _listener;
     private Task _acceptLoop = Task.CompletedTask;
@@ -93,22 +99,72 @@ public sealed class FakeBroker : IAsyncDisposable
         }
     }
 
-    /// <summary>Every connection served so far (open or ended), in the order they arrived.</summary>
-    public IReadOnlyList<BrokerConnection> Connections { get { lock (_connections) return [.. _connections]; } }
+    /// <summary>The connections it holds, in the order they arrived: every open connection, and the ended ones that
+    /// <see cref="FakeBrokerOptions.Retention"/> still keeps (by default the last 100 to end, within 64 MiB of frame
+    /// logs). A connection's arrival index is <c>Id - 1</c>; use <see cref="AcceptedConnections"/> to count them all
+    /// and <see cref="ConnectionSummaries"/> for those evicted.</summary>
+    public IReadOnlyList<BrokerConnection> Connections { get { lock (_gate) return [.. _connections]; } }
+
+    /// <summary>How many connections it has served (open, ended, evicted): the arrival index the next one will get.</summary>
+    public long AcceptedConnections => Interlocked.Read(ref _nextId);
+
+    /// <summary>How many ended connections were evicted under <see cref="FakeBrokerOptions.Retention"/> (their
+    /// <see cref="BrokerConnection"/> is no longer in <see cref="Connections"/>; their summary may be).</summary>
+    public long EvictedConnections { get { lock (_gate) return _evicted; } }
+
+    /// <summary>A summary of each ended connection, oldest-ended first: the newest
+    /// <see cref="ConnectionRetention.MaxSummaries"/> (10,000 by default), whether or not the connection itself is still
+    /// retained. A connection's summary is here before its <see cref="BrokerConnection.Completion"/> completes.</summary>
+    public IReadOnlyList<ConnectionSummary> ConnectionSummaries { get { lock (_gate) return [.. _summaries]; } }
+
+    /// <summary>The connection with <paramref name="id"/> (1-based, in arrival order) while the broker holds it; null when
+    /// it has not arrived or was evicted.</summary>
+    public BrokerConnection? FindConnection(long id)
+    {
+        lock (_gate) return FindLocked(id);
+    }
+
+    private BrokerConnection? FindLocked(long id)
+    {
+        // Ids are handed out in arrival order, so the list is sorted by id.
+        int lo = 0, hi = _connections.Count - 1;
+        while (lo <= hi)
+        {
+            int mid = (lo + hi) >>> 1;
+            long at = _connections[mid].Id;
+            if (at == id) return _connections[mid];
+            if (at < id) lo = mid + 1;
+            else hi = mid - 1;
+        }
+        return null;
+    }
 
     /// <summary>Raised (on the accepting thread) for each new connection, before its first byte is read.
     /// Keep handlers short; an exception from one is swallowed.</summary>
     public event Action<BrokerConnection>? ConnectionAccepted;
 
-    /// <summary>Completes with the connection at <paramref name="index"/> (0-based, in arrival order) once it has arrived.</summary>
+    /// <summary>Completes with the connection at <paramref name="index"/> (0-based, in arrival order: the connection
+    /// whose <see cref="BrokerConnection.Id"/> is <paramref name="index"/> + 1) once it has arrived.</summary>
+    /// <exception cref="InvalidOperationException">(in the task) That connection arrived, ended and was evicted under
+    /// <see cref="FakeBrokerOptions.Retention"/>; its <see cref="ConnectionSummary"/> may still be in
+    /// <see cref="ConnectionSummaries"/>.</exception>
+    /// <exception cref="TaskCanceledException">(in the task) The broker was disposed before it arrived.</exception>
     public Task<BrokerConnection> WaitForConnectionAsync(int index, CancellationToken cancellationToken = default)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(index);
-        TaskCompletionSource<BrokerConnection> waiter;
-        lock (_connections)
+        TaskCompletionSource<BrokerConnection>? waiter;
+        lock (_gate)
         {
-            while (_waiters.Count <= index) _waiters.Add(new TaskCompletionSource<BrokerConnection>(TaskCreationOptions.RunContinuationsAsynchronously));
-            waiter = _waiters[index];
+            if (index < Interlocked.Read(ref _nextId))
+            {
+                return FindLocked(index + 1L) is { } arrived ? Task.FromResult(arrived)
+                    : Task.FromException<BrokerConnection>(new InvalidOperationException(
+                        $"Connection {index + 1} (index {index}) ended and was evicted under FakeBrokerOptions.Retention; " +
+                        "its summary may still be in FakeBroker.ConnectionSummaries."));
+            }
+            if (Volatile.Read(ref _disposed) != 0) return Task.FromCanceled<BrokerConnection>(new CancellationToken(canceled: true));
+            if (!_waiters.TryGetValue(index, out waiter))
+                _waiters[index] = waiter = new TaskCompletionSource<BrokerConnection>(TaskCreationOptions.RunContinuationsAsynchronously);
         }
         return waiter.Task.WaitAsync(cancellationToken);
     }
@@ -130,24 +186,46 @@ public sealed class FakeBroker : IAsyncDisposable
     {
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
         BrokerConnection connection;
-        TaskCompletionSource<BrokerConnection>? waiter = null;
-        lock (_connections)
+        TaskCompletionSource<BrokerConnection>? waiter;
+        lock (_gate)
         {
-            connection = new BrokerConnection(this, Interlocked.Increment(ref _nextId), transport, onEnded);
-            int index = _connections.Count;
+            long id = Interlocked.Increment(ref _nextId);
+            connection = new BrokerConnection(this, id, transport, onEnded);
             _connections.Add(connection);
-            if (index < _waiters.Count) waiter = _waiters[index];
-            else
-            {
-                while (_waiters.Count <= index) _waiters.Add(new TaskCompletionSource<BrokerConnection>(TaskCreationOptions.RunContinuationsAsynchronously));
-                waiter = _waiters[index];
-            }
+            _waiters.Remove((int)(id - 1), out waiter);
         }
         try { ConnectionAccepted?.Invoke(connection); }
         catch (Exception) { /* a test's handler cannot break the broker */ }
-        waiter.TrySetResult(connection);
+        waiter?.TrySetResult(connection);
         _ = Task.Run(connection.RunAsync);
         return connection;
+    }
+
+    /// <summary>Called by a connection as it ends, before its <see cref="BrokerConnection.Completion"/> completes: records
+    /// its summary and evicts the oldest-ended connections beyond <see cref="FakeBrokerOptions.Retention"/>.</summary>
+    internal void OnConnectionEnded(BrokerConnection connection)
+    {
+        ConnectionSummary summary = ConnectionSummary.Of(connection, DateTimeOffset.UtcNow);
+        ConnectionRetention retention = Options.Retention;
+        lock (_gate)
+        {
+            if (retention.MaxSummaries > 0)
+            {
+                _summaries.Enqueue(summary);
+                while (_summaries.Count > retention.MaxSummaries) _summaries.Dequeue();
+            }
+            _ended.Enqueue((connection, summary.EstimatedBytes));
+            _endedBytes += summary.EstimatedBytes;
+            while (_ended.Count > 0
+                && (_ended.Count > retention.MaxEndedConnections
+                    || (_ended.Count > 1 && _endedBytes > retention.MaxEndedLogBytes)))
+            {
+                var (oldest, bytes) = _ended.Dequeue();
+                _endedBytes -= bytes;
+                _connections.Remove(oldest);
+                _evicted++;
+            }
+        }
     }
 
     /// <summary>A queue of a virtual host, or null when it does not exist.</summary>
@@ -218,8 +296,13 @@ public sealed class FakeBroker : IAsyncDisposable
             foreach (var connection in connections) connection.Abort();
             await all.ConfigureAwait(false); // Completion never faults, and aborted loops end promptly
         }
-        lock (_connections)
-            foreach (var waiter in _waiters) waiter.TrySetCanceled();
+        TaskCompletionSource<BrokerConnection>[] waiters;
+        lock (_gate)
+        {
+            waiters = [.. _waiters.Values];
+            _waiters.Clear();
+        }
+        foreach (var waiter in waiters) waiter.TrySetCanceled();
         _stopping.Dispose();
     }
 }

@@ -63,6 +63,11 @@ public sealed record FakeBrokerOptions
     /// basic.ack with multiple=true when several are due, as RabbitMQ does under load; otherwise one ack per publish.</summary>
     public bool CoalesceConfirms { get; init; } = true;
 
+    /// <summary>How much of the connections that ended the broker keeps: by default the last 100 to end with their frame
+    /// logs (within 64 MiB of estimated log memory), then a summary each for the last 10,000, then counters only
+    /// (<see cref="ConnectionRetention"/>). <see cref="ConnectionRetention.Unlimited"/> keeps everything.</summary>
+    public ConnectionRetention Retention { get; init; } = ConnectionRetention.Default;
+
     /// <summary>Checks the options; throws <see cref="ArgumentException"/> naming the bad one.</summary>
     public void Validate()
     {
@@ -75,6 +80,7 @@ public sealed record FakeBrokerOptions
         ArgumentNullException.ThrowIfNull(VirtualHosts, nameof(VirtualHosts));
         if (VirtualHosts.Count == 0) throw new ArgumentException("At least one virtual host is needed.", nameof(VirtualHosts));
         ArgumentNullException.ThrowIfNull(FrameLog, nameof(FrameLog));
+        ArgumentNullException.ThrowIfNull(Retention, nameof(Retention));
         ArgumentNullException.ThrowIfNull(ServerProperties, nameof(ServerProperties));
         if (HandshakeTimeout <= TimeSpan.Zero && HandshakeTimeout != Timeout.InfiniteTimeSpan)
             throw new ArgumentException("HandshakeTimeout must be positive (or Timeout.InfiniteTimeSpan).", nameof(HandshakeTimeout));

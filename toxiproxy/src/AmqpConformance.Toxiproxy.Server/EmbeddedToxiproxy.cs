@@ -19,8 +19,11 @@ namespace AmqpConformance.Toxiproxy;
 /// /proxies/{name}; GET, POST /proxies/{name}/toxics; GET, POST/PATCH (update), DELETE
 /// /proxies/{name}/toxics/{toxic}; POST /reset. Status codes, defaults (a toxic's stream defaults to
 /// downstream, toxicity to 1, name to "{type}_{stream}") and error bodies (<c>{"error","status"}</c>)
-/// follow Toxiproxy. Differences: proxies listen on loopback only; invalid toxic attributes (such as a
-/// slicer size_variation not below average_size) are refused with 400 instead of accepted.</para>
+/// follow Toxiproxy; error bodies also name the <c>"field"</c> at fault. Differences: proxies listen on loopback only;
+/// invalid input that Toxiproxy accepts is refused with 400 naming the field (<see cref="ToxiproxyValidation"/>: names of
+/// at most 255 characters without '/', attribute ranges such as limit_data bytes &gt;= 0, a slicer size_variation below
+/// average_size); a listen address in use is 409; unknown routes and methods get a JSON 404/405; the server answers 500
+/// only for its own failures, never for what a client sent.</para>
 /// <para>Disposal stops the API and every proxy, closing their connections.</para>
 /// </remarks>
 public sealed class EmbeddedToxiproxy : IAsyncDisposable
@@ -32,20 +35,62 @@ public sealed class EmbeddedToxiproxy : IAsyncDisposable
 
     private EmbeddedToxiproxy() { }
 
-    /// <summary>Starts the API on <paramref name="api"/> (default 127.0.0.1, a free port).</summary>
-    /// <exception cref="ArgumentException"><paramref name="api"/> is not a loopback address.</exception>
-    public static async Task<EmbeddedToxiproxy> StartAsync(IPEndPoint? api = null, CancellationToken cancellationToken = default)
+    /// <summary>Starts the API on <paramref name="api"/> (default 127.0.0.1, a free port). An IPv4-mapped loopback
+    /// address ([::ffff:127.0.0.1]) is taken as its IPv4 address.</summary>
+    /// <exception cref="ToxiproxyBindException"><paramref name="api"/> is not a loopback address, or cannot be bound
+    /// (such as a port in use).</exception>
+    public static Task<EmbeddedToxiproxy> StartAsync(IPEndPoint? api = null, CancellationToken cancellationToken = default)
     {
         api ??= new IPEndPoint(IPAddress.Loopback, 0);
-        if (!IPAddress.IsLoopback(api.Address))
-            throw new ArgumentException($"The embedded Toxiproxy API binds to loopback only, not {api}.", nameof(api));
+        IPEndPoint endpoint;
+        try
+        {
+            endpoint = ToxiproxyValidation.ParseLoopback(api.ToString(), "api");
+        }
+        catch (ToxiproxyApiException e)
+        {
+            throw new ToxiproxyBindException(api.ToString(), "the embedded Toxiproxy API binds to loopback only (127.0.0.1, [::1] or localhost)", e);
+        }
+        return StartCoreAsync(api.ToString(), endpoint, cancellationToken);
+    }
+
+    /// <summary>Starts the API on <paramref name="api"/>, given as host:port: 127.0.0.1:8474, [::1]:8474,
+    /// localhost:8474 (127.0.0.1) or [::ffff:127.0.0.1]:8474 (127.0.0.1); port 0 picks a free one.</summary>
+    /// <exception cref="ToxiproxyBindException"><paramref name="api"/> does not parse, is not a loopback address, or
+    /// cannot be bound (such as a port in use).</exception>
+    public static Task<EmbeddedToxiproxy> StartAsync(string api, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(api);
+        IPEndPoint endpoint;
+        try
+        {
+            endpoint = ToxiproxyValidation.ParseLoopback(api, "api");
+        }
+        catch (ToxiproxyApiException e)
+        {
+            throw new ToxiproxyBindException(api, e.Message, e);
+        }
+        return StartCoreAsync(api, endpoint, cancellationToken);
+    }
+
+    private static async Task<EmbeddedToxiproxy> StartCoreAsync(string given, IPEndPoint endpoint, CancellationToken cancellationToken)
+    {
         var proxy = new EmbeddedToxiproxy();
         WebApplicationBuilder builder = WebApplication.CreateSlimBuilder(new WebApplicationOptions { Args = [] });
         builder.Logging.ClearProviders();
-        builder.WebHost.ConfigureKestrel(k => k.Listen(api));
+        builder.WebHost.ConfigureKestrel(k => k.Listen(endpoint));
         WebApplication app = builder.Build();
         ToxiproxyApi.Map(app, proxy.Registry);
-        await app.StartAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            await app.StartAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception e) when (!(e is OperationCanceledException && cancellationToken.IsCancellationRequested))
+        {
+            await app.DisposeAsync().ConfigureAwait(false);
+            await proxy.Registry.DisposeAsync().ConfigureAwait(false);
+            throw new ToxiproxyBindException(given, (e.InnerException ?? e).Message, e);
+        }
         proxy._app = app;
         string address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
         proxy.ApiUrl = new Uri(address.EndsWith('/') ? address : address + "/");

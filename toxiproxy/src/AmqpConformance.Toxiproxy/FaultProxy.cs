@@ -22,9 +22,11 @@ public sealed class FaultProxy
     private string _requestedListen;
     private string _boundListen;
     private long _connectionIds;
+    private readonly TimeProvider _time;
 
-    internal FaultProxy(string name, string listen, string upstream)
+    internal FaultProxy(string name, string listen, string upstream, TimeProvider time)
     {
+        _time = time;
         Name = name;
         _requestedListen = listen;
         _boundListen = listen;
@@ -49,6 +51,10 @@ public sealed class FaultProxy
     /// <summary>Connections currently open.</summary>
     public int OpenConnections { get { lock (_gate) return _connections.Count; } }
 
+    /// <summary>Test hook: runs on the accepting task for each new connection just before it starts forwarding
+    /// (after the proxy's toxics were applied to it).</summary>
+    internal Action<FaultProxyConnection>? ForwardingStarting { get; set; }
+
     /// <summary>The fault transcripts of the connections now open (what each direction delivered, dropped, reset).</summary>
     public IReadOnlyList<FaultTranscript> OpenTranscripts() { lock (_gate) return [.. _connections.Select(c => c.Transcript)]; }
 
@@ -70,7 +76,7 @@ public sealed class FaultProxy
         lock (_gate)
         {
             if (_listener is not null) return;
-            IPEndPoint endpoint = ParseLoopback(_requestedListen);
+            IPEndPoint endpoint = ToxiproxyValidation.ParseLoopback(_requestedListen);
             var listener = new Socket(endpoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
             try
             {
@@ -80,7 +86,9 @@ public sealed class FaultProxy
             catch (SocketException e)
             {
                 listener.Dispose();
-                throw new ToxiproxyApiException(500, $"listen {_requestedListen}: {e.Message}");
+                string message = $"listen {_requestedListen}: {e.Message}";
+                throw e.SocketErrorCode == SocketError.AddressAlreadyInUse ? ToxiproxyApiException.AddressInUse("listen", message)
+                    : ToxiproxyApiException.Invalid("listen", message);
             }
             _listener = listener;
             var bound = (IPEndPoint)listener.LocalEndPoint!;
@@ -107,23 +115,43 @@ public sealed class FaultProxy
             c.Terminate(new FaultTermination(false, FaultDirection.Upstream, "proxy disabled"));
     }
 
+    /// <summary>Changes the addresses and state. When the new listen address cannot be bound, the proxy goes back to
+    /// its previous addresses and state and the error (409 or 400) is thrown.</summary>
     internal void Update(string listen, string upstream, bool enabled)
     {
         bool restart;
+        string oldListen, oldUpstream;
+        bool wasEnabled;
         lock (_gate)
         {
             restart = listen != _requestedListen && listen != _boundListen || upstream != Upstream;
+            // Going back means the port it had, not a new free one when it was asked for port 0.
+            (oldListen, oldUpstream, wasEnabled) = (_listener is not null ? _boundListen : _requestedListen, Upstream, _listener is not null);
             _requestedListen = listen;
             Upstream = upstream;
         }
         if (restart || !enabled) Disable();
-        if (enabled) Enable();
+        if (!enabled) return;
+        try
+        {
+            Enable();
+        }
+        catch (ToxiproxyApiException) when (restart)
+        {
+            lock (_gate) (_requestedListen, Upstream) = (oldListen, oldUpstream);
+            if (wasEnabled)
+            {
+                try { Enable(); } catch (ToxiproxyApiException) { /* the old port was taken meanwhile: stays disabled */ }
+            }
+            throw;
+        }
     }
 
     /// <summary>Adds a toxic (applied to open connections at once); returns it with every attribute of its type.
     /// Throws <see cref="ToxiproxyApiException"/>: 409 when the name is taken, 400 for a bad type, stream or value.</summary>
     public ToxicConfig AddToxic(ToxicConfig toxic)
     {
+        ToxiproxyValidation.CheckToxic(toxic);
         Fault? fault = ToFault(toxic);
         ToxicConfig normal = ToxicTypes.Normalize(toxic);
         lock (_gate)
@@ -147,6 +175,7 @@ public sealed class FaultProxy
             var merged = new Dictionary<string, long>(old.Attributes);
             if (attributes is not null) foreach (var kv in attributes) if (merged.ContainsKey(kv.Key)) merged[kv.Key] = kv.Value;
             ToxicConfig updated = old with { Attributes = merged, Toxicity = toxicity ?? old.Toxicity };
+            ToxiproxyValidation.CheckToxic(updated);
             _toxics[i] = (updated, ToFault(updated));
             PushLocked();
             return updated;
@@ -179,7 +208,11 @@ public sealed class FaultProxy
     private static Fault? ToFault(ToxicConfig toxic)
     {
         try { return ToxicTypes.ToFault(toxic); }
-        catch (ArgumentException e) { throw new ToxiproxyApiException(400, e.Message.Split(" (Parameter")[0]); }
+        catch (ArgumentException e)
+        {
+            // ToxiproxyValidation.CheckToxic came first, so this is only a backstop.
+            throw ToxiproxyApiException.Invalid(e.ParamName is { Length: > 0 } p ? "attributes." + p : "attributes", e.Message.Split(" (Parameter")[0]);
+        }
     }
 
     private List<ToxicConfig> ToxicsLocked() =>
@@ -209,21 +242,20 @@ public sealed class FaultProxy
         Socket server;
         try
         {
-            (string host, int port) = SplitHostPort(Upstream);
+            (string host, int port) = ToxiproxyValidation.SplitHostPort(Upstream, "upstream");
             server = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
             using var timeout = CancellationTokenSource.CreateLinkedTokenSource(stop);
             timeout.CancelAfter(TimeSpan.FromSeconds(5));
             try { await server.ConnectAsync(host, port, timeout.Token).ConfigureAwait(false); }
             catch { server.Dispose(); throw; }
         }
-        catch (Exception e) when (e is SocketException or OperationCanceledException or FormatException or ArgumentException)
+        catch (Exception e) when (e is SocketException or OperationCanceledException or ArgumentException or ToxiproxyApiException)
         {
-            client.LingerState = new LingerOption(true, 0);
-            client.Dispose();
+            client.Dispose(); // as Toxiproxy does when the upstream cannot be reached: an orderly close, not a reset
             return;
         }
 
-        var connection = new FaultProxyConnection(Interlocked.Increment(ref _connectionIds), client, server, Random.Shared.Next());
+        var connection = new FaultProxyConnection(Interlocked.Increment(ref _connectionIds), client, server, Random.Shared.Next(), _time);
         lock (_gate)
         {
             if (_listener is null || stop.IsCancellationRequested)
@@ -232,32 +264,14 @@ public sealed class FaultProxy
             }
             else
             {
+                // Registered and given the toxics before it forwards a byte: a toxic that exists now applies from the
+                // first byte, and any change from here on reaches it through PushLocked.
                 _connections.Add(connection);
                 connection.ApplyToxics(_toxics.ToList());
             }
         }
+        connection.Start(ForwardingStarting);
         await connection.Completion.ConfigureAwait(false);
         lock (_gate) _connections.Remove(connection);
-    }
-
-    internal static (string Host, int Port) SplitHostPort(string address)
-    {
-        int colon = address.LastIndexOf(':');
-        if (colon <= 0 || !int.TryParse(address.AsSpan(colon + 1), NumberStyles.None, CultureInfo.InvariantCulture, out int port) || port > 65535)
-            throw new FormatException($"'{address}' is not host:port");
-        string host = address[..colon].Trim('[', ']');
-        return (host, port);
-    }
-
-    internal static IPEndPoint ParseLoopback(string listen)
-    {
-        (string host, int port) = SplitHostPort(listen);
-        IPAddress address = host switch
-        {
-            "localhost" => IPAddress.Loopback,
-            _ when IPAddress.TryParse(host, out IPAddress? ip) && IPAddress.IsLoopback(ip) => ip,
-            _ => throw new ToxiproxyApiException(400, $"listen {listen}: the embedded proxy listens on loopback only (127.0.0.1, [::1] or localhost)"),
-        };
-        return new IPEndPoint(address, port);
     }
 }

@@ -19,23 +19,31 @@ internal sealed class FaultProxyConnection
 
     private readonly Socket _client;
     private readonly Socket _server;
+    private readonly ChunkPipe _up;
+    private readonly ChunkPipe _down;
     private readonly CancellationTokenSource _stop = new();
     private readonly object _gate = new();
     private readonly Dictionary<string, (ToxicConfig Config, Fault? Fault)> _applied = [];
     private FaultTermination? _termination;
+    private Task? _completion;
 
-    public FaultProxyConnection(long id, Socket client, Socket server, int seed)
+    /// <summary>Sets the connection up; nothing is read or forwarded until <see cref="Start"/>.</summary>
+    /// <param name="id">The proxy's number for it.</param>
+    /// <param name="client">The accepted client socket (owned from now on).</param>
+    /// <param name="server">The connected upstream socket (owned from now on).</param>
+    /// <param name="seed">Seeds the pumps' random draws (jitter, slice sizes).</param>
+    /// <param name="time">The clock of its toxics' delays and of its chunks' arrival times.</param>
+    public FaultProxyConnection(long id, Socket client, Socket server, int seed, TimeProvider time)
     {
         Id = id;
         _client = client;
         _server = server;
-        var up = new ChunkPipe(SourceOptions);
-        var down = new ChunkPipe(SourceOptions);
-        Upstream = new FaultPump(FaultDirection.Upstream, up, PipeWriter.Create(new NetworkStream(server, ownsSocket: false)),
-            UpstreamFaults, seed, new FaultClock(FaultTimeMode.Real), Transcript, Terminate);
-        Downstream = new FaultPump(FaultDirection.Downstream, down, PipeWriter.Create(new NetworkStream(client, ownsSocket: false)),
-            DownstreamFaults, seed, new FaultClock(FaultTimeMode.Real), Transcript, Terminate);
-        Completion = RunAsync(up, down);
+        _up = new ChunkPipe(SourceOptions, time);
+        _down = new ChunkPipe(SourceOptions, time);
+        Upstream = new FaultPump(FaultDirection.Upstream, _up, PipeWriter.Create(new NetworkStream(server, ownsSocket: false)),
+            UpstreamFaults, seed, new FaultClock(FaultTimeMode.Real, time), Transcript, Terminate);
+        Downstream = new FaultPump(FaultDirection.Downstream, _down, PipeWriter.Create(new NetworkStream(client, ownsSocket: false)),
+            DownstreamFaults, seed, new FaultClock(FaultTimeMode.Real, time), Transcript, Terminate);
     }
 
     public long Id { get; }
@@ -44,7 +52,20 @@ internal sealed class FaultProxyConnection
     public LiveFaultList UpstreamFaults { get; } = new();
     public LiveFaultList DownstreamFaults { get; } = new();
     public FaultTranscript Transcript { get; } = new();
-    public Task Completion { get; }
+
+    /// <summary>Completes when both directions ended and both sockets are closed. Set by <see cref="Start"/>.</summary>
+    public Task Completion => _completion ?? throw new InvalidOperationException("The connection was not started.");
+
+    /// <summary>Starts reading both sockets and forwarding through the faults in force. The host applies the proxy's
+    /// toxics (<see cref="ApplyToxics"/>) first, so even the connection's first byte goes through them; changes after
+    /// that reach the running pumps before their next chunk. <paramref name="forwardingStarting"/> (a test hook) runs
+    /// first, on the calling thread.</summary>
+    public void Start(Action<FaultProxyConnection>? forwardingStarting = null)
+    {
+        if (_completion is not null) throw new InvalidOperationException("The connection was already started.");
+        forwardingStarting?.Invoke(this);
+        _completion = RunAsync(_up, _down);
+    }
 
     /// <summary>Brings the connection's faults in line with the proxy's toxics. A toxic whose config did not
     /// change keeps its fault object (and so its state, such as bytes counted toward a limit); a new or

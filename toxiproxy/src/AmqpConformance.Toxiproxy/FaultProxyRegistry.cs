@@ -13,19 +13,25 @@ public sealed class FaultProxyRegistry : IAsyncDisposable
 {
     private readonly object _gate = new();
     private readonly Dictionary<string, FaultProxy> _proxies = new(StringComparer.Ordinal);
+    private readonly TimeProvider _time;
+
+    /// <summary>Creates an empty registry.</summary>
+    /// <param name="time">The clock its proxies' toxics run on (latency, bandwidth, slicer delays, timeouts); default
+    /// <see cref="TimeProvider.System"/>. Tests pass a manual clock to run toxics on virtual time.</param>
+    public FaultProxyRegistry(TimeProvider? time = null) => _time = time ?? TimeProvider.System;
 
     /// <summary>The proxies, by name.</summary>
     public IReadOnlyDictionary<string, FaultProxy> Proxies { get { lock (_gate) return new Dictionary<string, FaultProxy>(_proxies); } }
 
-    /// <summary>Creates (and, when enabled, starts) a proxy. 409 when the name is taken, 400 on bad input.</summary>
+    /// <summary>Creates (and, when enabled, starts) a proxy. 409 when the name or the listen address is taken, 400 on bad
+    /// input (<see cref="ToxiproxyValidation"/>).</summary>
     public ProxyConfig CreateProxy(ProxyConfig config)
     {
         ArgumentNullException.ThrowIfNull(config);
-        if (string.IsNullOrEmpty(config.Name)) throw ToxiproxyApiException.MissingField("name");
-        if (string.IsNullOrEmpty(config.Upstream)) throw ToxiproxyApiException.MissingField("upstream");
+        ToxiproxyValidation.CheckName(config.Name, "name");
         string listen = string.IsNullOrEmpty(config.Listen) ? "127.0.0.1:0" : config.Listen;
-        CheckAddresses(listen, config.Upstream);
-        var proxy = new FaultProxy(config.Name, listen, config.Upstream);
+        CheckAddresses(listen, config.Upstream, "");
+        var proxy = new FaultProxy(config.Name, listen, config.Upstream, _time);
         lock (_gate)
         {
             if (_proxies.ContainsKey(config.Name)) throw ToxiproxyApiException.ProxyExists();
@@ -47,7 +53,7 @@ public sealed class FaultProxyRegistry : IAsyncDisposable
         FaultProxy proxy = GetProxy(name);
         string newListen = string.IsNullOrEmpty(listen) ? proxy.Listen : listen;
         string newUpstream = string.IsNullOrEmpty(upstream) ? proxy.Upstream : upstream;
-        CheckAddresses(newListen, newUpstream);
+        CheckAddresses(newListen, newUpstream, "");
         proxy.Update(newListen, newUpstream, enabled ?? proxy.Enabled);
         return proxy.ToConfig();
     }
@@ -70,9 +76,9 @@ public sealed class FaultProxyRegistry : IAsyncDisposable
         ArgumentNullException.ThrowIfNull(configs);
         for (int i = 0; i < configs.Count; i++)
         {
-            if (string.IsNullOrEmpty(configs[i].Name)) throw ToxiproxyApiException.MissingField($"name at proxy {i + 1}");
-            if (string.IsNullOrEmpty(configs[i].Upstream)) throw ToxiproxyApiException.MissingField($"upstream at proxy {i + 1}");
-            CheckAddresses(string.IsNullOrEmpty(configs[i].Listen) ? "127.0.0.1:0" : configs[i].Listen, configs[i].Upstream);
+            ArgumentNullException.ThrowIfNull(configs[i]);
+            ToxiproxyValidation.CheckName(configs[i].Name, $"[{i}].name");
+            CheckAddresses(string.IsNullOrEmpty(configs[i].Listen) ? "127.0.0.1:0" : configs[i].Listen, configs[i].Upstream, $"[{i}].");
         }
         var result = new List<ProxyConfig>();
         foreach (ProxyConfig c in configs)
@@ -91,14 +97,18 @@ public sealed class FaultProxyRegistry : IAsyncDisposable
         return result;
     }
 
-    /// <summary>Enables every proxy and removes every toxic (Toxiproxy's POST /reset).</summary>
+    /// <summary>Enables every proxy and removes every toxic (Toxiproxy's POST /reset). A proxy whose listen address was
+    /// taken meanwhile stays disabled; the others are still reset, then the first such error (409) is thrown.</summary>
     public void Reset()
     {
+        ToxiproxyApiException? first = null;
         foreach (FaultProxy p in Proxies.Values)
         {
-            p.Enable();
             p.ResetToxics();
+            try { p.Enable(); }
+            catch (ToxiproxyApiException e) { first ??= e; }
         }
+        if (first is not null) throw first;
     }
 
     /// <summary>Stops every proxy and forgets them.</summary>
@@ -109,30 +119,23 @@ public sealed class FaultProxyRegistry : IAsyncDisposable
         return ValueTask.CompletedTask;
     }
 
-    private static void CheckAddresses(string listen, string upstream)
+    private static void CheckAddresses(string listen, string? upstream, string fieldPrefix)
     {
-        try
-        {
-            FaultProxy.ParseLoopback(listen);
-            FaultProxy.SplitHostPort(upstream);
-        }
-        catch (FormatException e)
-        {
-            throw new ToxiproxyApiException(400, e.Message);
-        }
+        ToxiproxyValidation.ParseLoopback(listen, fieldPrefix + "listen");
+        ToxiproxyValidation.SplitHostPort(upstream, fieldPrefix + "upstream");
     }
 
-    /// <summary>Reads a new toxic from a JSON body as Toxiproxy does (stream and type checked, default name "{type}_{stream}").</summary>
+    /// <summary>Reads a new toxic from a JSON body as Toxiproxy does (stream defaults to downstream, toxicity to 1, name to
+    /// "{type}_{stream}"), checked by <see cref="ToxiproxyValidation.CheckToxic"/>: 400 naming the field otherwise.</summary>
     public static ToxicConfig ParseNewToxic(JsonElement body)
     {
         if (body.ValueKind != JsonValueKind.Object) throw ToxiproxyApiException.BadRequest("expected a JSON object");
         ToxicConfig toxic;
         try { toxic = body.Deserialize<ToxicConfig>(ToxiproxyJson.Options) ?? throw ToxiproxyApiException.BadRequest("null"); }
-        catch (JsonException e) { throw ToxiproxyApiException.BadRequest(e.Message); }
-        if (!ToxicStreams.TryParse(toxic.Stream, out FaultDirection _))
-            throw new ToxiproxyApiException(400, "stream was invalid, can be either upstream or downstream");
-        if (!ToxicTypes.IsKnown(toxic.Type)) throw new ToxiproxyApiException(400, "invalid toxic type");
-        if (string.IsNullOrEmpty(toxic.Name)) toxic = toxic with { Name = $"{toxic.Type}_{toxic.Stream}" };
+        catch (JsonException e) { throw ToxiproxyApiException.FromJson(e, "body"); }
+        if (string.IsNullOrEmpty(toxic.Name) && ToxicTypes.IsKnown(toxic.Type) && ToxicStreams.TryParse(toxic.Stream, out FaultDirection _))
+            toxic = toxic with { Name = $"{toxic.Type}_{toxic.Stream}" };
+        ToxiproxyValidation.CheckToxic(toxic);
         return toxic;
     }
 }

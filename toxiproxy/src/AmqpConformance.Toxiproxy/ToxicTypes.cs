@@ -59,7 +59,7 @@ public static class ToxicTypes
         static int Int(ToxicConfig t, string name)
         {
             long v = t.Attribute(name);
-            if (v is < 0 or > int.MaxValue) throw new ArgumentException($"attribute '{name}' of a {t.Type} toxic must be between 0 and {int.MaxValue} (was {v})");
+            if (v is < 0 or > int.MaxValue) throw new ArgumentException($"attribute '{name}' of a {t.Type} toxic must be between 0 and {int.MaxValue} (was {v})", name);
             return (int)v;
         }
         Fault? fault = toxic.Type switch
@@ -69,7 +69,8 @@ public static class ToxicTypes
             Slicer => new SlicerFault(Int(toxic, "average_size"), Int(toxic, "size_variation"), Int(toxic, "delay")),
             Timeout => new BlackHoleFault(Int(toxic, "timeout")),
             ResetPeer => new ResetPeerFault(null, Int(toxic, "timeout")),
-            LimitData => new LimitDataFault(Math.Max(0, toxic.Attribute("bytes"))),
+            LimitData => new LimitDataFault(toxic.Attribute("bytes") is >= 0 and long bytes ? bytes
+                : throw new ArgumentException($"attribute 'bytes' of a limit_data toxic must be at least 0 (was {toxic.Attribute("bytes")})", "bytes")),
             SlowClose => new SlowCloseFault(Int(toxic, "delay")),
             _ => throw new ArgumentException($"invalid toxic type '{toxic.Type}'", nameof(toxic)),
         };

@@ -165,14 +165,19 @@ public sealed class ToxiproxyClient : IDisposable
         if (!response.IsSuccessStatusCode)
         {
             string message = text;
+            string? field = null;
             try
             {
                 using JsonDocument error = JsonDocument.Parse(text);
-                if (error.RootElement.TryGetProperty("error", out JsonElement e)) message = e.GetString() ?? text;
+                if (error.RootElement.ValueKind == JsonValueKind.Object)
+                {
+                    if (error.RootElement.TryGetProperty("error", out JsonElement e) && e.ValueKind == JsonValueKind.String) message = e.GetString()!;
+                    if (error.RootElement.TryGetProperty("field", out JsonElement f) && f.ValueKind == JsonValueKind.String) field = f.GetString();
+                }
             }
             catch (JsonException) { }
             throw new ToxiproxyApiException((int)response.StatusCode,
-                $"{method} {path}: {(int)response.StatusCode} {message.Trim()}");
+                $"{method} {path}: {(int)response.StatusCode} {message.Trim()}", field);
         }
         return text;
     }

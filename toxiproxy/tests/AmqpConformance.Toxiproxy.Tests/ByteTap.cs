@@ -88,6 +88,9 @@ internal sealed class ByteTap : IAsyncDisposable
 
         public long UpstreamBytes => Interlocked.Read(ref _upstreamBytes);
 
+        /// <summary>Now, on the clock of <see cref="UpstreamReads"/>.</summary>
+        public TimeSpan Elapsed => _clock.Elapsed;
+
         public IReadOnlyList<(TimeSpan At, int Size)> UpstreamReads { get { lock (_gate) return [.. _upstreamReads]; } }
 
         public async Task WaitForUpstreamBytesAsync(long atLeast, CancellationToken ct)

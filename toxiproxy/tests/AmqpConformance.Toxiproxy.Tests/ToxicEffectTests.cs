@@ -62,11 +62,10 @@ public sealed class ToxicEffectTests(ITestOutputHelper output)
         var sliced = setup.TapConnection.UpstreamReads.Skip(before).Select(r => r.Size).ToList();
 
         Assert.Equal(whole.Sum(), sliced.Sum());
-        // Slices are 8..16 bytes, 15 ms apart; a slow reader may catch two at once, so ask only that most
-        // reads are single slices and that there are many of them.
+        // How many reads the broker's socket needs depends on how fast this machine reads (a busy reader catches several
+        // slices at once), so the slices are judged on the proxy's own record below; the exact sizes and spacing are
+        // proven on virtual time (VirtualTimeToxicTests.Slicer_sends_small_slices_its_delay_apart).
         output.WriteLine($"slicer 12+-4: without {whole.Count} reads, with {sliced.Count} reads; sizes {string.Join(",", sliced.Take(40))}...");
-        Assert.True(sliced.Count >= whole.Sum() / 16 / 2, $"only {sliced.Count} reads for {sliced.Sum()} bytes");
-        Assert.True(sliced.Count(n => n <= 16) >= sliced.Count / 2, $"reads: {string.Join(",", sliced)}");
         Assert.Equal(2, setup.BrokerConnection.Published.Count(m => m.Body.Span.SequenceEqual(body)));
         if (setup.Target.Embedded is { } embedded)
         {
@@ -84,31 +83,25 @@ public sealed class ToxicEffectTests(ITestOutputHelper output)
     }
 
     [Fact]
-    public async Task Bandwidth_upstream_limits_the_rate_within_20_percent()
+    public async Task Bandwidth_upstream_never_exceeds_the_rate()
     {
         using var cts = Timeout(60);
         await using var setup = await AmqpThroughProxy.StartAsync(cts.Token);
         await setup.AddToxicAsync("bandwidth", "upstream", new() { ["rate"] = 200 }, cts.Token);
-        // The limit is a ceiling that must always hold; reaching it needs CPU, which a shared 2-core machine may
-        // briefly lack, so a transfer that came out slow is measured again (at most three transfers).
-        var rates = new List<double>();
-        for (int attempt = 0; attempt < 3; attempt++)
-        {
-            long before = setup.TapConnection.UpstreamBytes;
-            int firstRead = setup.TapConnection.UpstreamReads.Count;
-            await setup.PublishAsync(new byte[250_000], cts.Token);
+        long before = setup.TapConnection.UpstreamBytes;
+        TimeSpan start = setup.TapConnection.Elapsed;
+        await setup.PublishAsync(new byte[250_000], cts.Token);
 
-            var reads = setup.TapConnection.UpstreamReads.Skip(firstRead).ToList();
-            long bytes = setup.TapConnection.UpstreamBytes - before;
-            // Rate over the transfer: bytes after the first read, over the time from the first read to the last.
-            double seconds = (reads[^1].At - reads[0].At).TotalSeconds;
-            double kbPerSecond = (bytes - reads[0].Size) / 1000.0 / seconds;
-            output.WriteLine($"bandwidth 200 KB/s: measured {kbPerSecond:F1} KB/s over {seconds:F2} s, {bytes} bytes");
-            rates.Add(kbPerSecond);
-            Assert.True(kbPerSecond <= 200 * 1.2, $"{kbPerSecond:F1} KB/s through a 200 KB/s limit");
-            if (kbPerSecond >= 200 * 0.8) break;
-        }
-        Assert.InRange(rates.Max(), 200 * 0.8, 200 * 1.2);
+        long bytes = setup.TapConnection.UpstreamBytes - before;
+        TimeSpan last = setup.TapConnection.UpstreamReads[^1].At;
+        // The limit is a ceiling that load cannot break: the last byte cannot pass before bytes / rate after the first one
+        // reached the proxy, which is after the publish started, and a slow machine only makes the transfer look slower.
+        // How close the proxy comes to the rate depends on the CPU it gets, so the rate itself is proven on virtual time
+        // (VirtualTimeToxicTests.Bandwidth_delivers_exactly_its_rate).
+        double seconds = (last - start).TotalSeconds;
+        double kbPerSecond = bytes / 1000.0 / seconds;
+        output.WriteLine($"bandwidth 200 KB/s: {bytes} bytes in {seconds:F2} s from the publish to the last read, {kbPerSecond:F1} KB/s");
+        Assert.True(kbPerSecond <= 200 * 1.01, $"{kbPerSecond:F1} KB/s through a 200 KB/s limit");
     }
 
     [Fact]

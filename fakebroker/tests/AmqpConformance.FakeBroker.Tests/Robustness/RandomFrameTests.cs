@@ -75,7 +75,9 @@ public sealed class RandomFrameTests
             Assert.True(connection.CloseInfo is not null, $"seed {seed}: no close info");
             Assert.DoesNotContain(connection.Findings, f => f.Rule == "internal-error");
         }
-        Assert.Equal(150, broker.Connections.Count);
+        Assert.Equal(150, broker.AcceptedConnections);
+        Assert.Equal(150, broker.ConnectionSummaries.Count);
+        Assert.DoesNotContain(broker.ConnectionSummaries, s => s.InternalError);
         Assert.All(broker.Connections, c => Assert.True(c.Completion.IsCompleted));
     }
 }

@@ -33,7 +33,8 @@ public sealed class FaultClock
         Mode == FaultTimeMode.Virtual ? _virtualNow : Time.GetElapsedTime(_start, timestamp);
 
     /// <summary>Completes once <see cref="Now"/> reached <paramref name="at"/> (at once when it already has,
-    /// and always at once in virtual mode, which just moves <see cref="Now"/> forward).</summary>
+    /// and always at once in virtual mode, which just moves <see cref="Now"/> forward). Never early: a real delay is
+    /// rounded up to whole milliseconds, the resolution of <see cref="TimeProvider"/> timers.</summary>
     public async ValueTask DelayUntilAsync(TimeSpan at, CancellationToken cancellationToken)
     {
         if (Mode == FaultTimeMode.Virtual)
@@ -42,8 +43,10 @@ public sealed class FaultClock
             return;
         }
         TimeSpan remaining = at - Now;
+        // Task.Delay and timers count whole milliseconds and truncate the rest: round up, or a delay would end up to a
+        // millisecond before its time (a bandwidth toxic would run slightly fast).
         if (remaining > TimeSpan.Zero)
-            await Task.Delay(remaining, Time, cancellationToken).ConfigureAwait(false);
+            await Task.Delay(TimeSpan.FromMilliseconds(Math.Ceiling(remaining.TotalMilliseconds)), Time, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>Waits <paramref name="delay"/> from now (see <see cref="DelayUntilAsync"/>).</summary>

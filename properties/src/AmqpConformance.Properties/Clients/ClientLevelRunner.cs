@@ -52,7 +52,7 @@ public sealed class ClientLevelRunner : IAsyncDisposable
         ArgumentNullException.ThrowIfNull(scenario);
         _proxy.ResetToxics();
         foreach (var toxic in FaultPlanToxics.Map(scenario.Faults).Toxics) _proxy.AddToxic(toxic);
-        int index = _broker.Connections.Count;
+        int index = checked((int)_broker.AcceptedConnections);
         string listen = _proxy.Listen;
         int port = int.Parse(listen[(listen.LastIndexOf(':') + 1)..], System.Globalization.CultureInfo.InvariantCulture);
         var callerPool = new TrackingArrayPool();
@@ -92,7 +92,8 @@ public sealed class ClientLevelRunner : IAsyncDisposable
                 catch (Exception) { /* a client that fails to close: the frames are still judged */ }
             }
         }
-        BrokerConnection? brokerConnection = _broker.Connections.Count > index ? _broker.Connections[index] : null;
+        // The broker keeps this connection while it is open and for the next 100 to end (FakeBrokerOptions.Retention).
+        BrokerConnection? brokerConnection = _broker.FindConnection(index + 1L);
         if (brokerConnection is not null)
         {
             await Task.WhenAny(brokerConnection.Completion, Task.Delay(TimeSpan.FromSeconds(2), CancellationToken.None)).ConfigureAwait(false);

@@ -87,6 +87,36 @@ public sealed class JsonLinesLiveRecorderTests
     }
 
     [Fact]
+    public async Task A_log_that_holds_only_its_newest_frames_is_recorded_whole_with_a_matching_end_line()
+    {
+        // The standalone broker streams long connections with MaxRetainedFrames set: the file must still get every frame
+        // from the attach on, and its end line must count the lines written, not the frames the log still holds.
+        var log = new FrameLog(5, new FrameLogOptions { MaxRetainedFrames = 10 });
+        static FrameRecord Heartbeat(long sequence) => new()
+        {
+            Sequence = sequence, Direction = FrameDirection.Received, WireOffset = 8 + sequence * 8, Timestamp = TimeSpan.Zero,
+            Type = FrameType.Heartbeat, Channel = 0, Size = 0,
+        };
+        for (int i = 0; i < 35; i++) log.Append(Heartbeat); // the log already dropped the oldest before the attach
+        long firstHeld = log.DroppedFrames;
+        Assert.True(firstHeld > 0);
+        using var stream = new MemoryStream();
+        await using (var recorder = new JsonLinesLiveRecorder(stream, leaveOpen: true))
+        {
+            recorder.Attach(log);
+            for (int i = 0; i < 100; i++) log.Append(Heartbeat);
+            recorder.Complete(log, "done");
+        }
+        stream.Position = 0;
+
+        FrameLogSnapshot back = Assert.Single(JsonLinesReader.Read(stream)); // the reader checks the end line's counts
+
+        Assert.True(back.Ended);
+        Assert.Equal(Enumerable.Range((int)firstHeld, 135 - (int)firstHeld).Select(i => (long)i), back.Frames.Select(f => f.Sequence));
+        Assert.True(log.Count < back.Frames.Count);
+    }
+
+    [Fact]
     public async Task A_write_error_surfaces_at_dispose_and_stops_the_recording()
     {
         var sample = new SampleLogs(connectionId: 1);

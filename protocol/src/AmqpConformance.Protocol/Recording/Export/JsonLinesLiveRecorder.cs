@@ -54,9 +54,15 @@ public sealed class JsonLinesLiveRecorder : IAsyncDisposable
             ObjectDisposedException.ThrowIf(_disposed, this);
             if (!_connectionIds.Add(log.ConnectionId))
                 throw new ArgumentException($"Connection {log.ConnectionId} is already being recorded.", nameof(log));
-            _queue.Writer.TryWrite(new Item.Start(log));
-            _attached[log] = log.Subscribe(record => _queue.Writer.TryWrite(new Item.Frame(log, record)));
-            foreach (FrameRecord record in log.Snapshot()) _queue.Writer.TryWrite(new Item.Frame(log, record));
+            IDisposable subscription = log.Subscribe(record => _queue.Writer.TryWrite(new Item.Frame(log, record)));
+            // Every frame from here on reaches the subscription; older ones only the snapshot, which under
+            // FrameLogOptions.MaxRetainedFrames may start past 0. Recording starts at the oldest frame either has.
+            long subscribedFrom = log.NextSequence;
+            IReadOnlyList<FrameRecord> held = log.Snapshot();
+            long first = held.Count > 0 ? Math.Min(held[0].Sequence, subscribedFrom) : subscribedFrom;
+            _queue.Writer.TryWrite(new Item.Start(log, first));
+            _attached[log] = subscription;
+            foreach (FrameRecord record in held) _queue.Writer.TryWrite(new Item.Frame(log, record));
         }
     }
 
@@ -129,7 +135,7 @@ public sealed class JsonLinesLiveRecorder : IAsyncDisposable
                 {
                     case Item.Start start:
                         _exporter.WriteLogStart(start.Log);
-                        progress[start.Log] = new Progress();
+                        progress[start.Log] = new Progress { NextSequence = start.FirstSequence };
                         Count(1);
                         break;
                     case Item.Frame frame when progress.TryGetValue(frame.Log, out Progress? p):
@@ -139,7 +145,8 @@ public sealed class JsonLinesLiveRecorder : IAsyncDisposable
                         foreach (FrameRecord record in end.Snapshot.Frames)
                             if (record.Sequence >= p.NextSequence) WriteInOrder(end.Log, p, record);
                         foreach (ProtocolFinding finding in end.Snapshot.Findings) _exporter.WriteFinding(end.Log.ConnectionId, finding);
-                        _exporter.WriteEnd(end.Log.ConnectionId, end.Snapshot.EndReason, end.Snapshot.Frames.Count, end.Snapshot.Findings.Count);
+                        // The frame lines written, which under MaxRetainedFrames may be more than the log still holds.
+                        _exporter.WriteEnd(end.Log.ConnectionId, end.Snapshot.EndReason, checked((int)p.Written), end.Snapshot.Findings.Count);
                         Count(end.Snapshot.Findings.Count + 1);
                         break;
                 }
@@ -160,11 +167,13 @@ public sealed class JsonLinesLiveRecorder : IAsyncDisposable
         }
         _exporter.WriteFrame(log.ConnectionId, record);
         progress.NextSequence++;
+        progress.Written++;
         Count(1);
         while (progress.Early.Remove(progress.NextSequence, out FrameRecord? next))
         {
             _exporter.WriteFrame(log.ConnectionId, next);
             progress.NextSequence++;
+            progress.Written++;
             Count(1);
         }
     }
@@ -174,12 +183,13 @@ public sealed class JsonLinesLiveRecorder : IAsyncDisposable
     private sealed class Progress
     {
         public long NextSequence { get; set; }
+        public long Written { get; set; }
         public Dictionary<long, FrameRecord> Early { get; } = [];
     }
 
     private abstract record Item
     {
-        public sealed record Start(FrameLog Log) : Item;
+        public sealed record Start(FrameLog Log, long FirstSequence) : Item;
         public sealed record Frame(FrameLog Log, FrameRecord Record) : Item;
         public sealed record End(FrameLog Log, FrameLogSnapshot Snapshot) : Item;
     }
