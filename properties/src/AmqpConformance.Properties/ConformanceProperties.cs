@@ -151,16 +151,15 @@ public static class ConformanceProperties
 
         private Verdict Filter(Verdict verdict, Scenario scenario)
         {
-            if (verdict.Holds) return verdict;
-            if (options.KnownScenarioDeviations.FirstOrDefault(d => d.AppliesTo(scenario)) is { } covering)
+            if (verdict.Holds || options.KnownDeviations.Count == 0) return verdict;
+            var judged = new List<Violation>();
+            foreach (var violation in verdict.Violations)
             {
-                _knownSeen[covering.Name] = _knownSeen.GetValueOrDefault(covering.Name) + 1;
-                return verdict with { Violations = [] };
+                if (options.KnownDeviations.FirstOrDefault(d => d.Covers(violation, scenario)) is { } known)
+                    _knownSeen[known.Name] = _knownSeen.GetValueOrDefault(known.Name) + 1;
+                else judged.Add(violation);
             }
-            if (options.KnownDeviations.Count == 0) return verdict;
-            foreach (var known in verdict.Violations.Where(v => options.KnownDeviations.ContainsKey(v.Rule)))
-                _knownSeen[known.Rule] = _knownSeen.GetValueOrDefault(known.Rule) + 1;
-            return verdict with { Violations = [.. verdict.Violations.Where(v => !options.KnownDeviations.ContainsKey(v.Rule))] };
+            return verdict with { Violations = judged };
         }
     }
 

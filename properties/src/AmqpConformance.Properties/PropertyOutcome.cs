@@ -38,7 +38,7 @@ public sealed record PropertyOutcome(string Invariant, string Subject, int Cases
     /// every case is judged on all of them).</summary>
     public IReadOnlyList<string> ViolatedInvariants => Verdict is null ? [] : [.. Verdict.Violations.Select(v => v.Invariant).Distinct()];
 
-    /// <summary>How many violations of each accepted known deviation (<see cref="PropertyRunOptions.KnownDeviations"/>) were seen.</summary>
+    /// <summary>How many violations each accepted known deviation (<see cref="PropertyRunOptions.KnownDeviations"/>) covered, by name.</summary>
     public IReadOnlyDictionary<string, int> KnownDeviationsSeen { get; init; } = new Dictionary<string, int>();
 
     /// <summary>A failure message anyone can act on: the invariant, the shrunk scenario, the violations, the replay line, the artifacts.</summary>

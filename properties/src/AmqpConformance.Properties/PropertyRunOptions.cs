@@ -28,14 +28,10 @@ public sealed record PropertyRunOptions
     /// <summary>How long shrinking may go on after the first failure before the smallest failing case so far is reported (default 30 s).</summary>
     public TimeSpan ShrinkBudget { get; init; } = TimeSpan.FromSeconds(30);
 
-    /// <summary>Violation rules (see <see cref="Harness.Verdicts.Violation.Rule"/>) known for the subject and accepted, with the reason
-    /// why: they do not fail a case, and the outcome counts how often they were seen. Empty by default: use it only for documented
-    /// deviations of a third-party client, never to silence a writer you own.</summary>
-    public IReadOnlyDictionary<string, string> KnownDeviations { get; init; } = new Dictionary<string, string>();
-
-    /// <summary>Deviations scoped to scenarios rather than to rules (see <see cref="ScenarioDeviation"/>): a case whose scenario one
-    /// of them covers is counted and not judged. Empty by default; the same caution as for <see cref="KnownDeviations"/> applies.</summary>
-    public IReadOnlyList<ScenarioDeviation> KnownScenarioDeviations { get; init; } = [];
+    /// <summary>Documented defects of a third-party client, accepted for now (see <see cref="KnownDeviation"/>): the violations each
+    /// covers do not fail a case, and the outcome counts them. Empty by default: use it only for a client you do not own, never to
+    /// silence a writer you do.</summary>
+    public IReadOnlyList<KnownDeviation> KnownDeviations { get; init; } = [];
 
     /// <summary>Stops the check: once it fires, no further case runs (each remaining one passes untried) and the outcome is marked
     /// <see cref="PropertyOutcome.Interrupted"/>. The case in progress runs to its end.</summary>

@@ -1,32 +1,42 @@
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Properties;
 using AmqpConformance.Properties.Clients;
+using Xunit;
 using Xunit.Abstractions;
 
 namespace AmqpConformance.Suites;
 
 /// <summary>
-/// The client-level conformance suite: the same invariant properties, run against a whole client (<see cref="Client"/>) that
-/// connects over loopback TCP through the embedded fault proxy to the fake broker. Subclass it with your client's
-/// <see cref="ClientAdapter"/>. Pools and backpressure are not observable from outside a client, so they are not here.
+/// The client-level conformance suite: the invariant properties, run against a whole client (<see cref="Client"/>) that connects
+/// over loopback TCP through the embedded fault proxy to the fake broker. Subclass it with your client's <see cref="ClientAdapter"/>.
+/// Pools, backpressure, visibility and lifecycle are not observable from outside a client, so they are not here.
 /// </summary>
-/// <remarks>Cases per property: <see cref="DefaultCases"/> (a case opens a real TCP connection), overridden by
-/// <c>AMQP_CONFORMANCE_CASES</c>; replay with <c>AMQP_CONFORMANCE_REPLAY</c>.</remarks>
+/// <remarks>
+/// <para>Cases per property: <see cref="DefaultCases"/> (a case opens a real TCP connection), overridden by
+/// <c>AMQP_CONFORMANCE_CASES</c>; replay with <c>AMQP_CONFORMANCE_REPLAY</c>. The cases cover confirms on and off, bursts of
+/// publishes larger than a client's write queue while the proxy stalls, cancellation racing the call and during the stall,
+/// resets, closes, slicing and latency.</para>
+/// <para>Known deviations (<see cref="KnownDeviations"/>) cover only the symptom they name; <see cref="KnownDeviationsStillReproduce"/>
+/// replays each one's pinned scenario and reports those that no longer show as stale (a failure when
+/// <c>AMQP_CONFORMANCE_STRICT_DEVIATIONS=1</c>), so a fixed upstream defect is noticed.</para>
+/// </remarks>
 public abstract class ClientConformanceSuite(ITestOutputHelper? output = null)
 {
+    /// <summary>The environment variable that turns stale known deviations into a failure.</summary>
+    public const string StrictDeviationsVariable = "AMQP_CONFORMANCE_STRICT_DEVIATIONS";
+
+    /// <summary>How many times a deviation's pinned scenario is run before it is called stale (its symptom may depend on timing).</summary>
+    protected virtual int ReproductionAttempts => 5;
+
     /// <summary>The client under test.</summary>
     protected abstract ClientAdapter Client { get; }
 
     /// <summary>Cases per property when neither the environment nor the attribute says otherwise.</summary>
-    protected virtual int DefaultCases => 15;
+    protected virtual int DefaultCases => 50;
 
-    /// <summary>Violation rules this client is known to break, with the reason (an issue link, a replay): accepted and counted,
-    /// never failing a case. Empty by default; list only what you have reported upstream.</summary>
-    protected virtual IReadOnlyDictionary<string, string> KnownDeviations { get; } = new Dictionary<string, string>();
-
-    /// <summary>Deviations scoped to the scenarios that show them (see <see cref="ScenarioDeviation"/>), for a client bug whose
-    /// symptom is not one stable rule. Empty by default.</summary>
-    protected virtual IReadOnlyList<ScenarioDeviation> KnownScenarioDeviations { get; } = [];
+    /// <summary>Defects of this client you have reported upstream and accept for now, each scoped to its symptom's rules and the
+    /// scenarios that cause it. Empty by default.</summary>
+    protected virtual IReadOnlyList<KnownDeviation> KnownDeviations { get; } = [];
 
     /// <summary>Every frame is well formed and within frame_max.</summary>
     [ConformanceProperty] public Task WireFormat() => VerifyAsync(InvariantNames.WireFormat);
@@ -49,10 +59,37 @@ public abstract class ClientConformanceSuite(ITestOutputHelper? output = null)
     /// <summary>Cancellation is all or nothing.</summary>
     [ConformanceProperty] public Task Cancellation() => VerifyAsync(InvariantNames.Cancellation);
 
+    /// <summary>The fake broker, validating like RabbitMQ (strict profile), accepts every byte.</summary>
+    [ConformanceProperty] public Task Broker() => VerifyAsync(InvariantNames.Broker);
+
+    /// <summary>Each known deviation's pinned scenario still shows it; a deviation that no longer does is stale (reported, and a
+    /// failure under <c>AMQP_CONFORMANCE_STRICT_DEVIATIONS=1</c>).</summary>
+    [Fact]
+    public async Task KnownDeviationsStillReproduce()
+    {
+        await using var runner = await ClientLevelRunner.StartAsync().ConfigureAwait(false);
+        var stale = new List<string>();
+        foreach (var deviation in KnownDeviations.Where(d => d.Reproduction is not null))
+        {
+            bool seen = false;
+            for (int attempt = 1; attempt <= ReproductionAttempts && !seen; attempt++)
+            {
+                var result = await runner.RunAsync(Client, deviation.Reproduction!).ConfigureAwait(false);
+                seen = result.CheckAll().SelectMany(v => v.Violations).Any(v => deviation.Covers(v, deviation.Reproduction!));
+                if (seen) output?.WriteLine($"{deviation.Name}: still reproduces (attempt {attempt}): {deviation.Reproduction}");
+            }
+            if (!seen) stale.Add(deviation.Name);
+        }
+        foreach (string name in stale)
+            output?.WriteLine($"STALE: {name} did not show in {ReproductionAttempts} runs of its reproduction; if the client fixed it, remove it from KnownDeviations.");
+        if (stale.Count > 0 && Environment.GetEnvironmentVariable(StrictDeviationsVariable) == "1")
+            throw new ConformanceViolationException($"Known deviations no longer reproduce ({StrictDeviationsVariable}=1): {string.Join(", ", stale)}.");
+    }
+
     /// <summary>Checks <paramref name="invariant"/>'s property against <see cref="Client"/> and fails the test with a full report if it does not hold.</summary>
     protected async Task VerifyAsync(string invariant, [System.Runtime.CompilerServices.CallerMemberName] string testMethod = "")
     {
-        var options = PropertyVerification.OptionsFor(this, testMethod, DefaultCases) with { KnownDeviations = KnownDeviations, KnownScenarioDeviations = KnownScenarioDeviations };
+        var options = PropertyVerification.OptionsFor(this, testMethod, DefaultCases) with { KnownDeviations = KnownDeviations };
         await using var runner = await ClientLevelRunner.StartAsync().ConfigureAwait(false);
         var outcome = await Task.Run(() => ConformanceProperties.Check(Client, runner, invariant, options)).ConfigureAwait(false);
         PropertyVerification.Report(outcome, GetType().Name, testMethod, output);

@@ -16,6 +16,8 @@ public sealed class FaultProxy
 {
     private readonly object _gate = new();
     private readonly List<(ToxicConfig Config, Fault? Fault)> _toxics = [];
+    private readonly List<(ToxicConfig Config, Fault? Fault)> _stalls = [];
+    private long _stallIds;
     private readonly HashSet<FaultProxyConnection> _connections = [];
     private Socket? _listener;
     private CancellationTokenSource? _acceptStop;
@@ -219,9 +221,42 @@ public sealed class FaultProxy
         [.. _toxics.Where(t => t.Config.Stream == ToxicStreams.Upstream).Select(t => t.Config),
          .. _toxics.Where(t => t.Config.Stream != ToxicStreams.Upstream).Select(t => t.Config)];
 
+    /// <summary>Stalls the connections (open and new) in <paramref name="direction"/>: from now on no byte is forwarded (and the
+    /// proxy stops reading, so the sender meets real backpressure) until the returned handle is disposed; then everything held
+    /// goes on. Toxiproxy has no such toxic, so this is for in-process use only and does not show in the API's toxic lists.</summary>
+    public IDisposable Stall(FaultDirection direction = FaultDirection.Upstream)
+    {
+        var config = new ToxicConfig
+        {
+            Name = $"in-process stall {Interlocked.Increment(ref _stallIds)}", Type = "stall", Stream = ToxicStreams.Of(direction), Toxicity = 1f,
+        };
+        var entry = (config, (Fault?)new StallFault(0) { Direction = direction });
+        lock (_gate)
+        {
+            _stalls.Add(entry);
+            PushLocked();
+        }
+        return new StallRelease(this, entry);
+    }
+
+    private void EndStall((ToxicConfig Config, Fault? Fault) entry)
+    {
+        lock (_gate)
+        {
+            if (_stalls.Remove(entry)) PushLocked();
+        }
+    }
+
+    private List<(ToxicConfig Config, Fault? Fault)> AppliedLocked() => [.. _toxics, .. _stalls];
+
+    private sealed class StallRelease(FaultProxy proxy, (ToxicConfig Config, Fault? Fault) entry) : IDisposable
+    {
+        public void Dispose() => proxy.EndStall(entry);
+    }
+
     private void PushLocked()
     {
-        var snapshot = _toxics.ToList();
+        var snapshot = AppliedLocked();
         foreach (FaultProxyConnection c in _connections) c.ApplyToxics(snapshot);
     }
 
@@ -267,7 +302,7 @@ public sealed class FaultProxy
                 // Registered and given the toxics before it forwards a byte: a toxic that exists now applies from the
                 // first byte, and any change from here on reaches it through PushLocked.
                 _connections.Add(connection);
-                connection.ApplyToxics(_toxics.ToList());
+                connection.ApplyToxics(AppliedLocked());
             }
         }
         connection.Start(ForwardingStarting);

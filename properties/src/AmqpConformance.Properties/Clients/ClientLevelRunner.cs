@@ -13,8 +13,9 @@ namespace AmqpConformance.Properties.Clients;
 /// front of it live as long as this runner; each case sets the proxy's toxics from the scenario's fault plan, connects a fresh
 /// client through it, publishes as the scenario says, closes, and takes the broker's frame log of that connection as evidence.
 /// </summary>
-/// <remarks>The harness does not own the client's pool, so the pools and backpressure invariants are not observable here.
-/// Cancellation "on flush" is not observable from outside a client and becomes a racing cancellation.</remarks>
+/// <remarks>The harness does not own the client's pool or output, so the pools, backpressure, visibility and lifecycle invariants are
+/// not observable here. Cancellation "on flush" is not observable from outside a client and becomes a racing cancellation. A stall is
+/// a bandwidth toxic of 1 KB/s on the proxy, held until the client stops making progress (or for at most a few seconds).</remarks>
 public sealed class ClientLevelRunner : IAsyncDisposable
 {
     private const string ProxyName = "amqp";
@@ -29,8 +30,12 @@ public sealed class ClientLevelRunner : IAsyncDisposable
         _proxy = proxy;
     }
 
-    /// <summary>How long one publish may take before it counts as hung (default 5 s).</summary>
-    public TimeSpan CallTimeout { get; init; } = TimeSpan.FromSeconds(5);
+    /// <summary>How long one publish may take before it counts as hung (default 3 s, plus the stall's limit in a stalled case).</summary>
+    public TimeSpan CallTimeout { get; init; } = TimeSpan.FromSeconds(3);
+
+    /// <summary>How long closing a client's channels, and then its connection, may take (default 2 s each): a connection whose
+    /// broker stopped answering must not cost more.</summary>
+    public TimeSpan CloseTimeout { get; init; } = TimeSpan.FromSeconds(2);
 
     /// <summary>Starts the broker and the proxy on loopback ports.</summary>
     public static async Task<ClientLevelRunner> StartAsync(CancellationToken cancellationToken = default)
@@ -68,7 +73,8 @@ public sealed class ClientLevelRunner : IAsyncDisposable
 
         IClientSession? session = null;
         FrameLog? log = null;
-        bool confirms = true;
+        bool confirms = scenario.Confirms;
+        var events = new RunEvents();
         string? connectError = null;
         try
         {
@@ -77,7 +83,7 @@ public sealed class ClientLevelRunner : IAsyncDisposable
             session = await client.ConnectAsync(new ClientConnectOptions("127.0.0.1", port, scenario.FrameMax, confirms), connectTimeout.Token).ConfigureAwait(false);
             var connection = await _broker.WaitForConnectionAsync(index, connectTimeout.Token).ConfigureAwait(false);
             log = connection.Log;
-            await RunPublishersAsync(session, scenario, traces, callerPool, log, connectTimeout.Token).ConfigureAwait(false);
+            await RunPublishersAsync(session, scenario, traces, callerPool, log, events, connectTimeout.Token).ConfigureAwait(false);
         }
         catch (Exception ex) when (!cancellationToken.IsCancellationRequested)
         {
@@ -88,7 +94,7 @@ public sealed class ClientLevelRunner : IAsyncDisposable
             if (session is not null)
             {
                 var close = session.DisposeAsync().AsTask();
-                try { await Task.WhenAny(close, Task.Delay(CallTimeout, CancellationToken.None)).ConfigureAwait(false); }
+                try { await Task.WhenAny(close, Task.Delay(CloseTimeout, CancellationToken.None)).ConfigureAwait(false); }
                 catch (Exception) { /* a client that fails to close: the frames are still judged */ }
             }
         }
@@ -105,7 +111,7 @@ public sealed class ClientLevelRunner : IAsyncDisposable
         TimeSpan firstFailure = traces.Where(t => t.Outcome == CallOutcome.Failed).Select(t => t.Ended ?? TimeSpan.Zero).DefaultIfEmpty(log.Elapsed).Min();
         TransportFaultRecord? fault =
             !scenario.Faults.IsEmpty ? new TransportFaultRecord(firstFailure, "proxy toxics: " + scenario.Faults.ToJson(), null, 0)
-            : closing is not null ? new TransportFaultRecord(firstFailure, "the broker closed the connection: " + closing.Message, null, 0)
+            : closing is not null ? new TransportFaultRecord(firstFailure, $"{BrokerChecker.BrokerClosedPrefix}: {closing.Message}", null, 0)
             : null;
         if (connectError is not null && traces.All(t => t.Outcome == CallOutcome.Pending) && traces.Count > 0 && scenario.Faults.IsEmpty)
             traces[0].Error = "could not connect: " + connectError;
@@ -119,21 +125,25 @@ public sealed class ClientLevelRunner : IAsyncDisposable
             ConfirmsEnabled = confirms,
             OutputWireOffset = 8,
         };
-        return new RunResult(scenario, evidence, log);
+        if (fault is not null)
+            foreach (var _ in traces.Where(t => t.Attempted && t.Started > firstFailure)) events.Add(RunEvent.CallAfterFault);
+        return new RunResult(scenario, evidence, log) { Events = events };
     }
 
     private async Task RunPublishersAsync(IClientSession session, Scenario scenario, List<CallTrace> traces, TrackingArrayPool callerPool,
-        FrameLog log, CancellationToken cancellationToken)
+        FrameLog log, RunEvents events, CancellationToken openTimeout)
     {
         var channels = new Dictionary<ushort, (IClientPublisher Publisher, SemaphoreSlim Lock)>();
+        var stall = scenario.StallUntilQuiet ? new ProxyStall(_proxy) : null;
         try
         {
             for (int p = 0; p < scenario.Publishers.Count; p++)
             {
                 ushort logical = scenario.ChannelOf(p);
                 if (!channels.ContainsKey(logical))
-                    channels[logical] = (await session.OpenChannelAsync(cancellationToken).ConfigureAwait(false), new SemaphoreSlim(1, 1));
+                    channels[logical] = (await session.OpenChannelAsync(openTimeout).ConfigureAwait(false), new SemaphoreSlim(1, 1));
             }
+            stall?.Begin();
             var start = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
             var tasks = new List<Task>();
             int offset = 0;
@@ -147,24 +157,26 @@ public sealed class ClientLevelRunner : IAsyncDisposable
                 {
                     await start.Task.ConfigureAwait(false);
                     for (int i = 0; i < steps.Count; i++)
-                        if (!await PublishAsync(publisher, gate, steps[i], mine[i], callerPool, log).ConfigureAwait(false)) break;
+                        if (!await PublishAsync(publisher, gate, steps[i], mine[i], callerPool, log, events, stall).ConfigureAwait(false)) break;
                 }, CancellationToken.None));
             }
             start.SetResult();
-            await Task.WhenAll(tasks).ConfigureAwait(false);
+            var all = Task.WhenAll(tasks);
+            if (stall is not null) await stall.HoldUntilQuietAsync(all, traces, events).ConfigureAwait(false);
+            await all.ConfigureAwait(false);
         }
         finally
         {
-            foreach (var (publisher, _) in channels.Values)
-            {
-                try { await publisher.DisposeAsync().AsTask().WaitAsync(CallTimeout, CancellationToken.None).ConfigureAwait(false); }
-                catch (Exception) { /* closing a channel of a broken connection */ }
-            }
+            stall?.End();
+            // Closed together under one time limit: a connection whose broker stopped answering must not cost a limit per channel.
+            var closing = Task.WhenAll(channels.Values.Select(c => c.Publisher.DisposeAsync().AsTask()));
+            try { await closing.WaitAsync(CloseTimeout, CancellationToken.None).ConfigureAwait(false); }
+            catch (Exception) { /* closing the channels of a broken connection */ }
         }
     }
 
     private async Task<bool> PublishAsync(IClientPublisher publisher, SemaphoreSlim gate, PublishStep step, CallTrace trace,
-        TrackingArrayPool callerPool, FrameLog log)
+        TrackingArrayPool callerPool, FrameLog log, RunEvents events, ProxyStall? stall)
     {
         await gate.WaitAsync().ConfigureAwait(false);
         try
@@ -180,9 +192,16 @@ public sealed class ClientLevelRunner : IAsyncDisposable
             Task<ulong?> call;
             try { call = publisher.PublishAsync(trace.RoutingKey, body, step.HeaderBytes, cts.Token); }
             catch (Exception ex) { call = Task.FromException<ulong?>(ex); }
-            if (step.Cancel is CancelKind.Racing or CancelKind.OnFlush) _ = Task.Run(() => { try { cts.Cancel(); } catch (ObjectDisposedException) { } });
-            if (await Task.WhenAny(call, Task.Delay(CallTimeout)).ConfigureAwait(false) != call) return false;
+            // A client's flushes are out of sight: "on a flush" becomes a cancellation racing the call, and one that lands while
+            // the proxy stalls is a cancellation during a pending flush.
+            if (step.Cancel is CancelKind.Racing or CancelKind.OnFlush)
+            {
+                events.Add(stall is { IsStalled: true } ? RunEvent.CancelDuringFlush : RunEvent.CancelRacingCompletion);
+                _ = Task.Run(() => { try { cts.Cancel(); } catch (ObjectDisposedException) { } });
+            }
+            if (await Task.WhenAny(call, Task.Delay(CallTimeout + (stall?.Limit ?? TimeSpan.Zero))).ConfigureAwait(false) != call) return false;
             trace.Complete(log.Elapsed, call.Exception?.InnerException ?? (call.IsCanceled ? new OperationCanceledException() : null));
+            stall?.NoteProgress();
             if (call.IsCompletedSuccessfully) trace.PublishSequenceNumber = call.Result;
             callerPool.Return(array);
             trace.Poisoned = true;

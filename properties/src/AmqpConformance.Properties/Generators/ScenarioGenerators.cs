@@ -132,13 +132,22 @@ public static class ScenarioGenerators
     /// <summary>The mixed scenarios (<see cref="ScenarioProfile.Mixed"/>).</summary>
     public static Gen<Scenario> Scenario { get; } = For(ScenarioProfile.Mixed);
 
-    /// <summary>Scenarios for a whole client over TCP: at most 4 publishers, no body owners (a client API has none), no script
-    /// (the harness cannot hold a client's flushes), faults that a TCP proxy can apply.</summary>
+    /// <summary>Scenarios for a whole client over TCP: confirms on or off; at most 4 publishers, or, with confirms off, one of them a
+    /// burst of 150-300 small publishes (more than a client's internal write queue holds while the proxy stalls); no body owners (a
+    /// client API has none), no script (the harness cannot hold a client's flushes); faults that a TCP proxy can apply; sometimes a
+    /// stall (the proxy forwards next to nothing until the client stops making progress, then lets go).</summary>
     public static Gen<Scenario> ClientScenario { get; } =
-        from s in For(ScenarioProfile.Mixed with { Name = "client", Scripted = 0, TransportStall = 0, Owners = 0, Noise = 0 })
+        from s in For(ScenarioProfile.Mixed with { Name = "client", Scripted = 0, TransportStall = 0.3, Owners = 0, Noise = 0, LargeBodies = 0.2 })
+        from confirms in Gen.Elements(true, false)
+        from burst in Gen.Frequency((3, Gen.Constant(false)), (1, Gen.Constant(true)))
+        from burstSize in Gen.Choose(150, 300)
+        from burstBodies in Gen.Choose(0, 300).ListOf(burstSize)
         select s with
         {
-            Publishers = [.. s.Publishers.Take(4)],
+            Confirms = confirms,
+            Publishers = burst && !confirms
+                ? [[.. burstBodies.Select(b => new PublishStep(b))], .. s.Publishers.Take(3)]
+                : [.. s.Publishers.Take(4)],
             Faults = s.Faults with { Faults = [.. s.Faults.Faults.Where(f => f is ResetPeerFault or LimitDataFault or LatencyFault or SlicerFault)] },
         };
 

@@ -38,6 +38,9 @@ public sealed record Scenario(int FrameMax, ChannelLayout Layout, IReadOnlyList<
     /// so the writer must give up on what it holds.</summary>
     public bool StallThroughDispose { get; init; }
 
+    /// <summary>Client level: whether the client's channels use publisher confirms (a publish then completes on the broker's ack).</summary>
+    public bool Confirms { get; init; } = true;
+
     /// <summary>Total number of publishes.</summary>
     public int PublishCount => Publishers.Sum(p => p.Count);
 
@@ -64,6 +67,7 @@ public sealed record Scenario(int FrameMax, ChannelLayout Layout, IReadOnlyList<
         if (Noise) sb.Append(" noise");
         if (StallUntilQuiet) sb.Append(" stalled");
         if (StallThroughDispose) sb.Append(" stall-through-dispose");
+        if (!Confirms) sb.Append(" confirms-off");
         sb.Append(" [");
         for (int p = 0; p < Publishers.Count; p++)
         {
