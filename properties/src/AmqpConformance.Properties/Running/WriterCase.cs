@@ -109,7 +109,10 @@ internal sealed class WriterCase : IAsyncDisposable
             await broker.DisposeAsync().ConfigureAwait(false);
             throw new InvalidOperationException($"The harness could not open its in-process connection for \"{scenario}\": {ex.Message}", ex);
         }
-        long outputOffset = transport.UpstreamDeliveredBytes;
+        // The writer's output starts right after the last handshake frame the broker recorded (it records a frame before it
+        // answers it). The transport's delivered-bytes counter may lag the broker's reply by a chunk, so it is not used here.
+        var lastHandshakeFrame = connection.Log.Snapshot().Last(f => f.Direction == FrameDirection.Received);
+        long outputOffset = lastHandshakeFrame.WireOffset + lastHandshakeFrame.WireLength;
         foreach (var fault in scenario.Faults.For(FaultDirection.Upstream)) transport.UpstreamFaults.Add(fault);
         foreach (var fault in scenario.Faults.For(FaultDirection.Downstream)) transport.DownstreamFaults.Add(fault);
         if (scenario.StallUntilQuiet) transport.UpstreamFaults.Add(new StallFault(0));
