@@ -1,4 +1,5 @@
-using AmqpConformance.BrokenWriters;
+using AmqpConformance.SelfTest;
+using AmqpConformance.SelfTest.Zoo;
 using AmqpConformance.Harness.Pooling;
 using AmqpConformance.Harness.Tests.Writers.Support;
 using AmqpConformance.Harness.Writers;

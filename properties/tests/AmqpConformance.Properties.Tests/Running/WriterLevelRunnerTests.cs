@@ -1,4 +1,4 @@
-using AmqpConformance.BrokenWriters;
+using AmqpConformance.SelfTest;
 using AmqpConformance.Harness.Faults;
 using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Verdicts;

@@ -1,5 +1,5 @@
 using System.Diagnostics;
-using AmqpConformance.BrokenWriters;
+using AmqpConformance.SelfTest;
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Properties;
 using Xunit.Abstractions;

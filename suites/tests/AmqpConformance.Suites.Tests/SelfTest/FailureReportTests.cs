@@ -1,4 +1,4 @@
-using AmqpConformance.BrokenWriters;
+using AmqpConformance.SelfTest;
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Harness.Writers;
 using AmqpConformance.Properties;

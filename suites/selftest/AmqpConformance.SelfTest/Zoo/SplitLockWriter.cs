@@ -2,7 +2,7 @@ using System.Buffers;
 using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
 
-namespace AmqpConformance.BrokenWriters;
+namespace AmqpConformance.SelfTest.Zoo;
 
 /// <summary>
 /// DELIBERATELY BROKEN: takes its lock once for the method and header frames and then once more for each body

@@ -1,6 +1,6 @@
 using AmqpConformance.Harness.Writers;
 
-namespace AmqpConformance.BrokenWriters;
+namespace AmqpConformance.SelfTest.Zoo;
 
 /// <summary>
 /// DELIBERATELY BROKEN: copies the body (so memory is safe) and hands each command to the thread pool

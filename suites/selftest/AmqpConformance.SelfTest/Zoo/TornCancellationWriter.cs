@@ -2,7 +2,7 @@ using System.Buffers;
 using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
 
-namespace AmqpConformance.BrokenWriters;
+namespace AmqpConformance.SelfTest.Zoo;
 
 /// <summary>
 /// DELIBERATELY BROKEN: an inline writer that honours cancellation in the middle of a body frame: it writes each

@@ -2,7 +2,7 @@ using System.Buffers;
 using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
 
-namespace AmqpConformance.BrokenWriters;
+namespace AmqpConformance.SelfTest.Zoo;
 
 /// <summary>
 /// DELIBERATELY BROKEN: an inline writer that stages the body in a rented buffer; when the body needs more than one

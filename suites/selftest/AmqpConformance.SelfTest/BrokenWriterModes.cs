@@ -1,6 +1,7 @@
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.SelfTest.Zoo;
 
-namespace AmqpConformance.BrokenWriters;
+namespace AmqpConformance.SelfTest;
 
 /// <summary>DELIBERATELY BROKEN writers as factories, for the harness's self-tests: each must be caught.</summary>
 public static class BrokenWriterModes

@@ -1,6 +1,6 @@
 using AmqpConformance.Harness.Writers;
 
-namespace AmqpConformance.BrokenWriters;
+namespace AmqpConformance.SelfTest.Zoo;
 
 /// <summary>
 /// DELIBERATELY BROKEN: an inline writer that stages the body in a buffer rented from the pool and, when the output

@@ -1,0 +1,73 @@
+using AmqpConformance.Harness.Writers;
+
+namespace AmqpConformance.SelfTest.Zoo.AfterFault;
+
+/// <summary>
+/// DELIBERATELY BROKEN: an inline writer that, once its output has failed, drops later publishes quietly ("the connection
+/// is going down, recovery will republish"): it releases the command and completes the call successfully. The call whose
+/// flush failed is reported correctly and no byte is written after the fault; the calls after it are lost in silence.
+/// </summary>
+public sealed class SwallowAfterFaultWriter(WriterContext context) : IFrameWriter
+{
+    private const string Name = "swallow-after-fault";
+    private readonly SemaphoreSlim _lock = new(1, 1);
+    private Exception? _fault;
+    private int _disposed;
+
+    public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
+    {
+        if (DroppedAfterFault(command)) return;
+        if (Volatile.Read(ref _disposed) != 0)
+        {
+            command.Release(context.Pool);
+            throw ZooHelpers.Disposed(Name);
+        }
+        await _lock.EnterOrReleaseAsync(command, context.Pool, cancellationToken).ConfigureAwait(false);
+        try
+        {
+            if (DroppedAfterFault(command)) return;
+            if (Volatile.Read(ref _disposed) != 0)
+            {
+                command.Release(context.Pool);
+                throw ZooHelpers.Disposed(Name);
+            }
+            try
+            {
+                CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
+                CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+            }
+            catch (Exception ex)
+            {
+                Interlocked.CompareExchange(ref _fault, ex, null);
+                command.Release(context.Pool);
+                throw ZooHelpers.Faulted(Name, ex);
+            }
+            command.Release(context.Pool);
+        }
+        finally
+        {
+            _lock.Release();
+        }
+    }
+
+    private bool DroppedAfterFault(OutgoingCommand command)
+    {
+        if (Volatile.Read(ref _fault) is null) return false;
+        // BUG: after the fault the command is released and the call reports success, instead of failing.
+        command.Release(context.Pool);
+        return true;
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (await _lock.WaitAsync(context.DrainTimeout).ConfigureAwait(false))
+        {
+            _lock.Release();
+            return;
+        }
+        Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up on the call in progress."), null);
+        context.Output.CancelPendingFlush();
+        if (await _lock.WaitAsync(context.DrainTimeout).ConfigureAwait(false)) _lock.Release();
+    }
+}

@@ -1,0 +1,84 @@
+using System.IO.Pipelines;
+using AmqpConformance.Protocol;
+using AmqpConformance.Harness.Writers;
+
+namespace AmqpConformance.SelfTest.Zoo.CommandShape;
+
+/// <summary>
+/// DELIBERATELY BROKEN: an inline writer that counts body frames as "one per full frame_max - 8, plus one for the
+/// remainder" (<c>length / max + 1</c>), so a body that is an exact multiple of frame_max - 8 gets a trailing empty body frame
+/// (after the body is complete, so the broker sees an unexpected frame). Any other body length is framed correctly.
+/// </summary>
+public sealed class ExtraFrameOnExactMultipleWriter(WriterContext context) : IFrameWriter
+{
+    private const string Name = "extra-frame-on-exact-multiple";
+    private readonly SemaphoreSlim _lock = new(1, 1);
+    private Exception? _fault;
+    private int _disposed;
+
+    public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
+    {
+        if (Stopped() is { } early)
+        {
+            command.Release(context.Pool);
+            throw early;
+        }
+        await _lock.EnterOrReleaseAsync(command, context.Pool, cancellationToken).ConfigureAwait(false);
+        try
+        {
+            if (Stopped() is { } stopped)
+            {
+                command.Release(context.Pool);
+                throw stopped;
+            }
+            try
+            {
+                WriteCommand(context.Output, command, context.FrameMax);
+                CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+            }
+            catch (Exception ex)
+            {
+                Interlocked.CompareExchange(ref _fault, ex, null);
+                command.Release(context.Pool);
+                throw ZooHelpers.Faulted(Name, ex);
+            }
+            command.Release(context.Pool);
+        }
+        finally
+        {
+            _lock.Release();
+        }
+    }
+
+    private static void WriteCommand(PipeWriter output, in OutgoingCommand command, int frameMax)
+    {
+        output.Write(command.Frames.Span);
+        int length = command.Body.Length;
+        if (length == 0) return;
+        int max = AmqpConstants.MaxBodyFramePayload(frameMax);
+        // BUG: "full frames plus one for the rest": for an exact multiple the rest is empty, and still gets a frame.
+        int frames = length / max + 1;
+        var body = command.Body.Span;
+        for (int i = 0; i < frames; i++)
+        {
+            var chunk = body[..Math.Min(max, body.Length)];
+            FrameFormat.WriteFrame(output, FrameType.Body, command.Channel, chunk);
+            body = body[chunk.Length..];
+        }
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (await _lock.WaitAsync(context.DrainTimeout).ConfigureAwait(false))
+        {
+            _lock.Release();
+            return;
+        }
+        Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up on the call in progress."), null);
+        context.Output.CancelPendingFlush();
+        if (await _lock.WaitAsync(context.DrainTimeout).ConfigureAwait(false)) _lock.Release();
+    }
+
+    private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));
+}

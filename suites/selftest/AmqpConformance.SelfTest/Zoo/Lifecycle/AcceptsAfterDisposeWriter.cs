@@ -1,0 +1,73 @@
+using AmqpConformance.Harness.Writers;
+
+namespace AmqpConformance.SelfTest.Zoo.Lifecycle;
+
+/// <summary>
+/// DELIBERATELY BROKEN: an inline writer that, once disposed, drops publishes quietly ("the connection is closing anyway"):
+/// it releases the command and completes the call successfully instead of throwing <see cref="ObjectDisposedException"/>.
+/// Every call made before disposal is handled correctly; only calls made during or after disposal are lost silently.
+/// </summary>
+public sealed class AcceptsAfterDisposeWriter(WriterContext context) : IFrameWriter
+{
+    private const string Name = "accepts-after-dispose";
+    private readonly SemaphoreSlim _lock = new(1, 1);
+    private Exception? _fault;
+    private int _disposed;
+
+    public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
+    {
+        if (DroppedBecauseDisposed(command)) return;
+        if (Volatile.Read(ref _fault) is { } cause)
+        {
+            command.Release(context.Pool);
+            throw ZooHelpers.Faulted(Name, cause);
+        }
+        await _lock.EnterOrReleaseAsync(command, context.Pool, cancellationToken).ConfigureAwait(false);
+        try
+        {
+            if (DroppedBecauseDisposed(command)) return;
+            if (Volatile.Read(ref _fault) is { } stopped)
+            {
+                command.Release(context.Pool);
+                throw ZooHelpers.Faulted(Name, stopped);
+            }
+            try
+            {
+                CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
+                CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+            }
+            catch (Exception ex)
+            {
+                Interlocked.CompareExchange(ref _fault, ex, null);
+                command.Release(context.Pool);
+                throw ZooHelpers.Faulted(Name, ex);
+            }
+            command.Release(context.Pool);
+        }
+        finally
+        {
+            _lock.Release();
+        }
+    }
+
+    private bool DroppedBecauseDisposed(OutgoingCommand command)
+    {
+        if (Volatile.Read(ref _disposed) == 0) return false;
+        // BUG: a publish on a disposed writer is released and reported as sent, instead of failing with ObjectDisposedException.
+        command.Release(context.Pool);
+        return true;
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (await _lock.WaitAsync(context.DrainTimeout).ConfigureAwait(false))
+        {
+            _lock.Release();
+            return;
+        }
+        Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up on the call in progress."), null);
+        context.Output.CancelPendingFlush();
+        if (await _lock.WaitAsync(context.DrainTimeout).ConfigureAwait(false)) _lock.Release();
+    }
+}

@@ -1,0 +1,82 @@
+using AmqpConformance.Harness.Writers;
+
+namespace AmqpConformance.SelfTest.Zoo.Pools;
+
+/// <summary>
+/// DELIBERATELY BROKEN: an inline writer whose handler for a cancelled wait on its lock releases the command and then, "to be
+/// sure the caller's buffer goes back", disposes the body owner itself, not knowing that
+/// <see cref="OutgoingCommand.Release"/> already did: the owner is disposed twice (with a real pool, the caller's buffer is
+/// returned twice and later handed to two renters). Calls without an owner, and calls that are not cancelled while waiting for
+/// the lock, are correct.
+/// </summary>
+public sealed class OwnerDisposedTwiceOnCancelWriter(WriterContext context) : IFrameWriter
+{
+    private const string Name = "owner-disposed-twice-on-cancel";
+    private readonly SemaphoreSlim _lock = new(1, 1);
+    private Exception? _fault;
+    private int _disposed;
+
+    public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
+    {
+        if (Stopped() is { } early)
+        {
+            command.Release(context.Pool);
+            throw early;
+        }
+        if (cancellationToken.IsCancellationRequested)
+        {
+            command.Release(context.Pool);
+            throw new OperationCanceledException(cancellationToken);
+        }
+        try
+        {
+            await _lock.WaitAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
+            command.Release(context.Pool);
+            // BUG: Release has already disposed the owner; this disposes it again.
+            command.BodyOwner?.Dispose();
+            throw;
+        }
+        try
+        {
+            if (Stopped() is { } stopped)
+            {
+                command.Release(context.Pool);
+                throw stopped;
+            }
+            try
+            {
+                CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
+                CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+            }
+            catch (Exception ex)
+            {
+                Interlocked.CompareExchange(ref _fault, ex, null);
+                command.Release(context.Pool);
+                throw ZooHelpers.Faulted(Name, ex);
+            }
+            command.Release(context.Pool);
+        }
+        finally
+        {
+            _lock.Release();
+        }
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (await _lock.WaitAsync(context.DrainTimeout).ConfigureAwait(false))
+        {
+            _lock.Release();
+            return;
+        }
+        Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up on the call in progress."), null);
+        context.Output.CancelPendingFlush();
+        if (await _lock.WaitAsync(context.DrainTimeout).ConfigureAwait(false)) _lock.Release();
+    }
+
+    private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));
+}

@@ -1,0 +1,118 @@
+using System.Threading.Channels;
+using AmqpConformance.Harness.Writers;
+
+namespace AmqpConformance.SelfTest.Zoo.QueueFull;
+
+/// <summary>
+/// DELIBERATELY BROKEN: a background writer (copy the body, enqueue, complete on enqueue) whose queue is unbounded: it
+/// ignores <see cref="WriterContext.QueueCapacity"/>. While the output keeps up the queue stays short and nothing is wrong;
+/// when the transport stalls, a fast publisher is never made to wait and body copies pile up in the writer without limit.
+/// </summary>
+public sealed class UnboundedQueueWriter : IFrameWriter
+{
+    private const string Name = "unbounded-queue";
+    private readonly WriterContext _context;
+    private readonly Channel<StagedCommand> _queue;
+    private readonly CancellationTokenSource _stop = new();
+    private readonly Task _loop;
+    private Exception? _fault;
+    private int _disposed;
+
+    public UnboundedQueueWriter(WriterContext context)
+    {
+        _context = context;
+        // BUG: unbounded, "so publishers never block"; WriterContext.QueueCapacity is ignored.
+        _queue = Channel.CreateUnbounded<StagedCommand>(new UnboundedChannelOptions
+        {
+            SingleReader = true, SingleWriter = false, AllowSynchronousContinuations = false,
+        });
+        _loop = Task.Run(LoopAsync);
+    }
+
+    public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
+    {
+        if (ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed)) is { } stopped)
+        {
+            command.Release(_context.Pool);
+            return ValueTask.FromException(stopped);
+        }
+        if (cancellationToken.IsCancellationRequested)
+        {
+            command.Release(_context.Pool);
+            return ValueTask.FromCanceled(cancellationToken);
+        }
+        var staged = StagedCommand.Copy(command, _context.Pool);
+        if (_queue.Writer.TryWrite(staged)) return default;
+        return WaitForSpaceAsync(staged, cancellationToken);
+    }
+
+    private async ValueTask WaitForSpaceAsync(StagedCommand staged, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await _queue.Writer.WriteAsync(staged, cancellationToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            staged.Release(_context.Pool);
+            throw;
+        }
+        catch (ChannelClosedException)
+        {
+            staged.Release(_context.Pool);
+            throw ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), 1)!;
+        }
+    }
+
+    private async Task LoopAsync()
+    {
+        var reader = _queue.Reader;
+        StagedCommand current = default;
+        bool holding = false;
+        try
+        {
+            while (await reader.WaitToReadAsync(_stop.Token).ConfigureAwait(false))
+            {
+                while (reader.TryRead(out current))
+                {
+                    holding = true;
+                    CommandFraming.Write(_context.Output, current.Command, current.Body, _context.FrameMax);
+                    CommandFraming.ThrowIfNotDelivered(await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false));
+                    holding = false;
+                    current.Release(_context.Pool);
+                }
+            }
+        }
+        catch (Exception ex)
+        {
+            Interlocked.CompareExchange(ref _fault, ex, null);
+            if (holding) current.Release(_context.Pool);
+            _queue.Writer.TryComplete();
+            while (reader.TryRead(out var dropped)) dropped.Release(_context.Pool);
+        }
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        _queue.Writer.TryComplete();
+        if (await WaitForLoopAsync().ConfigureAwait(false)) return;
+        Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up draining."), null);
+        await _stop.CancelAsync().ConfigureAwait(false);
+        _context.Output.CancelPendingFlush();
+        await WaitForLoopAsync().ConfigureAwait(false);
+    }
+
+    private async Task<bool> WaitForLoopAsync()
+    {
+        try
+        {
+            await _loop.WaitAsync(_context.DrainTimeout).ConfigureAwait(false);
+            return true;
+        }
+        catch (TimeoutException)
+        {
+            return false;
+        }
+    }
+}

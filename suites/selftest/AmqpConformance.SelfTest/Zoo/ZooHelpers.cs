@@ -1,0 +1,106 @@
+using System.Buffers;
+using AmqpConformance.Harness.Writers;
+
+namespace AmqpConformance.SelfTest.Zoo;
+
+/// <summary>What the zoo's writers do correctly alike (so that each one's bug is the only thing wrong with it): wait for a
+/// lock and release the command if that wait is cancelled; build the exceptions a stopped writer throws.</summary>
+internal static class ZooHelpers
+{
+    /// <summary>Waits for <paramref name="gate"/>; if the wait is cancelled, releases the command (the writer owns it from
+    /// the call on) before the cancellation propagates.</summary>
+    public static async ValueTask EnterOrReleaseAsync(this SemaphoreSlim gate, OutgoingCommand command, ArrayPool<byte> pool,
+        CancellationToken cancellationToken)
+    {
+        try
+        {
+            await gate.WaitAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
+            command.Release(pool);
+            throw;
+        }
+    }
+
+    /// <summary>The exception for a call refused because the writer stopped on <paramref name="cause"/>.</summary>
+    public static FrameWriterFaultedException Faulted(string writer, Exception cause) =>
+        new($"The {writer} writer has stopped ({cause.GetType().Name}: {cause.Message}); the command was not written.", cause);
+
+    /// <summary>The exception for a call refused because the writer was disposed.</summary>
+    public static ObjectDisposedException Disposed(string writer) =>
+        new(writer, "The writer was disposed; the command was not written.");
+
+    /// <summary>Serializes <paramref name="command"/> whole (its frames, then its body as frames of frame_max - 8 bytes) into
+    /// <paramref name="destination"/>, which must hold <see cref="OutgoingCommand.WireLength"/> bytes; returns the bytes written.</summary>
+    public static int WriteWholeCommand(Span<byte> destination, in OutgoingCommand command, int frameMax)
+    {
+        command.Frames.Span.CopyTo(destination);
+        int position = command.FramesLength;
+        int max = Protocol.AmqpConstants.MaxBodyFramePayload(frameMax);
+        var body = command.Body.Span;
+        while (!body.IsEmpty)
+        {
+            var chunk = body[..Math.Min(max, body.Length)];
+            Protocol.FrameFormat.WriteHeader(destination[position..], Protocol.FrameType.Body, command.Channel, chunk.Length);
+            position += Protocol.AmqpConstants.FrameHeaderSize;
+            chunk.CopyTo(destination[position..]);
+            position += chunk.Length;
+            destination[position++] = Protocol.AmqpConstants.FrameEnd;
+            body = body[chunk.Length..];
+        }
+        return position;
+    }
+
+    /// <summary>The stop exception for a writer with fault cause <paramref name="cause"/> and disposed flag
+    /// <paramref name="disposed"/>, or null while it runs.</summary>
+    public static Exception? Stopped(string writer, Exception? cause, int disposed) =>
+        cause is not null ? Faulted(writer, cause) : disposed != 0 ? Disposed(writer) : null;
+}
+
+/// <summary>A command in a zoo writer's queue, with its body copied into a pooled buffer (or, when it carried a body owner or
+/// the writer chose not to copy, the caller's memory); the same shape as the reference background writer's queue entries.</summary>
+internal readonly struct StagedCommand
+{
+    private readonly byte[]? _bodyCopy;
+    private readonly int _bodyLength;
+
+    private StagedCommand(OutgoingCommand command, byte[]? bodyCopy, int bodyLength)
+    {
+        Command = command;
+        _bodyCopy = bodyCopy;
+        _bodyLength = bodyLength;
+    }
+
+    public OutgoingCommand Command { get; }
+
+    public ReadOnlySpan<byte> Body => _bodyCopy is null ? Command.Body.Span : _bodyCopy.AsSpan(0, _bodyLength);
+
+    public long WireLength(int frameMax) => Command.WireLength(frameMax);
+
+    /// <summary>Bytes this entry holds from the pool (the body copy, if any).</summary>
+    public int CopiedBytes => _bodyCopy is null ? 0 : _bodyLength;
+
+    /// <summary>Copies the body into a buffer from <paramref name="pool"/> unless an owner came with it or it is empty.</summary>
+    public static StagedCommand Copy(OutgoingCommand command, ArrayPool<byte> pool)
+    {
+        if (command.BodyOwner is not null || command.Body.IsEmpty) return new StagedCommand(command, null, 0);
+        int length = command.Body.Length;
+        byte[] copy = pool.Rent(length);
+        command.Body.Span.CopyTo(copy);
+        return new StagedCommand(command, copy, length);
+    }
+
+    /// <summary>Wraps <paramref name="command"/> without copying its body.</summary>
+    public static StagedCommand NoCopy(OutgoingCommand command) => new(command, null, 0);
+
+    /// <summary>Wraps <paramref name="command"/> with a body copy the caller already made into <paramref name="copy"/>.</summary>
+    public static StagedCommand WithCopy(OutgoingCommand command, byte[] copy, int length) => new(command, copy, length);
+
+    /// <summary>Returns the body copy and releases the command. Exactly once.</summary>
+    public void Release(ArrayPool<byte> pool)
+    {
+        if (_bodyCopy is not null) pool.Return(_bodyCopy);
+        Command.Release(pool);
+    }
+}

@@ -1,0 +1,237 @@
+using AmqpConformance.Harness.Writers;
+using AmqpConformance.SelfTest.Zoo.AfterFault;
+using AmqpConformance.SelfTest.Zoo.Bodies;
+using AmqpConformance.SelfTest.Zoo.Cancellation;
+using AmqpConformance.SelfTest.Zoo.CommandShape;
+using AmqpConformance.SelfTest.Zoo.Correct;
+using AmqpConformance.SelfTest.Zoo.Interleaving;
+using AmqpConformance.SelfTest.Zoo.Lifecycle;
+using AmqpConformance.SelfTest.Zoo.Ordering;
+using AmqpConformance.SelfTest.Zoo.Pools;
+using AmqpConformance.SelfTest.Zoo.QueueFull;
+using AmqpConformance.SelfTest.Zoo.Visibility;
+using AmqpConformance.SelfTest.Zoo.WireFormat;
+
+namespace AmqpConformance.SelfTest.Zoo;
+
+/// <summary>The class of mistake a zoo writer makes (or <see cref="Correct"/> for the ones that must pass).</summary>
+public enum BugClass
+{
+    /// <summary>Disposal while calls are parked, queued or in flight.</summary>
+    Lifecycle = 1,
+    /// <summary>A call completes but its bytes are not flushed until something else happens.</summary>
+    Visibility = 2,
+    /// <summary>Queue capacity and backpressure.</summary>
+    QueueFull = 3,
+    /// <summary>Behaviour after the output failed.</summary>
+    AfterFault = 4,
+    /// <summary>Ordering under contention.</summary>
+    Ordering = 5,
+    /// <summary>Cancellation landing at the wrong moment.</summary>
+    Cancellation = 6,
+    /// <summary>Frame encoding.</summary>
+    WireFormat = 7,
+    /// <summary>Method, header, body frames of the right sizes.</summary>
+    CommandShape = 8,
+    /// <summary>Frames of different commands mixed on the wire.</summary>
+    Interleaving = 9,
+    /// <summary>Body bytes read too late or from the wrong place.</summary>
+    Bodies = 10,
+    /// <summary>Rentals and body owners.</summary>
+    Pools = 11,
+    /// <summary>Correct but unusual: must pass every property.</summary>
+    Correct = 0,
+}
+
+/// <summary>One writer of the zoo.</summary>
+/// <param name="Factory">Makes the writer; its name is "Zoo:" + the class name without "Writer".</param>
+/// <param name="Class">The class of bug.</param>
+/// <param name="Bug">One sentence: the defect.</param>
+/// <param name="Trigger">One sentence: the scenario that makes it show.</param>
+public sealed record ZooEntry(FrameWriterFactory Factory, BugClass Class, string Bug, string Trigger)
+{
+    /// <summary>The factory's name.</summary>
+    public string Name => Factory.Name;
+
+    /// <summary>Whether the writer is meant to pass (a failure is then a false positive of the harness).</summary>
+    public bool IsCorrect => Class == BugClass.Correct;
+}
+
+/// <summary>The catalogue: every DELIBERATELY BROKEN zoo writer and the correct-but-unusual ones.</summary>
+public static class ZooWriters
+{
+    private static ZooEntry E<T>(Func<WriterContext, T> create, BugClass bugClass, string bug, string trigger) where T : IFrameWriter
+    {
+        string name = typeof(T).Name;
+        if (name.EndsWith("Writer", StringComparison.Ordinal)) name = name[..^"Writer".Length];
+        return new ZooEntry(FrameWriterFactory.Create("Zoo:" + name, c => create(c)), bugClass, bug, trigger);
+    }
+
+    /// <summary>Every zoo writer, broken ones by class, then the correct ones.</summary>
+    public static IReadOnlyList<ZooEntry> All { get; } =
+    [
+        // 1. Lifecycle
+        E(c => new StrandedWaitersWriter(c), BugClass.Lifecycle,
+            "DisposeAsync takes the inline writer's lock and never releases it, so callers parked on the lock are never woken.",
+            "Callers waiting for the lock (with uncancellable tokens) when DisposeAsync runs."),
+        E(c => new EarlyDisposeReturnWriter(c), BugClass.Lifecycle,
+            "DisposeAsync returns once the queue's count is 0, not when the loop has finished, so the last command is written after disposal (or lost if the output is completed by then).",
+            "DisposeAsync while the background loop still holds a dequeued command (publisher ahead of the loop at the end of a run)."),
+        E(c => new DisposeHangsOnStallWriter(c), BugClass.Lifecycle,
+            "DisposeAsync awaits the loop with no drain timeout and never cancels the pending flush.",
+            "DisposeAsync while the transport is stalled and a flush is pending."),
+        E(c => new DisposeLeaksQueuedWriter(c), BugClass.Lifecycle,
+            "When DisposeAsync gives up draining and cancels the loop, the loop treats that as a clean exit and never releases the command in hand or the queued ones.",
+            "DisposeAsync with a stalled output and commands still queued (drain timeout)."),
+        E(c => new AcceptsAfterDisposeWriter(c), BugClass.Lifecycle,
+            "Calls made during or after DisposeAsync release their command and report success instead of throwing ObjectDisposedException.",
+            "A publish that races with, or follows, disposal."),
+
+        // 2. Visibility
+        E(c => new FlushEveryFourthWriter(c), BugClass.Visibility,
+            "Flushes only every fourth command but completes every call, so up to three completed publishes sit unflushed.",
+            "A publisher that pauses (or waits for a confirm) after a number of publishes that is not a multiple of four."),
+        E(c => new LazyFlushWriter(c), BugClass.Visibility,
+            "Flushes the previous call's bytes at the start of the next call and completes its own without flushing.",
+            "The last publish before a pause or before disposal."),
+        E(c => new StaleBurstFlagWriter(c), BugClass.Visibility,
+            "The loop decides once per wake-up that \"more than one is queued, the next round will flush\" and skips the flush; when the burst ends in that round, its commands stay unflushed.",
+            "The loop wakes up to two or more queued commands and no further publish follows (a burst, then a pause)."),
+        E(c => new PendingCounterSkipsFlushWriter(c), BugClass.Visibility,
+            "Skips the flush while a counter says more commands are coming; a caller cancelled while waiting for queue space never decrements it, so the loop never flushes again.",
+            "A call cancelled while the queue is full; every later publish then stays unflushed until disposal."),
+
+        // 3. Queue full / backpressure
+        E(c => new UnboundedQueueWriter(c), BugClass.QueueFull,
+            "The background writer's queue is unbounded (QueueCapacity ignored), so body copies pile up behind a stalled transport.",
+            "A stalled transport and a publisher that keeps publishing."),
+        E(c => new DropOldestWhenFullWriter(c), BugClass.QueueFull,
+            "The bounded queue uses FullMode.DropOldest, so a full queue silently evicts an already-acknowledged command, unwritten and unreleased.",
+            "The queue fills up (stalled transport) and one more publish arrives."),
+        E(c => new CancelledSpaceWaitEnqueuesWriter(c), BugClass.QueueFull,
+            "Waits for queue space with WriteAsync(item).AsTask().WaitAsync(token): cancelling abandons the wait but not the write, so a cancelled, already-released command is enqueued and written later.",
+            "A call cancelled while waiting for space in a full queue."),
+        E(c => new ByteBudgetWriter(c), BugClass.QueueFull,
+            "Bounds the queue at QueueCapacity x frame_max bytes and reads a budget of 0 as unlimited, so with frame_max 0 the queue is unbounded.",
+            "frame_max 0 (unlimited) with a stalled transport."),
+        E(c => new UnboundedPendingListWriter(c), BugClass.QueueFull,
+            "While another caller writes, callers park a body copy on an unbounded list and complete at once; nobody is ever made to wait.",
+            "A slow or stalled transport with several concurrent publishers."),
+
+        // 4. After a fault
+        E(c => new SwallowAfterFaultWriter(c), BugClass.AfterFault,
+            "After the output failed, later calls release their command and report success.",
+            "Any publish after the call whose flush failed."),
+        E(c => new KeepWritingAfterFaultWriter(c), BugClass.AfterFault,
+            "The background loop records a failed flush and goes on writing the next queued command into the failed output.",
+            "A fault while further commands are already queued."),
+        E(c => new HangAfterFaultWriter(c), BugClass.AfterFault,
+            "On a fault the batching loop fails its batch and returns without completing the queue, so queued and later calls never complete.",
+            "Any call queued at, or made after, the fault."),
+        E(c => new FaultReportedOnceWriter(c), BugClass.AfterFault,
+            "Reporting the fault clears it (Interlocked.Exchange with null), so the second call after a fault writes into the dead output again.",
+            "Two or more calls after the fault."),
+        E(c => new IgnoresCompletedFlushWriter(c), BugClass.AfterFault,
+            "Checks FlushResult.IsCanceled but not IsCompleted, so a reader that completed cleanly is never noticed.",
+            "The output's reader completes without an exception (orderly close seen as FlushResult.IsCompleted)."),
+
+        // 5. Ordering under contention
+        E(c => new LifoQueueWriter(c), BugClass.Ordering,
+            "Queues commands in a ConcurrentStack and writes each TryPopRange batch newest first.",
+            "Two or more commands queued at once (a publisher ahead of the loop)."),
+        E(c => new TwoDrainLoopsWriter(c), BugClass.Ordering,
+            "Two loops drain the same FIFO queue, each serializing its command outside the output lock, and race each other to that lock.",
+            "Two or more commands queued at once, a larger one ahead of a smaller one (the smaller one finishes serializing first)."),
+        E(c => new FastPathOvertakesWriter(c), BugClass.Ordering,
+            "The inline fast path checks only that the output gate is free, so a new call overtakes a command that is queued while the loop has not yet woken to take the gate.",
+            "Contention (a command queued behind a fast-path writer) followed by a call that finds the gate free before the loop takes it."),
+        E(c => new RoundRobinChannelsWriter(c), BugClass.Ordering,
+            "Per-channel queues drained round-robin, so a command queued later on one channel overtakes an earlier, already-completed one on another.",
+            "Two channels with queued commands, one of them holding two or more."),
+        E(c => new SmallFirstWriter(c), BugClass.Ordering,
+            "The loop sorts each batch of up to 16 queued commands by size, smallest first.",
+            "A batch in which a larger command is queued ahead of a smaller one."),
+
+        // 6. Cancellation timing
+        E(c => new FlushWithCallerTokenWriter(c), BugClass.Cancellation,
+            "Passes the caller's token to FlushAsync and reports a cancelled flush as the call's cancellation, though the frames are already in the output.",
+            "Cancellation landing as the command's flush starts or while it waits for backpressure."),
+        E(c => new CancelBetweenBodyFramesWriter(c), BugClass.Cancellation,
+            "Flushes per frame and honours the token between body frames, leaving the method, header and some body frames on the wire.",
+            "Cancellation after the first flush of a command with a non-empty body."),
+        E(c => new CancelledSlotLeakWriter(c), BugClass.Cancellation,
+            "Re-checks the token after getting a queue slot and throws without giving the slot back, so each such cancellation shrinks the queue for good.",
+            "Cancellations that land just as a slot is granted, QueueCapacity of them in a connection's life."),
+        E(c => new RegisteredCancelStillWrittenWriter(c), BugClass.Cancellation,
+            "Registers TrySetCanceled on the caller's token but leaves the entry queued, so the loop writes a call that reported cancellation.",
+            "Cancellation while the command waits in the queue or its batch is being flushed."),
+        E(c => new CancelPendingFlushOnTokenWriter(c), BugClass.Cancellation,
+            "Registers CancelPendingFlush on the caller's token during the flush and reports IsCanceled as the call's cancellation; the bytes were already committed.",
+            "Cancellation landing during (or just before) the command's flush."),
+
+        // 7. Wire format
+        E(c => new SixteenBitSizeWriter(c), BugClass.WireFormat,
+            "Writes a body frame's size as 16 bits into the low half of the 32-bit size field.",
+            "A body frame over 65,535 bytes (frame_max 0 or above 65,543, with a body that large)."),
+        E(c => new FrameMaxMinusSevenWriter(c), BugClass.WireFormat,
+            "Slices bodies at frame_max - 7 (forgot the frame-end octet), so full body frames are frame_max + 1 bytes.",
+            "A body of at least frame_max - 7 bytes under a finite frame_max."),
+
+        // 8. Command shape
+        E(c => new EvenSplitWriter(c), BugClass.CommandShape,
+            "Spreads a multi-frame body evenly over its frames instead of full frame_max - 8 frames and a shorter last one.",
+            "A body needing two or more frames whose length is not an exact multiple of frame_max - 8."),
+        E(c => new EmptyBodyFrameWriter(c), BugClass.CommandShape,
+            "A do/while body loop sends one empty body frame for an empty body.",
+            "A publish with an empty body."),
+        E(c => new ExtraFrameOnExactMultipleWriter(c), BugClass.CommandShape,
+            "Counts body frames as length / max + 1, so an exact multiple of frame_max - 8 gets a trailing empty body frame.",
+            "A body of exactly k x (frame_max - 8) bytes."),
+
+        // 9. Interleaving
+        E(c => new SplitAfterFirstBodyFrameWriter(c), BugClass.Interleaving,
+            "Releases the lock after the first body frame and re-takes it for the rest of the body.",
+            "A body spanning several frames while another publisher (other channel) waits for the lock."),
+        E(c => new FrameRoundRobinWriter(c), BugClass.Interleaving,
+            "The loop sends one frame per channel per turn across a batch, interleaving commands of different channels.",
+            "Two queued commands on different channels, one with a body spanning several frames."),
+
+        // 10. Bodies
+        E(c => new LargeBodyNoCopyWriter(c), BugClass.Bodies,
+            "A background writer that completes on enqueue skips the copy for bodies of 85,000 bytes or more and writes them later from the caller's memory.",
+            "A body of 85,000 bytes or more, without an owner, written after its call completed and the caller reused the memory."),
+        E(c => new SliceOffsetIgnoredWriter(c), BugClass.Bodies,
+            "Copies the body from index 0 of the array behind it instead of from the segment's offset.",
+            "A body that is a slice starting past the beginning of its array."),
+
+        // 11. Pools
+        E(c => new StagingLeakOnAsyncFlushWriter(c), BugClass.Pools,
+            "A one-buffer-per-command writer returns its staging buffer on the synchronous-flush path only.",
+            "A flush that does not complete synchronously (backpressure or a slow transport)."),
+        E(c => new OwnerDisposedBeforeLastFrameWriter(c), BugClass.Pools,
+            "Disposes the body owner after taking the last body slice but before copying it into the output.",
+            "A publish whose body comes with an owner."),
+        E(c => new OwnerDisposedTwiceOnCancelWriter(c), BugClass.Pools,
+            "When the wait for the lock is cancelled, releases the command and then disposes the body owner again.",
+            "An owned body whose call is cancelled while waiting for the lock."),
+
+        // Correct but unusual: must pass.
+        E(c => new OneBufferPerCommandWriter(c), BugClass.Correct,
+            "None: serializes each command into one pooled buffer, one Write and one flush under a lock, completes after the flush.",
+            "None."),
+        E(c => new FlushPerFrameWriter(c), BugClass.Correct,
+            "None: flushes after every frame, under one lock held for the whole command.",
+            "None."),
+        E(c => new BoundedBatchingWriter(c), BugClass.Correct,
+            "None: bounded queue honouring QueueCapacity, one flush per batch, completes each call after its flush.",
+            "None."),
+    ];
+
+    /// <summary>The zoo writer called <paramref name="name"/> (with or without the "Zoo:" prefix, case-insensitive), or null.</summary>
+    public static ZooEntry? FromName(string name)
+    {
+        ArgumentNullException.ThrowIfNull(name);
+        string bare = name.StartsWith("Zoo:", StringComparison.OrdinalIgnoreCase) ? name["Zoo:".Length..] : name;
+        return All.FirstOrDefault(e => e.Name.Equals("Zoo:" + bare, StringComparison.OrdinalIgnoreCase));
+    }
+}
