@@ -28,30 +28,23 @@ internal enum WireType
 internal static class WireTypeCalls
 {
     /// <summary>The statement that writes property <paramref name="property"/> through <c>writer</c>.</summary>
-    public static string Write(WireType type, string property) => type switch
-    {
-        WireType.Octet => $"writer.WriteOctet({property});",
-        WireType.Short => $"writer.WriteShort({property});",
-        WireType.Long => $"writer.WriteLong({property});",
-        WireType.LongLong => $"writer.WriteLongLong({property});",
-        WireType.Bit => $"writer.WriteBit({property});",
-        WireType.ShortString => $"writer.WriteShortString({property});",
-        WireType.LongString => $"writer.WriteLongString({property});",
-        WireType.Bytes => $"writer.WriteLongString({property}.Span);",
-        _ => $"writer.WriteFieldTable({property});",
-    };
+    public static string Write(WireType type, string property) =>
+        $"writer.{Methods(type).Writer}({property}{(type == WireType.Bytes ? ".Span" : "")});";
 
     /// <summary>The expression that reads the argument named <paramref name="specName"/> through <c>reader</c>.</summary>
-    public static string Read(WireType type, string specName) => type switch
+    public static string Read(WireType type, string specName) =>
+        $"reader.{Methods(type).Reader}(\"{specName}\"){(type == WireType.Bytes ? ".ToArray()" : "")}";
+
+    private static (string Writer, string Reader) Methods(WireType type) => type switch
     {
-        WireType.Octet => $"reader.ReadOctet(\"{specName}\")",
-        WireType.Short => $"reader.ReadShort(\"{specName}\")",
-        WireType.Long => $"reader.ReadLong(\"{specName}\")",
-        WireType.LongLong => $"reader.ReadLongLong(\"{specName}\")",
-        WireType.Bit => $"reader.ReadBit(\"{specName}\")",
-        WireType.ShortString => $"reader.ReadShortString(\"{specName}\")",
-        WireType.LongString => $"reader.ReadLongString(\"{specName}\")",
-        WireType.Bytes => $"reader.ReadLongStringSpan(\"{specName}\").ToArray()",
-        _ => $"reader.ReadFieldTable(\"{specName}\")",
+        WireType.Octet => ("WriteOctet", "ReadOctet"),
+        WireType.Short => ("WriteShort", "ReadShort"),
+        WireType.Long => ("WriteLong", "ReadLong"),
+        WireType.LongLong => ("WriteLongLong", "ReadLongLong"),
+        WireType.Bit => ("WriteBit", "ReadBit"),
+        WireType.ShortString => ("WriteShortString", "ReadShortString"),
+        WireType.LongString => ("WriteLongString", "ReadLongString"),
+        WireType.Bytes => ("WriteLongString", "ReadLongStringSpan"),
+        _ => ("WriteFieldTable", "ReadFieldTable"),
     };
 }
