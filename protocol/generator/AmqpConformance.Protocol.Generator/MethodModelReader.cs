@@ -6,7 +6,8 @@ using Microsoft.CodeAnalysis;
 namespace AmqpConformance.Protocol.Generator;
 
 /// <summary>Reads a <see cref="MethodModel"/> off a record marked <c>[AmqpMethod]</c>: the attribute's ids, name and
-/// content flag, and every instance property with an init accessor as an argument, in declaration order.</summary>
+/// content flag, and every instance property with an init accessor as an argument, in declaration order (those of a
+/// shared abstract base record between it and <c>AmqpMethod</c> first).</summary>
 internal static class MethodModelReader
 {
     private const string Namespace = "AmqpConformance.Protocol";
@@ -21,9 +22,13 @@ internal static class MethodModelReader
 
         var arguments = new List<ArgumentModel>();
         string? error = null;
-        var properties = record.GetMembers().OfType<IPropertySymbol>()
+        // Arguments a shared base record declares (say CloseMethod) come first, then the record's own.
+        var declaringTypes = new List<INamedTypeSymbol>();
+        for (INamedTypeSymbol? t = record; t is not null && t.ToDisplayString() != Namespace + ".AmqpMethod"; t = t.BaseType)
+            declaringTypes.Insert(0, t);
+        var properties = declaringTypes.SelectMany(t => t.GetMembers().OfType<IPropertySymbol>()
             .Where(p => !p.IsStatic && p.SetMethod is { IsInitOnly: true } && p.Locations.Any(l => l.IsInSource))
-            .OrderBy(p => p.Locations[0].SourceSpan.Start);
+            .OrderBy(p => p.Locations[0].SourceSpan.Start));
         foreach (IPropertySymbol property in properties)
         {
             WireType? type = WireTypeOf(property);

@@ -2,7 +2,8 @@ namespace AmqpConformance.Protocol;
 
 /// <summary>
 /// Marks a method record (a <c>partial record</c> deriving from <see cref="AmqpMethod"/>) and states its identity once.
-/// Its arguments are its instance properties with an init accessor, in declaration order, which is wire order; their C#
+/// Its arguments are its instance properties with an init accessor (a shared abstract base record's first, e.g. <see cref="CloseMethod"/>),
+/// in declaration order, which is wire order; their C#
 /// types give their wire types (byte octet, ushort short, uint long, ulong longlong, bool bit, string shortstr or
 /// <see cref="LongStringAttribute"/> longstr, <c>ReadOnlyMemory&lt;byte&gt;</c> longstr as raw bytes, <see cref="FieldTable"/> table).
 /// The generator in protocol/generator writes everything else on every build: <c>ClassIdValue</c>/<c>MethodIdValue</c>,

@@ -37,22 +37,7 @@ public sealed partial record ChannelFlowOk : AmqpMethod
 
 /// <summary>Closes a channel, naming the reply code and the method that failed (if any).</summary>
 [AmqpMethod(20, 40, "channel.close")]
-public sealed partial record ChannelClose : AmqpMethod
-{
-    /// <summary>Reply code (e.g. 200 for a normal close, 404 not found, 406 precondition failed). Wire type: short.</summary>
-    public ushort ReplyCode { get; init; }
-
-    /// <summary>Human-readable reason. Wire type: shortstr.</summary>
-    public string ReplyText { get; init; } = "";
-
-    /// <summary>Class id of the method that caused the close; 0 if none. Wire type: short.</summary>
-    [SpecName("class-id")]
-    public ushort FailingClassId { get; init; }
-
-    /// <summary>Method id of the method that caused the close; 0 if none. Wire type: short.</summary>
-    [SpecName("method-id")]
-    public ushort FailingMethodId { get; init; }
-}
+public sealed partial record ChannelClose : CloseMethod;
 
 /// <summary>Confirms channel.close.</summary>
 [AmqpMethod(20, 41, "channel.close-ok")]

@@ -59,31 +59,11 @@ public sealed partial record ConnectionSecureOk : AmqpMethod
 
 /// <summary>The server's proposed channel-max, frame-max and heartbeat.</summary>
 [AmqpMethod(10, 30, "connection.tune")]
-public sealed partial record ConnectionTune : AmqpMethod
-{
-    /// <summary>Highest usable channel number (0 = no limit). Wire type: short.</summary>
-    public ushort ChannelMax { get; init; }
-
-    /// <summary>Largest frame size in bytes, header and end octet included (0 = no limit). Wire type: long.</summary>
-    public uint FrameMax { get; init; }
-
-    /// <summary>Heartbeat interval in seconds (0 = none). Wire type: short.</summary>
-    public ushort Heartbeat { get; init; }
-}
+public sealed partial record ConnectionTune : TuneMethod;
 
 /// <summary>The client's negotiated channel-max, frame-max and heartbeat.</summary>
 [AmqpMethod(10, 31, "connection.tune-ok")]
-public sealed partial record ConnectionTuneOk : AmqpMethod
-{
-    /// <summary>Highest usable channel number (0 = no limit). Wire type: short.</summary>
-    public ushort ChannelMax { get; init; }
-
-    /// <summary>Largest frame size in bytes, header and end octet included (0 = no limit). Wire type: long.</summary>
-    public uint FrameMax { get; init; }
-
-    /// <summary>Heartbeat interval in seconds (0 = none). Wire type: short.</summary>
-    public ushort Heartbeat { get; init; }
-}
+public sealed partial record ConnectionTuneOk : TuneMethod;
 
 /// <summary>Opens the connection to a virtual host.</summary>
 [AmqpMethod(10, 40, "connection.open")]
@@ -109,22 +89,7 @@ public sealed partial record ConnectionOpenOk : AmqpMethod
 
 /// <summary>Closes the connection, naming the reply code and the method that failed (if any).</summary>
 [AmqpMethod(10, 50, "connection.close")]
-public sealed partial record ConnectionClose : AmqpMethod
-{
-    /// <summary>Reply code (e.g. 200 for a normal close, 404 not found, 406 precondition failed). Wire type: short.</summary>
-    public ushort ReplyCode { get; init; }
-
-    /// <summary>Human-readable reason. Wire type: shortstr.</summary>
-    public string ReplyText { get; init; } = "";
-
-    /// <summary>Class id of the method that caused the close; 0 if none. Wire type: short.</summary>
-    [SpecName("class-id")]
-    public ushort FailingClassId { get; init; }
-
-    /// <summary>Method id of the method that caused the close; 0 if none. Wire type: short.</summary>
-    [SpecName("method-id")]
-    public ushort FailingMethodId { get; init; }
-}
+public sealed partial record ConnectionClose : CloseMethod;
 
 /// <summary>Confirms connection.close.</summary>
 [AmqpMethod(10, 51, "connection.close-ok")]

@@ -63,27 +63,7 @@ public sealed partial record ExchangeDeleteOk : AmqpMethod;
 
 /// <summary>RabbitMQ extension: binds an exchange to an exchange.</summary>
 [AmqpMethod(40, 30, "exchange.bind")]
-public sealed partial record ExchangeBind : AmqpMethod
-{
-    /// <summary>Reserved (was the access ticket); 0. Wire type: short.</summary>
-    public ushort Ticket { get; init; }
-
-    /// <summary>Destination exchange of the binding. Wire type: shortstr.</summary>
-    public string Destination { get; init; } = "";
-
-    /// <summary>Source exchange of the binding. Wire type: shortstr.</summary>
-    public string Source { get; init; } = "";
-
-    /// <summary>Routing key. Wire type: shortstr.</summary>
-    public string RoutingKey { get; init; } = "";
-
-    /// <summary>Asks the server not to reply. Wire type: bit.</summary>
-    [SpecName("nowait")]
-    public bool NoWait { get; init; }
-
-    /// <summary>Extension arguments (x-*). Wire type: table.</summary>
-    public FieldTable Arguments { get; init; } = FieldTable.Empty;
-}
+public sealed partial record ExchangeBind : ExchangeBindingMethod;
 
 /// <summary>Confirms exchange.bind.</summary>
 [AmqpMethod(40, 31, "exchange.bind-ok")]
@@ -91,27 +71,7 @@ public sealed partial record ExchangeBindOk : AmqpMethod;
 
 /// <summary>RabbitMQ extension: removes an exchange-to-exchange binding.</summary>
 [AmqpMethod(40, 40, "exchange.unbind")]
-public sealed partial record ExchangeUnbind : AmqpMethod
-{
-    /// <summary>Reserved (was the access ticket); 0. Wire type: short.</summary>
-    public ushort Ticket { get; init; }
-
-    /// <summary>Destination exchange of the binding. Wire type: shortstr.</summary>
-    public string Destination { get; init; } = "";
-
-    /// <summary>Source exchange of the binding. Wire type: shortstr.</summary>
-    public string Source { get; init; } = "";
-
-    /// <summary>Routing key. Wire type: shortstr.</summary>
-    public string RoutingKey { get; init; } = "";
-
-    /// <summary>Asks the server not to reply. Wire type: bit.</summary>
-    [SpecName("nowait")]
-    public bool NoWait { get; init; }
-
-    /// <summary>Extension arguments (x-*). Wire type: table.</summary>
-    public FieldTable Arguments { get; init; } = FieldTable.Empty;
-}
+public sealed partial record ExchangeUnbind : ExchangeBindingMethod;
 
 /// <summary>Confirms exchange.unbind (method id 51, not 41, as RabbitMQ defines it).</summary>
 [AmqpMethod(40, 51, "exchange.unbind-ok")]
