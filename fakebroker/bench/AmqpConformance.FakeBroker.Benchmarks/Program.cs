@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using AmqpConformance.FakeBroker;
 using AmqpConformance.FakeBroker.Benchmarks;
+using AmqpConformance.TestSupport.Peers;
 
 // Broker ingest benchmark: pre-serialized basic.publish commands written by raw TCP clients as fast as the socket
 // takes them, into (a) a loopback server that reads and discards, and (b) the fake broker, which parses, validates,
@@ -70,8 +71,8 @@ static string SizeName(int size) => size >= 1 << 20 && size % (1 << 20) == 0 ? $
 static async Task<Result> MeasureRawAsync(PublishBatch batch, int clients, int repeats, CancellationToken ct)
 {
     await using var sink = new RawSink();
-    var publishers = new List<BenchPublisher>();
-    for (int c = 0; c < clients; c++) publishers.Add(await BenchPublisher.ConnectRawAsync(sink.Port, ct));
+    var publishers = new List<AmqpTestClient>();
+    for (int c = 0; c < clients; c++) publishers.Add(await AmqpTestClient.ConnectAsync("127.0.0.1", sink.Port, ct));
     long total = (long)batch.Bytes.Length * repeats * clients;
     Task reached = sink.ExpectAsync(total);
     TimeSpan cpuBefore = Process.GetCurrentProcess().TotalProcessorTime;
@@ -93,8 +94,8 @@ static async Task<Result> MeasureFakeAsync(PublishBatch batch, int clients, int 
         KeepPublished = false,
         FrameLog = new AmqpConformance.Protocol.Recording.FrameLogOptions { MaxRetainedFrames = retain },
     }, ct);
-    var publishers = new List<BenchPublisher>();
-    for (int c = 0; c < clients; c++) publishers.Add(await BenchPublisher.ConnectAmqpAsync(broker.Port, ct));
+    var publishers = new List<AmqpTestClient>();
+    for (int c = 0; c < clients; c++) publishers.Add(await AmqpTestClient.ConnectOpenAsync(broker.Endpoint, ct));
     long total = (long)batch.Bytes.Length * repeats * clients;
     TimeSpan pauseBefore = GC.GetTotalPauseDuration();
     int gen2Before = GC.CollectionCount(2);

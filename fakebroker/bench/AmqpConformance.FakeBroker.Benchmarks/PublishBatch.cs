@@ -1,5 +1,5 @@
 using System.Buffers;
-using AmqpConformance.Protocol;
+using AmqpConformance.TestSupport;
 
 namespace AmqpConformance.FakeBroker.Benchmarks;
 
@@ -9,21 +9,13 @@ internal sealed class PublishBatch
 {
     public PublishBatch(int bodySize, int commands, int frameMax, ushort channel = 1)
     {
-        var output = new ArrayBufferWriter<byte>();
         var body = new byte[bodySize];
         new Random(bodySize).NextBytes(body);
-        var header = new ContentHeader((ulong)bodySize);
-        var headerPayload = new byte[header.EncodedLength()];
-        header.Encode(headerPayload);
         // Unroutable on purpose (no such queue, not mandatory): the broker parses, validates, records and drops,
         // so the numbers are ingest, not queueing.
-        byte[] publish = MethodCodec.ToPayload(new BasicPublish { Exchange = "", RoutingKey = "bench-nowhere" });
-        for (int i = 0; i < commands; i++)
-        {
-            FrameFormat.WriteFrame(output, FrameType.Method, channel, publish);
-            FrameFormat.WriteFrame(output, FrameType.Header, channel, headerPayload);
-            FrameFormat.WriteBodyFrames(output, channel, body, frameMax);
-        }
+        byte[] command = FrameBytes.Publish(channel, "", "bench-nowhere", body, frameMax);
+        var output = new ArrayBufferWriter<byte>(command.Length * commands);
+        for (int i = 0; i < commands; i++) output.Write(command);
         Bytes = output.WrittenMemory.ToArray();
         BodySize = bodySize;
         Commands = commands;

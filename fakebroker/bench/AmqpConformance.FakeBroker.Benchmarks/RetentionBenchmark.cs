@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
+using AmqpConformance.TestSupport.Peers;
 
 namespace AmqpConformance.FakeBroker.Benchmarks;
 
@@ -94,14 +95,14 @@ internal static class RetentionBenchmark
             {
                 try
                 {
-                    await using BenchPublisher client = await BenchPublisher.ConnectAmqpAsync(broker.Port, ct);
+                    await using AmqpTestClient client = await AmqpTestClient.ConnectOpenAsync(broker.Endpoint, ct);
                     await client.CloseAsync(ct);
                     Interlocked.Increment(ref outcome.Succeeded);
                 }
                 catch (Exception e) when (!ct.IsCancellationRequested)
                 {
                     Interlocked.Increment(ref outcome.Failed);
-                    if (e is BrokerClosedException { ReplyCode: 541 }) Interlocked.Increment(ref outcome.InternalErrors);
+                    if (BenchPublisher.IsInternalError(e)) Interlocked.Increment(ref outcome.InternalErrors);
                     Interlocked.CompareExchange(ref outcome.FirstError, $"{e.GetType().Name}: {e.Message}", null);
                 }
             }

@@ -9,7 +9,7 @@ public sealed class ConnectionRetentionTests
     private static async Task<BrokerConnection> ServeOneAsync(FakeBroker broker, CancellationToken ct, bool close = true)
     {
         var served = InMemoryClient.Serve(broker);
-        await served.Client.HandshakeAsync(ct);
+        await served.Client.HandshakeAsync(cancellationToken: ct);
         if (!close) return served.Connection;
         await served.Client.CloseAsync(ct);
         await served.Connection.Completion.WaitAsync(ct);

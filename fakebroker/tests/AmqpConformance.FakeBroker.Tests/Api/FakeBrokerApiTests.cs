@@ -23,16 +23,16 @@ public sealed class FakeBrokerApiTests
         broker.ConnectionAccepted += c => { lock (accepted) accepted.Add(c.Id); };
         var second = broker.WaitForConnectionAsync(1, cts.Token);
         Assert.False(second.IsCompleted);
-        await using var a = await RawTestClient.ConnectAsync(broker.Endpoint, cts.Token);
-        await a.HandshakeAsync(cts.Token);
-        await using var b = await RawTestClient.ConnectAsync(broker.Endpoint, cts.Token);
-        await b.HandshakeAsync(cts.Token);
+        await using var a = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
+        await a.HandshakeAsync(cancellationToken: cts.Token);
+        await using var b = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
+        await b.HandshakeAsync(cancellationToken: cts.Token);
         var connection = await second;
         Assert.Equal(2, connection.Id);
         Assert.True(await connection.Opened);
         Assert.Equal("/", connection.VirtualHostName);
         Assert.Equal("guest", connection.UserName);
-        Assert.Equal("RawTestClient", connection.ClientProperties!["product"].AsString());
+        Assert.Equal(ClientHandshake.Default.Product, connection.ClientProperties!["product"].AsString());
         lock (accepted) Assert.Equal([1L, 2L], accepted);
         await a.CloseAsync(cts.Token);
         var first = await broker.WaitForConnectionAsync(0, cts.Token);
@@ -46,8 +46,8 @@ public sealed class FakeBrokerApiTests
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(10));
         await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
-        var client = await RawTestClient.ConnectAsync(broker.Endpoint, cts.Token);
-        await client.HandshakeAsync(cts.Token);
+        var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
+        await client.HandshakeAsync(cancellationToken: cts.Token);
         var connection = broker.Connections.Single();
         await client.DisposeAsync();
         await connection.Completion.WaitAsync(cts.Token);

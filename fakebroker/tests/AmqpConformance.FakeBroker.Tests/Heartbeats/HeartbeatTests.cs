@@ -10,10 +10,10 @@ namespace AmqpConformance.FakeBroker.Tests.Heartbeats;
 public sealed class HeartbeatTests
 {
     /// <summary>Connects and completes the handshake, sending <paramref name="heartbeat"/> back in tune-ok.</summary>
-    private static async Task<RawTestClient> ConnectAsync(FakeBroker broker, CancellationToken ct, ushort heartbeat)
+    private static async Task<AmqpTestClient> ConnectAsync(FakeBroker broker, CancellationToken ct, ushort heartbeat)
     {
-        var client = await RawTestClient.ConnectAsync(broker.Endpoint, ct);
-        await client.HandshakeAsync(ct, heartbeat: heartbeat);
+        var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, ct);
+        await client.HandshakeAsync(new ClientHandshake { Heartbeat = heartbeat }, cancellationToken: ct);
         return client;
     }
 
@@ -43,7 +43,7 @@ public sealed class HeartbeatTests
         });
         for (int i = 0; i < 8; i++)
         {
-            await client.SendFrameAsync(8, 0, ReadOnlySpan<byte>.Empty, cancellationToken: cts.Token);
+            await client.SendFrameAsync(FrameType.Heartbeat, 0, [], cts.Token);
             await Task.Delay(400, cts.Token);
         }
         Assert.False(connection.Completion.IsCompleted, $"the broker closed a connection that sent heartbeats: {connection.CloseInfo}");
@@ -102,7 +102,7 @@ public sealed class HeartbeatTests
         });
         while (DateTime.UtcNow < idleUntil)
         {
-            await client.SendFrameAsync(8, 0, ReadOnlySpan<byte>.Empty, cancellationToken: cts.Token);
+            await client.SendFrameAsync(FrameType.Heartbeat, 0, [], cts.Token);
             await Task.Delay(300, cts.Token);
         }
         Assert.True(Volatile.Read(ref heartbeatsWhileIdle) >= 1, "no heartbeat from the broker after it went idle");

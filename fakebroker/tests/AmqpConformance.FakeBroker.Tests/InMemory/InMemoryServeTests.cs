@@ -12,10 +12,10 @@ public sealed class InMemoryServeTests
 
     /// <summary>A script of client bytes: handshake (frame_max 4096), channel, confirms, queue, three publishes of
     /// 0, 5000 and 10000 bytes, a consumer, acks, and a clean close.</summary>
-    private static async Task<List<IAmqpMethod>> RunScriptAsync(RawTestClient client, CancellationToken ct)
+    private static async Task<List<IAmqpMethod>> RunScriptAsync(AmqpTestClient client, CancellationToken ct)
     {
         var seen = new List<IAmqpMethod>();
-        await client.HandshakeAsync(ct, frameMax: 4096);
+        await client.HandshakeAsync(new ClientHandshake { FrameMax = 4096 }, cancellationToken: ct);
         await client.OpenChannelAsync(1, ct);
         await client.SendMethodAsync(1, new ConfirmSelect(), ct);
         await client.ExpectAsync<ConfirmSelectOk>(ct);
@@ -23,7 +23,7 @@ public sealed class InMemoryServeTests
         seen.Add(await client.ExpectAsync<QueueDeclareOk>(ct));
         foreach (int size in new[] { 0, 5000, 10000 })
         {
-            await client.PublishAsync(1, "", "work", Pattern(size), 4088, cancellationToken: ct);
+            await client.PublishAsync(1, "", "work", Pattern(size), 4096, cancellationToken: ct);
             seen.Add(await client.ExpectAsync<BasicAck>(ct)); // one at a time: each ack is single
         }
         await client.SendMethodAsync(1, new BasicConsume { Queue = "work", ConsumerTag = "c1" }, ct);
@@ -60,7 +60,7 @@ public sealed class InMemoryServeTests
 
         await using var tcpBroker = await FakeBroker.StartAsync(options);
         List<IAmqpMethod> tcpSeen;
-        await using (var tcpClient = await RawTestClient.ConnectAsync(tcpBroker.Endpoint, cts.Token))
+        await using (var tcpClient = await AmqpTestClient.ConnectAsync(tcpBroker.Endpoint, cts.Token))
             tcpSeen = await RunScriptAsync(tcpClient, cts.Token);
         var tcpConnection = tcpBroker.Connections.Single();
         await tcpConnection.Completion.WaitAsync(cts.Token);
@@ -94,9 +94,9 @@ public sealed class InMemoryServeTests
         await using var broker = FakeBroker.CreateWithoutListener(new FakeBrokerOptions { HeartbeatSeconds = 0 });
         await using var served = InMemoryClient.Serve(broker);
         var (connection, client) = (served.Connection, served.Client);
-        await client.HandshakeAsync(cts.Token);
+        await client.HandshakeAsync(cancellationToken: cts.Token);
         await client.OpenChannelAsync(1, cts.Token);
-        await client.SendFrameAsync(8, 1, ReadOnlySpan<byte>.Empty, cancellationToken: cts.Token);
+        await client.SendFrameAsync(FrameType.Heartbeat, 1, [], cts.Token);
         var close = await client.ExpectConnectionCloseAsync(cts.Token);
         Assert.Equal(505, close.ReplyCode);
         await connection.Completion.WaitAsync(cts.Token);
@@ -111,14 +111,14 @@ public sealed class InMemoryServeTests
         var broker = FakeBroker.CreateWithoutListener(new FakeBrokerOptions { HeartbeatSeconds = 0, CloseTimeout = TimeSpan.FromMilliseconds(300) });
         var served = InMemoryClient.Serve(broker, new PipeOptions(pauseWriterThreshold: 16 * 1024, resumeWriterThreshold: 8 * 1024));
         var (connection, client) = (served.Connection, served.Client);
-        await client.HandshakeAsync(cts.Token);
+        await client.HandshakeAsync(cancellationToken: cts.Token);
         await client.OpenChannelAsync(1, cts.Token);
         await client.SendMethodAsync(1, new QueueDeclare { Queue = "flood" }, cts.Token);
         await client.ExpectAsync<QueueDeclareOk>(cts.Token);
         await client.SendMethodAsync(1, new BasicConsume { Queue = "flood", NoAck = true }, cts.Token);
         await client.ExpectAsync<BasicConsumeOk>(cts.Token);
         // From here the client never reads: 20 deliveries of 64 KiB back up behind a 16 KiB pipe.
-        for (int i = 0; i < 20; i++) await client.PublishAsync(1, "", "flood", new byte[64 * 1024], 131064, cancellationToken: cts.Token);
+        for (int i = 0; i < 20; i++) await client.PublishAsync(1, "", "flood", new byte[64 * 1024], 131072, cancellationToken: cts.Token);
         await Task.Delay(200, cts.Token);
         Assert.False(connection.Completion.IsCompleted);
 
@@ -134,10 +134,10 @@ public sealed class InMemoryServeTests
     {
         using var cts = new CancellationTokenSource(Timeout);
         var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, CloseTimeout = TimeSpan.FromMilliseconds(500) });
-        await using var polite = await RawTestClient.ConnectAsync(broker.Endpoint, cts.Token);
-        await polite.HandshakeAsync(cts.Token);
-        await using var silent = await RawTestClient.ConnectAsync(broker.Endpoint, cts.Token);
-        await silent.HandshakeAsync(cts.Token); // will never answer close-ok
+        await using var polite = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
+        await polite.HandshakeAsync(cancellationToken: cts.Token);
+        await using var silent = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
+        await silent.HandshakeAsync(cancellationToken: cts.Token); // will never answer close-ok
         var closing = polite.ExpectConnectionCloseAsync(cts.Token);
 
         await broker.DisposeAsync().AsTask().WaitAsync(cts.Token);

@@ -16,12 +16,12 @@ public sealed class SentFrameRecordingTests
     {
         using var cts = new CancellationTokenSource(Timeout);
         await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 4096, FrameLog = log });
-        await using var client = await RawTestClient.ConnectAsync(broker.Endpoint, cts.Token);
-        await client.HandshakeAsync(cts.Token);
+        await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
+        await client.HandshakeAsync(cancellationToken: cts.Token);
         await client.OpenChannelAsync(1, cts.Token);
         await client.SendMethodAsync(1, new QueueDeclare { Queue = "q" }, cts.Token);
         await client.ExpectAsync<QueueDeclareOk>(cts.Token);
-        await client.PublishAsync(1, "", "q", body, 4088, cancellationToken: cts.Token);
+        await client.PublishAsync(1, "", "q", body, 4096, cancellationToken: cts.Token);
         await client.SendMethodAsync(1, new BasicGet { Queue = "q", NoAck = true }, cts.Token);
         await client.ExpectAsync<BasicGetOk>(cts.Token);
         for (int got = -1; got < body.Length;) // header, then body frames
@@ -79,9 +79,9 @@ public sealed class SentFrameRecordingTests
         await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
         var seen = new System.Collections.Concurrent.ConcurrentQueue<FrameRecord>();
         broker.ConnectionAccepted += c => c.Log.Subscribe(seen.Enqueue);
-        await using (var client = await RawTestClient.ConnectWithChannelAsync(broker.Endpoint, cts.Token))
+        await using (var client = await AmqpTestClient.ConnectOpenAsync(broker.Endpoint, cts.Token))
         {
-            await client.PublishAsync(1, "", "nowhere", new byte[300_000], 131064, cancellationToken: cts.Token);
+            await client.PublishAsync(1, "", "nowhere", new byte[300_000], 131072, cancellationToken: cts.Token);
             await client.CloseAsync(cts.Token);
         }
         var connection = broker.Connections.Single();

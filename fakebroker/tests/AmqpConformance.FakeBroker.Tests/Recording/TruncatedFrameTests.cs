@@ -1,5 +1,3 @@
-using System.IO.Pipelines;
-using System.Net.Sockets;
 using AmqpConformance.FakeBroker.Tests.Support;
 using AmqpConformance.Protocol;
 using AmqpConformance.Protocol.Recording;
@@ -19,13 +17,13 @@ public sealed class TruncatedFrameTests
         await using var broker = FakeBroker.CreateWithoutListener(new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 4096 });
         await using var served = InMemoryClient.Serve(broker);
         var (connection, client) = (served.Connection, served.Client);
-        await client.HandshakeAsync(cts.Token, frameMax: 4096);
+        await client.HandshakeAsync(new ClientHandshake { FrameMax = 4096 }, cancellationToken: cts.Token);
         await client.OpenChannelAsync(1, cts.Token);
         var draining = Task.Run(() => client.ReadUntilClosedAsync(cts.Token), cts.Token);
 
-        await client.SendBytesAsync(RawTestClient.MethodFrame(1, new BasicPublish { RoutingKey = "q" }), cts.Token);
-        await client.SendBytesAsync(RawTestClient.HeaderFrame(1, 1000), cts.Token);
-        byte[] body = RawTestClient.BodyFrame(1, Enumerable.Range(0, 1000).Select(i => (byte)i).ToArray());
+        await client.SendBytesAsync(FrameBytes.Method(1, new BasicPublish { RoutingKey = "q" }), cts.Token);
+        await client.SendBytesAsync(FrameBytes.Header(1, 1000), cts.Token);
+        byte[] body = FrameBytes.Body(1, Enumerable.Range(0, 1000).Select(i => (byte)i).ToArray());
         await client.SendBytesAsync(body.AsMemory(0, 7 + 500), cts.Token); // header + half the payload
         await served.EndInput();
 
@@ -51,7 +49,7 @@ public sealed class TruncatedFrameTests
         await using var broker = FakeBroker.CreateWithoutListener(new FakeBrokerOptions { HeartbeatSeconds = 0 });
         await using var served = InMemoryClient.Serve(broker);
         var (connection, client) = (served.Connection, served.Client);
-        await client.HandshakeAsync(cts.Token);
+        await client.HandshakeAsync(cancellationToken: cts.Token);
         await client.SendBytesAsync(new byte[] { 1, 0, 1 }, cts.Token);
         await served.EndInput();
         await connection.Completion.WaitAsync(cts.Token);
@@ -65,22 +63,18 @@ public sealed class TruncatedFrameTests
     {
         using var cts = new CancellationTokenSource(Timeout);
         await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
-        var socket = new Socket(broker.Endpoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
-        await socket.ConnectAsync(broker.Endpoint, cts.Token);
-        var stream = new NetworkStream(socket, ownsSocket: false);
-        var client = RawTestClient.Over(PipeReader.Create(stream), PipeWriter.Create(stream));
-        await client.HandshakeAsync(cts.Token);
+        await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
+        await client.HandshakeAsync(cancellationToken: cts.Token);
         await client.OpenChannelAsync(1, cts.Token);
         var connection = broker.Connections[^1];
 
-        byte[] publish = RawTestClient.PublishBytes(1, "", "q", new byte[10_000], 131064);
+        byte[] publish = FrameBytes.Publish(1, "", "q", new byte[10_000], 131072);
         int cut = publish.Length - 5_000; // inside the body frame
         await client.SendBytesAsync(publish.AsMemory(0, cut), cts.Token);
         // Wait until the broker has read the method and header frames, so the partial body is what is left.
         while (connection.Log.Snapshot().All(f => f.Type != FrameType.Header)) await Task.Delay(10, cts.Token);
         await Task.Delay(100, cts.Token);
-        socket.LingerState = new LingerOption(true, 0); // close with RST
-        socket.Close();
+        client.Reset(); // close with RST
 
         await connection.Completion.WaitAsync(cts.Token);
         var truncated = Assert.Single(connection.Findings, f => f.Rule == "truncated-frame");
@@ -89,6 +83,5 @@ public sealed class TruncatedFrameTests
         Assert.Equal(CloseInitiator.Transport, connection.CloseInfo!.Initiator);
         Assert.Empty(connection.Published);
         await BrokerProbe.AssertServesAsync(broker, cts.Token);
-        await stream.DisposeAsync();
     }
 }

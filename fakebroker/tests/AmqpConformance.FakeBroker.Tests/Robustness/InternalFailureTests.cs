@@ -28,7 +28,7 @@ public sealed class InternalFailureTests
     {
         using var cts = new CancellationTokenSource(Timeout);
         await using var broker = await StartWithFailingSubscriberAsync(FrameDirection.Received, "basic.qos");
-        await using var client = await RawTestClient.ConnectWithChannelAsync(broker.Endpoint, cts.Token);
+        await using var client = await AmqpTestClient.ConnectOpenAsync(broker.Endpoint, cts.Token);
         await client.SendMethodAsync(1, new BasicQos { PrefetchCount = 1 }, cts.Token);
 
         var close = await client.ExpectConnectionCloseAsync(cts.Token);
@@ -46,7 +46,7 @@ public sealed class InternalFailureTests
     {
         using var cts = new CancellationTokenSource(Timeout);
         await using var broker = await StartWithFailingSubscriberAsync(FrameDirection.Sent, "basic.qos-ok");
-        await using var client = await RawTestClient.ConnectWithChannelAsync(broker.Endpoint, cts.Token);
+        await using var client = await AmqpTestClient.ConnectOpenAsync(broker.Endpoint, cts.Token);
         await client.SendMethodAsync(1, new BasicQos { PrefetchCount = 1 }, cts.Token);
 
         await client.ReadUntilClosedAsync(cts.Token); // ends: the socket closed

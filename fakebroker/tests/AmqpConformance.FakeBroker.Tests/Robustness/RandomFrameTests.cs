@@ -31,24 +31,24 @@ public sealed class RandomFrameTests
             case 0:
             case 1:
             case 2:
-                return RawTestClient.MethodFrame(channel, Methods[random.Next(Methods.Length)]);
+                return FrameBytes.Method(channel, Methods[random.Next(Methods.Length)]);
             case 3:
-                return RawTestClient.HeaderFrame(channel, (ulong)random.Next(0, 50));
+                return FrameBytes.Header(channel, (ulong)random.Next(0, 50));
             case 4:
-                return RawTestClient.BodyFrame(channel, new byte[random.Next(0, 40)]);
+                return FrameBytes.Body(channel, new byte[random.Next(0, 40)]);
             case 5:
-                return RawTestClient.BuildFrame(8, channel, ReadOnlySpan<byte>.Empty);
+                return FrameBytes.Heartbeat(channel);
             case 6:
             {
                 var payload = new byte[random.Next(0, 24)];
                 random.NextBytes(payload);
-                return RawTestClient.BuildFrame((byte)random.Next(0, 10), channel, payload, endOctet: random.Next(10) == 0 ? (byte)0 : AmqpConstants.FrameEnd);
+                return MalformedFrames.WithFrameEnd(MalformedFrames.UnknownType((byte)random.Next(0, 10), channel, payload), random.Next(10) == 0 ? (byte)0 : AmqpConstants.FrameEnd);
             }
             default:
             {
                 // A method frame with truncated arguments.
                 var whole = MethodCodec.ToPayload(Methods[random.Next(Methods.Length)]);
-                return RawTestClient.BuildFrame(1, channel, whole.AsSpan(0, random.Next(0, whole.Length + 1)));
+                return FrameBytes.Frame(FrameType.Method, channel, whole.AsSpan(0, random.Next(0, whole.Length + 1)));
             }
         }
     }
@@ -63,7 +63,7 @@ public sealed class RandomFrameTests
             var random = new Random(seed);
             await using var served = InMemoryClient.Serve(broker);
             var (connection, client) = (served.Connection, served.Client);
-            await client.HandshakeAsync(cts.Token, frameMax: 4096);
+            await client.HandshakeAsync(new ClientHandshake { FrameMax = 4096 }, cancellationToken: cts.Token);
             await client.OpenChannelAsync(1, cts.Token);
             var draining = Task.Run(() => client.ReadUntilClosedAsync(cts.Token), cts.Token); // never let the broker's output stall
             int frames = random.Next(1, 30);

@@ -14,10 +14,10 @@ public sealed class QueueDeletionTests : IAsyncLifetime
 
     public async Task DisposeAsync() => await _broker.DisposeAsync();
 
-    private async Task<RawTestClient> ConsumerAsync(string queue, string tag, bool cancelNotify, CancellationToken ct)
+    private async Task<AmqpTestClient> ConsumerAsync(string queue, string tag, bool cancelNotify, CancellationToken ct)
     {
-        var client = await RawTestClient.ConnectAsync(_broker.Endpoint, ct);
-        await client.HandshakeAsync(ct, extraCapabilities: cancelNotify ? ["consumer_cancel_notify"] : null);
+        var client = await AmqpTestClient.ConnectAsync(_broker.Endpoint, ct);
+        await client.HandshakeAsync(new ClientHandshake { Capabilities = cancelNotify ? ["consumer_cancel_notify"] : [] }, cancellationToken: ct);
         await client.OpenChannelAsync(1, ct);
         await client.SendMethodAsync(1, new QueueDeclare { Queue = queue }, ct);
         await client.ExpectAsync<QueueDeclareOk>(ct);
@@ -28,8 +28,8 @@ public sealed class QueueDeletionTests : IAsyncLifetime
 
     private async Task DeleteFromAnotherConnectionAsync(string queue, CancellationToken ct)
     {
-        await using var admin = await RawTestClient.ConnectAsync(_broker.Endpoint, ct);
-        await admin.HandshakeAsync(ct);
+        await using var admin = await AmqpTestClient.ConnectAsync(_broker.Endpoint, ct);
+        await admin.HandshakeAsync(cancellationToken: ct);
         await admin.OpenChannelAsync(1, ct);
         await admin.SendMethodAsync(1, new QueueDelete { Queue = queue }, ct);
         await admin.ExpectAsync<QueueDeleteOk>(ct);
@@ -84,14 +84,14 @@ public sealed class QueueDeletionTests : IAsyncLifetime
         Assert.Equal("c3", (await client.ExpectAsync<BasicCancel>(cts.Token)).ConsumerTag);
         await client.ExpectAsync<QueueDeleteOk>(cts.Token);
         // A publish to the deleted queue's name now routes nowhere; the consumer gets nothing.
-        await client.PublishAsync(1, "", "own", "lost"u8, 4088, cancellationToken: cts.Token);
+        await client.PublishAsync(1, "", "own", "lost"u8, 4096, cancellationToken: cts.Token);
         await client.SendMethodAsync(1, new BasicQos { PrefetchCount = 1 }, cts.Token);
         var (_, next) = await client.ReadMethodAsync(cts.Token);
         Assert.IsType<BasicQosOk>(next);
         await client.CloseAsync(cts.Token);
     }
 
-    private static async Task<QueueDeclareOk> RedeclareAsync(RawTestClient client, string queue, CancellationToken ct)
+    private static async Task<QueueDeclareOk> RedeclareAsync(AmqpTestClient client, string queue, CancellationToken ct)
     {
         await client.SendMethodAsync(1, new QueueDeclare { Queue = queue }, ct);
         return await client.ExpectAsync<QueueDeclareOk>(ct);

@@ -8,14 +8,14 @@ namespace AmqpConformance.FakeBroker.Tests.Routing;
 public sealed class RoutingTests : IAsyncLifetime
 {
     private FakeBroker _broker = null!;
-    private RawTestClient _client = null!;
+    private AmqpTestClient _client = null!;
     private readonly CancellationTokenSource _cts = new(TimeSpan.FromSeconds(20));
 
     public async Task InitializeAsync()
     {
         _broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
-        _client = await RawTestClient.ConnectAsync(_broker.Endpoint, _cts.Token);
-        await _client.HandshakeAsync(_cts.Token);
+        _client = await AmqpTestClient.ConnectAsync(_broker.Endpoint, _cts.Token);
+        await _client.HandshakeAsync(cancellationToken: _cts.Token);
         await _client.OpenChannelAsync(1, _cts.Token);
     }
 
@@ -43,7 +43,7 @@ public sealed class RoutingTests : IAsyncLifetime
 
     private async Task PublishAndSyncAsync(string exchange, string key, string body, BasicProperties? properties = null)
     {
-        await _client.PublishAsync(1, exchange, key, System.Text.Encoding.UTF8.GetBytes(body), 4088, properties: properties, cancellationToken: Ct);
+        await _client.PublishAsync(1, exchange, key, System.Text.Encoding.UTF8.GetBytes(body), 4096, properties: properties, cancellationToken: Ct);
         // A synchronous round trip after the publish: the broker handled it once this answers.
         await _client.SendMethodAsync(1, new BasicQos(), Ct);
         await _client.ExpectAsync<BasicQosOk>(Ct);
@@ -98,7 +98,7 @@ public sealed class RoutingTests : IAsyncLifetime
     {
         await _client.SendMethodAsync(1, new ConfirmSelect(), Ct);
         await _client.ExpectAsync<ConfirmSelectOk>(Ct);
-        await _client.PublishAsync(1, "amq.direct", "nobody", "lost"u8, 4088, mandatory: true, cancellationToken: Ct);
+        await _client.PublishAsync(1, "amq.direct", "nobody", "lost"u8, 4096, mandatory: true, cancellationToken: Ct);
         var returned = await _client.ExpectAsync<BasicReturn>(Ct);
         Assert.Equal((312, "NO_ROUTE", "amq.direct", "nobody"), (returned.ReplyCode, returned.ReplyText, returned.Exchange, returned.RoutingKey));
         Assert.Equal(FrameType.Header, (await _client.ReadFrameAsync(Ct))!.Type);
@@ -114,8 +114,8 @@ public sealed class RoutingTests : IAsyncLifetime
         await _client.SendMethodAsync(1, new ConfirmSelect(), Ct);
         await _client.ExpectAsync<ConfirmSelectOk>(Ct);
         var bytes = new System.Buffers.ArrayBufferWriter<byte>();
-        for (int i = 0; i < 3; i++) bytes.Write(RawTestClient.PublishBytes(1, "", "c", new byte[10], 4088));
-        bytes.Write(RawTestClient.MethodFrame(1, new ChannelClose { ReplyCode = 200, ReplyText = "done" }));
+        for (int i = 0; i < 3; i++) bytes.Write(FrameBytes.Publish(1, "", "c", new byte[10], 4096));
+        bytes.Write(FrameBytes.Method(1, new ChannelClose { ReplyCode = 200, ReplyText = "done" }));
         await _client.SendBytesAsync(bytes.WrittenMemory, Ct);
         var ack = await _client.ExpectAsync<BasicAck>(Ct);
         Assert.Equal((3UL, true), (ack.DeliveryTag, ack.Multiple)); // one read batch: coalesced
@@ -220,7 +220,7 @@ public sealed class RoutingTests : IAsyncLifetime
         await _client.SendMethodAsync(1, new ExchangeDelete { Exchange = "gone" }, Ct);
         await _client.ExpectAsync<ExchangeDeleteOk>(Ct);
 
-        await _client.PublishAsync(1, "gone", "", "after"u8, 4088, cancellationToken: Ct);
+        await _client.PublishAsync(1, "gone", "", "after"u8, 4096, cancellationToken: Ct);
         var close = await _client.ExpectAsync<ChannelClose>(Ct);
         Assert.Equal((404, 60, 40), (close.ReplyCode, close.FailingClassId, close.FailingMethodId));
         Assert.Equal(1, Count("behind-gone"));
@@ -233,7 +233,7 @@ public sealed class RoutingTests : IAsyncLifetime
         await _client.ExpectAsync<QueueDeclareOk>(Ct);
         await _client.SendMethodAsync(1, new BasicConsume { Queue = "transient", ConsumerTag = "only", NoAck = true }, Ct);
         await _client.ExpectAsync<BasicConsumeOk>(Ct);
-        await _client.PublishAsync(1, "", "transient", "one"u8, 4088, cancellationToken: Ct);
+        await _client.PublishAsync(1, "", "transient", "one"u8, 4096, cancellationToken: Ct);
         Assert.Equal("only", (await _client.ExpectAsync<BasicDeliver>(Ct)).ConsumerTag);
         await _client.ReadFrameAsync(Ct); // header
         await _client.ReadFrameAsync(Ct); // body
@@ -248,11 +248,11 @@ public sealed class RoutingTests : IAsyncLifetime
     public async Task Without_coalescing_each_publish_gets_its_own_single_ack()
     {
         await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, CoalesceConfirms = false });
-        await using var client = await RawTestClient.ConnectWithChannelAsync(broker.Endpoint, Ct);
+        await using var client = await AmqpTestClient.ConnectOpenAsync(broker.Endpoint, Ct);
         await client.SendMethodAsync(1, new ConfirmSelect(), Ct);
         await client.ExpectAsync<ConfirmSelectOk>(Ct);
         var batch = new ArrayBufferWriter<byte>();
-        for (int i = 0; i < 5; i++) batch.Write(RawTestClient.PublishBytes(1, "", "nowhere", "x"u8, 4088));
+        for (int i = 0; i < 5; i++) batch.Write(FrameBytes.Publish(1, "", "nowhere", "x"u8, 4096));
         await client.SendBytesAsync(batch.WrittenMemory, Ct); // one write: one read batch on the broker
         for (ulong tag = 1; tag <= 5; tag++)
         {

@@ -16,12 +16,12 @@ public sealed class StrictProfileTests
     /// <summary>Runs <paramref name="send"/> on a confirm-mode channel 1 (channel 2 open too, queue "q" declared), waits for
     /// <paramref name="confirms"/> acks, closes cleanly, and returns the findings.</summary>
     private static async Task<IReadOnlyList<Protocol.Recording.ProtocolFinding>> RunAsync(Strictness strictness, int confirms,
-        Func<RawTestClient, CancellationToken, Task> send, ushort extraChannel = 2)
+        Func<AmqpTestClient, CancellationToken, Task> send, ushort extraChannel = 2)
     {
         await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 4096, ChannelMax = 16, Strictness = strictness });
         using var cts = new CancellationTokenSource(Timeout);
-        await using var client = await RawTestClient.ConnectAsync(broker.Endpoint, cts.Token);
-        await client.HandshakeAsync(cts.Token);
+        await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
+        await client.HandshakeAsync(cancellationToken: cts.Token);
         var connection = broker.Connections[^1];
         foreach (ushort ch in new ushort[] { 1, extraChannel })
         {
@@ -65,7 +65,7 @@ public sealed class StrictProfileTests
     {
         // frame_max 4096: a 4096-byte payload makes a 4104-byte frame. RabbitMQ allows 8 bytes of slack.
         var findings = await RunAsync(strictness, 1, (c, ct) =>
-            c.PublishAsync(1, "", "q", new byte[4096], maxBodyFrame: 4096, cancellationToken: ct));
+            c.PublishAsync(1, "", "q", new byte[4096], frameMax: 4096 + 8 /* one 4096-byte body frame: 8 bytes over frame_max */, cancellationToken: ct));
         AssertReported(strictness, findings, "frame-exceeds-frame-max");
     }
 
@@ -75,7 +75,7 @@ public sealed class StrictProfileTests
     public async Task Non_final_body_frame_shorter_than_frame_max_minus_8_is_reported(Strictness strictness)
     {
         var findings = await RunAsync(strictness, 1, (c, ct) =>
-            c.PublishAsync(1, "", "q", new byte[5000], maxBodyFrame: 1000, cancellationToken: ct));
+            c.PublishAsync(1, "", "q", new byte[5000], frameMax: 1000 + 8 /* body frames of 1000 bytes, not full */, cancellationToken: ct));
         if (strictness == Strictness.RabbitMq)
         {
             Assert.Empty(findings);
@@ -93,12 +93,12 @@ public sealed class StrictProfileTests
         var findings = await RunAsync(strictness, 2, async (c, ct) =>
         {
             var bytes = new System.Buffers.ArrayBufferWriter<byte>();
-            bytes.Write(RawTestClient.MethodFrame(1, new BasicPublish { RoutingKey = "q" }));
-            bytes.Write(RawTestClient.HeaderFrame(1, 3));
-            bytes.Write(RawTestClient.MethodFrame(2, new BasicPublish { RoutingKey = "q" }));
-            bytes.Write(RawTestClient.HeaderFrame(2, 3));
-            bytes.Write(RawTestClient.BodyFrame(1, "abc"u8));
-            bytes.Write(RawTestClient.BodyFrame(2, "def"u8));
+            bytes.Write(FrameBytes.Method(1, new BasicPublish { RoutingKey = "q" }));
+            bytes.Write(FrameBytes.Header(1, 3));
+            bytes.Write(FrameBytes.Method(2, new BasicPublish { RoutingKey = "q" }));
+            bytes.Write(FrameBytes.Header(2, 3));
+            bytes.Write(FrameBytes.Body(1, "abc"u8));
+            bytes.Write(FrameBytes.Body(2, "def"u8));
             await c.SendBytesAsync(bytes.WrittenMemory, ct);
         });
         if (strictness == Strictness.RabbitMq)
@@ -117,7 +117,7 @@ public sealed class StrictProfileTests
     public async Task Channel_number_above_channel_max_is_reported(Strictness strictness)
     {
         var findings = await RunAsync(strictness, 1, (c, ct) =>
-            c.PublishAsync(1, "", "q", "x"u8, 4088, cancellationToken: ct), extraChannel: 100);
+            c.PublishAsync(1, "", "q", "x"u8, 4096, cancellationToken: ct), extraChannel: 100);
         AssertReported(strictness, findings, "channel-number-above-channel-max");
     }
 
@@ -126,9 +126,9 @@ public sealed class StrictProfileTests
     {
         var findings = await RunAsync(Strictness.Strict, 3, async (c, ct) =>
         {
-            await c.PublishAsync(1, "", "q", new byte[4088 * 3 + 17], 4088, cancellationToken: ct);
-            await c.PublishAsync(1, "", "q", new byte[4088], 4088, cancellationToken: ct);
-            await c.PublishAsync(1, "", "q", ReadOnlySpan<byte>.Empty, 4088, cancellationToken: ct);
+            await c.PublishAsync(1, "", "q", new byte[4088 * 3 + 17], 4096, cancellationToken: ct);
+            await c.PublishAsync(1, "", "q", new byte[4088], 4096, cancellationToken: ct);
+            await c.PublishAsync(1, "", "q", ReadOnlySpan<byte>.Empty, 4096, cancellationToken: ct);
         });
         Assert.Empty(findings);
     }

@@ -13,14 +13,14 @@ public sealed class UnlimitedFrameMaxTests
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(15));
         await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 0 });
-        await using var client = await RawTestClient.ConnectAsync(broker.Endpoint, cts.Token);
-        await client.HandshakeAsync(cts.Token, frameMax: 0);
+        await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
+        await client.HandshakeAsync(new ClientHandshake { FrameMax = 0 }, cancellationToken: cts.Token);
         Assert.Equal(0u, client.Tune!.FrameMax);
         await client.OpenChannelAsync(1, cts.Token);
         await client.SendMethodAsync(1, new QueueDeclare { Queue = "big" }, cts.Token);
         await client.ExpectAsync<QueueDeclareOk>(cts.Token);
         byte[] body = [.. Enumerable.Range(0, 1 << 20).Select(i => (byte)(i * 7))];
-        await client.PublishAsync(1, "", "big", body, body.Length, cancellationToken: cts.Token);
+        await client.PublishAsync(1, "", "big", body, frameMax: 0 /* one body frame */, cancellationToken: cts.Token);
         await client.SendMethodAsync(1, new BasicGet { Queue = "big", NoAck = true }, cts.Token);
         await client.ExpectAsync<BasicGetOk>(cts.Token);
         Assert.Equal(FrameType.Header, (await client.ReadFrameAsync(cts.Token))!.Type);

@@ -8,15 +8,15 @@ internal static class BrokerProbe
 {
     public static async Task AssertServesAsync(FakeBroker broker, CancellationToken cancellationToken)
     {
-        await using var client = await RawTestClient.ConnectAsync(broker.Endpoint, cancellationToken);
-        await client.HandshakeAsync(cancellationToken);
+        await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cancellationToken);
+        await client.HandshakeAsync(cancellationToken: cancellationToken);
         await client.OpenChannelAsync(1, cancellationToken);
         await client.SendMethodAsync(1, new ConfirmSelect(), cancellationToken);
         await client.ExpectAsync<ConfirmSelectOk>(cancellationToken);
         await client.SendMethodAsync(1, new QueueDeclare { Exclusive = true }, cancellationToken);
         var declared = await client.ExpectAsync<QueueDeclareOk>(cancellationToken);
         byte[] body = "still serving"u8.ToArray();
-        await client.PublishAsync(1, "", declared.Queue, body, 4088, cancellationToken: cancellationToken);
+        await client.PublishAsync(1, "", declared.Queue, body, 4096, cancellationToken: cancellationToken);
         var ack = await client.ExpectAsync<BasicAck>(cancellationToken);
         Assert.Equal(1UL, ack.DeliveryTag);
         await client.SendMethodAsync(1, new BasicGet { Queue = declared.Queue, NoAck = true }, cancellationToken);

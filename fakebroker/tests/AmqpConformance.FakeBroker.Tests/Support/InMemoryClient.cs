@@ -3,7 +3,7 @@ using System.IO.Pipelines;
 namespace AmqpConformance.FakeBroker.Tests.Support;
 
 /// <summary>A broker connection served over a pair of in-memory pipes (<see cref="FakeBroker.Serve"/>), with a
-/// <see cref="RawTestClient"/> on the other end. <see cref="EndInput"/> ends the client's byte stream as a closed socket would.</summary>
+/// <see cref="AmqpTestClient"/> on the other end. <see cref="EndInput"/> ends the client's byte stream as a closed socket would.</summary>
 internal sealed class InMemoryClient : IAsyncDisposable
 {
     private sealed record DuplexPipe(PipeReader Input, PipeWriter Output) : IDuplexPipe;
@@ -15,7 +15,7 @@ internal sealed class InMemoryClient : IAsyncDisposable
     {
         _fromBroker = new Pipe(fromBrokerOptions ?? PipeOptions.Default);
         Connection = broker.Serve(new DuplexPipe(_toBroker.Reader, _fromBroker.Writer));
-        Client = RawTestClient.Over(_fromBroker.Reader, _toBroker.Writer);
+        Client = AmqpTestClient.Over(_fromBroker.Reader, _toBroker.Writer);
     }
 
     /// <summary>Serves a new connection; <paramref name="fromBrokerOptions"/> shapes the broker-to-client pipe
@@ -24,7 +24,7 @@ internal sealed class InMemoryClient : IAsyncDisposable
 
     public BrokerConnection Connection { get; }
 
-    public RawTestClient Client { get; }
+    public AmqpTestClient Client { get; }
 
     /// <summary>Completes the client-to-broker pipe: the broker reads end of stream.</summary>
     public ValueTask EndInput() => _toBroker.Writer.CompleteAsync();

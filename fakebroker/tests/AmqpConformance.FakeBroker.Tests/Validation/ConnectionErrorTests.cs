@@ -18,14 +18,14 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
 
     public async Task DisposeAsync() => await _broker.DisposeAsync();
 
-    private static readonly byte[] ChannelCloseMethod = RawTestClient.MethodFrame(1, new ChannelClose { ReplyCode = 200, ReplyText = "bye" });
+    private static readonly byte[] ChannelCloseMethod = FrameBytes.Method(1, new ChannelClose { ReplyCode = 200, ReplyText = "bye" });
 
     /// <summary>Handshake, channel 1 open, then the violation; returns the broker's connection.close and the connection.</summary>
-    private async Task<(ConnectionClose Close, BrokerConnection Connection)> ViolateAsync(Func<RawTestClient, CancellationToken, Task> violate)
+    private async Task<(ConnectionClose Close, BrokerConnection Connection)> ViolateAsync(Func<AmqpTestClient, CancellationToken, Task> violate)
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var client = await RawTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
-        await client.HandshakeAsync(cts.Token);
+        await using var client = await AmqpTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
+        await client.HandshakeAsync(cancellationToken: cts.Token);
         await client.OpenChannelAsync(1, cts.Token);
         var connection = _broker.Connections[^1];
         await violate(client, cts.Token);
@@ -54,7 +54,7 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
     [Fact]
     public async Task Bad_frame_end_octet_is_501()
     {
-        var result = await ViolateAsync((c, ct) => c.SendFrameAsync(1, 1, MethodCodec.ToPayload(new BasicQos { PrefetchCount = 1 }), endOctet: 0x00, cancellationToken: ct));
+        var result = await ViolateAsync((c, ct) => c.SendBytesAsync(MalformedFrames.WithFrameEnd(FrameBytes.Method(1, new BasicQos { PrefetchCount = 1 }), 0x00), ct));
         await AssertClosedAndStillServingAsync(result, 501, 0, 0, "bad-frame-end");
         var offending = result.Connection.Log.Snapshot().Single(f => !f.FrameEndValid);
         Assert.Equal(FrameTypeOf(1), offending.Type);
@@ -66,9 +66,9 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
         // frame_max 4096: RabbitMQ accepts payloads up to 4096 (8 bytes of slack), refuses 4097.
         var result = await ViolateAsync(async (c, ct) =>
         {
-            await c.SendBytesAsync(RawTestClient.MethodFrame(1, new BasicPublish { RoutingKey = "q" }), ct);
-            await c.SendBytesAsync(RawTestClient.HeaderFrame(1, 4097), ct);
-            await c.SendFrameAsync(3, 1, new byte[4097], cancellationToken: ct);
+            await c.SendBytesAsync(FrameBytes.Method(1, new BasicPublish { RoutingKey = "q" }), ct);
+            await c.SendBytesAsync(FrameBytes.Header(1, 4097), ct);
+            await c.SendFrameAsync(FrameType.Body, 1, new byte[4097], ct);
         });
         await AssertClosedAndStillServingAsync(result, 501, 0, 0, "frame-too-large");
     }
@@ -76,14 +76,14 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
     [Fact]
     public async Task Unknown_frame_type_is_501()
     {
-        var result = await ViolateAsync((c, ct) => c.SendFrameAsync(7, 1, "abc"u8, cancellationToken: ct));
+        var result = await ViolateAsync((c, ct) => c.SendBytesAsync(MalformedFrames.UnknownType(7, 1, "abc"u8), ct));
         await AssertClosedAndStillServingAsync(result, 501, 0, 0, "unknown-frame-type");
     }
 
     [Fact]
     public async Task Undecodable_method_arguments_are_501_with_the_method_ids()
     {
-        var result = await ViolateAsync((c, ct) => c.SendFrameAsync(1, 1, new byte[] { 0, 60, 0, 40, 0 }, cancellationToken: ct));
+        var result = await ViolateAsync((c, ct) => c.SendFrameAsync(FrameType.Method, 1, new byte[] { 0, 60, 0, 40, 0 }, ct));
         await AssertClosedAndStillServingAsync(result, 501, 60, 40, "undecodable-method");
     }
 
@@ -92,8 +92,8 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
     {
         var result = await ViolateAsync(async (c, ct) =>
         {
-            await c.SendBytesAsync(RawTestClient.MethodFrame(1, new BasicPublish { RoutingKey = "q" }), ct);
-            await c.SendBytesAsync(RawTestClient.BodyFrame(1, "abc"u8), ct);
+            await c.SendBytesAsync(FrameBytes.Method(1, new BasicPublish { RoutingKey = "q" }), ct);
+            await c.SendBytesAsync(FrameBytes.Body(1, "abc"u8), ct);
         });
         await AssertClosedAndStillServingAsync(result, 505, 60, 40, "body-without-header");
     }
@@ -101,7 +101,7 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
     [Fact]
     public async Task Header_without_publish_is_505()
     {
-        var result = await ViolateAsync((c, ct) => c.SendBytesAsync(RawTestClient.HeaderFrame(1, 3), ct));
+        var result = await ViolateAsync((c, ct) => c.SendBytesAsync(FrameBytes.Header(1, 3), ct));
         await AssertClosedAndStillServingAsync(result, 505, 0, 0, "content-without-method");
     }
 
@@ -110,9 +110,9 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
     {
         var result = await ViolateAsync(async (c, ct) =>
         {
-            await c.SendBytesAsync(RawTestClient.MethodFrame(1, new BasicPublish { RoutingKey = "q" }), ct);
-            await c.SendBytesAsync(RawTestClient.HeaderFrame(1, 3), ct);
-            await c.SendBytesAsync(RawTestClient.MethodFrame(1, new BasicPublish { RoutingKey = "q" }), ct);
+            await c.SendBytesAsync(FrameBytes.Method(1, new BasicPublish { RoutingKey = "q" }), ct);
+            await c.SendBytesAsync(FrameBytes.Header(1, 3), ct);
+            await c.SendBytesAsync(FrameBytes.Method(1, new BasicPublish { RoutingKey = "q" }), ct);
         });
         await AssertClosedAndStillServingAsync(result, 505, 60, 40, "method-during-content");
         Assert.Contains("expected content body", result.Close.ReplyText, StringComparison.Ordinal);
@@ -123,8 +123,8 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
     {
         var result = await ViolateAsync(async (c, ct) =>
         {
-            await c.SendBytesAsync(RawTestClient.MethodFrame(1, new BasicPublish { RoutingKey = "q" }), ct);
-            await c.SendBytesAsync(RawTestClient.MethodFrame(1, new BasicQos { PrefetchCount = 1 }), ct);
+            await c.SendBytesAsync(FrameBytes.Method(1, new BasicPublish { RoutingKey = "q" }), ct);
+            await c.SendBytesAsync(FrameBytes.Method(1, new BasicQos { PrefetchCount = 1 }), ct);
         });
         await AssertClosedAndStillServingAsync(result, 505, 60, 40, "method-during-content");
         Assert.Contains("expected content header for class 60", result.Close.ReplyText, StringComparison.Ordinal);
@@ -133,7 +133,7 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
     [Fact]
     public async Task Heartbeat_on_a_nonzero_channel_is_505()
     {
-        var result = await ViolateAsync((c, ct) => c.SendFrameAsync(8, 1, ReadOnlySpan<byte>.Empty, cancellationToken: ct));
+        var result = await ViolateAsync((c, ct) => c.SendFrameAsync(FrameType.Heartbeat, 1, [], ct));
         await AssertClosedAndStillServingAsync(result, 505, 0, 0, "heartbeat-on-channel");
     }
 
@@ -148,7 +148,7 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
     [Fact]
     public async Task Content_on_a_channel_that_is_not_open_is_505()
     {
-        var result = await ViolateAsync((c, ct) => c.SendBytesAsync(RawTestClient.HeaderFrame(5, 3), ct));
+        var result = await ViolateAsync((c, ct) => c.SendBytesAsync(FrameBytes.Header(5, 3), ct));
         await AssertClosedAndStillServingAsync(result, 505, 0, 0, "content-without-method");
     }
 
@@ -172,9 +172,9 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
     {
         var result = await ViolateAsync(async (c, ct) =>
         {
-            await c.SendBytesAsync(RawTestClient.MethodFrame(1, new BasicPublish { RoutingKey = "q" }), ct);
-            await c.SendBytesAsync(RawTestClient.HeaderFrame(1, 5), ct);
-            await c.SendBytesAsync(RawTestClient.BodyFrame(1, "0123456789"u8), ct);
+            await c.SendBytesAsync(FrameBytes.Method(1, new BasicPublish { RoutingKey = "q" }), ct);
+            await c.SendBytesAsync(FrameBytes.Header(1, 5), ct);
+            await c.SendBytesAsync(FrameBytes.Body(1, "0123456789"u8), ct);
             await c.SendBytesAsync(ChannelCloseMethod, ct);
         });
         await AssertClosedAndStillServingAsync(result, 505, 60, 40, "method-during-content");
@@ -187,8 +187,8 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
     {
         await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, ChannelMax = 2 });
         using var cts = new CancellationTokenSource(Timeout);
-        await using var client = await RawTestClient.ConnectAsync(broker.Endpoint, cts.Token);
-        await client.HandshakeAsync(cts.Token);
+        await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
+        await client.HandshakeAsync(cancellationToken: cts.Token);
         await client.OpenChannelAsync(1, cts.Token);
         await client.OpenChannelAsync(2, cts.Token);
         await client.SendMethodAsync(3, new ChannelOpen(), cts.Token);
@@ -202,12 +202,12 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
     public async Task Publish_to_a_missing_exchange_closes_only_the_channel_with_404()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var client = await RawTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
-        await client.HandshakeAsync(cts.Token);
+        await using var client = await AmqpTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
+        await client.HandshakeAsync(cancellationToken: cts.Token);
         await client.OpenChannelAsync(1, cts.Token);
         await client.OpenChannelAsync(2, cts.Token);
         var connection = _broker.Connections[^1];
-        await client.PublishAsync(1, "no-such-exchange", "rk", "x"u8, 4088, cancellationToken: cts.Token);
+        await client.PublishAsync(1, "no-such-exchange", "rk", "x"u8, 4096, cancellationToken: cts.Token);
         var (channel, method) = await client.ReadMethodAsync(cts.Token);
         Assert.Equal((ushort)1, channel);
         var close = Assert.IsType<ChannelClose>(method);

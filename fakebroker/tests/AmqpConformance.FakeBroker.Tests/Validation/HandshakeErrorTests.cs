@@ -21,7 +21,7 @@ public sealed class HandshakeErrorTests : IAsyncLifetime
     public async Task Bad_protocol_header_gets_the_091_header_back_and_the_socket_closes(byte[] header)
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var client = await RawTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
+        await using var client = await AmqpTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
         await client.SendBytesAsync(header, cts.Token);
         var answer = await client.ReadBytesAsync(16, cts.Token);
         Assert.Equal("AMQP\0\0\u0009\u0001"u8.ToArray(), answer);
@@ -36,8 +36,8 @@ public sealed class HandshakeErrorTests : IAsyncLifetime
     public async Task Wrong_password_is_403_when_the_client_has_authentication_failure_close()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var client = await RawTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
-        await client.StartAsync(cts.Token, "guest", "wrong");
+        await using var client = await AmqpTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
+        await client.HandshakeAsync(new ClientHandshake { Password = "wrong" }, HandshakeStep.StartOk, cts.Token);
         var close = await client.ExpectConnectionCloseAsync(cts.Token);
         Assert.Equal(403, close.ReplyCode);
         Assert.Equal("ACCESS_REFUSED - Login was refused using authentication mechanism PLAIN. For details see the broker logfile.", close.ReplyText);
@@ -53,8 +53,8 @@ public sealed class HandshakeErrorTests : IAsyncLifetime
     public async Task Wrong_password_without_the_capability_just_closes_the_socket()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var client = await RawTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
-        await client.StartAsync(cts.Token, "nobody", "guest", authenticationFailureClose: false);
+        await using var client = await AmqpTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
+        await client.HandshakeAsync(new ClientHandshake { User = "nobody", AuthenticationFailureClose = false }, HandshakeStep.StartOk, cts.Token);
         Assert.Empty(await client.ReadUntilClosedAsync(cts.Token));
         await BrokerProbe.AssertServesAsync(_broker, cts.Token);
     }
@@ -63,8 +63,8 @@ public sealed class HandshakeErrorTests : IAsyncLifetime
     public async Task Unknown_virtual_host_is_530_on_connection_open()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var client = await RawTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
-        await client.StartAsync(cts.Token);
+        await using var client = await AmqpTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
+        await client.HandshakeAsync(stopAfter: HandshakeStep.StartOk, cancellationToken: cts.Token);
         var tune = await client.ExpectAsync<ConnectionTune>(cts.Token);
         await client.SendMethodAsync(0, new ConnectionTuneOk { ChannelMax = tune.ChannelMax, FrameMax = tune.FrameMax }, cts.Token);
         await client.SendMethodAsync(0, new ConnectionOpen { VirtualHost = "nope" }, cts.Token);
@@ -81,8 +81,8 @@ public sealed class HandshakeErrorTests : IAsyncLifetime
     public async Task Tune_ok_frame_max_out_of_range_drops_the_socket_like_RabbitMQ_3(uint frameMax)
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var client = await RawTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
-        await client.StartAsync(cts.Token);
+        await using var client = await AmqpTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
+        await client.HandshakeAsync(stopAfter: HandshakeStep.StartOk, cancellationToken: cts.Token);
         var tune = await client.ExpectAsync<ConnectionTune>(cts.Token);
         Assert.Equal(131072u, tune.FrameMax);
         await client.SendMethodAsync(0, new ConnectionTuneOk { ChannelMax = tune.ChannelMax, FrameMax = frameMax }, cts.Token);
@@ -99,10 +99,10 @@ public sealed class HandshakeErrorTests : IAsyncLifetime
     public async Task Unknown_method_id_drops_the_socket_like_RabbitMQ_3()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var client = await RawTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
-        await client.HandshakeAsync(cts.Token);
+        await using var client = await AmqpTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
+        await client.HandshakeAsync(cancellationToken: cts.Token);
         await client.OpenChannelAsync(1, cts.Token);
-        await client.SendFrameAsync(1, 1, new byte[] { 0, 60, 0, 99 }, cancellationToken: cts.Token);
+        await client.SendFrameAsync(FrameType.Method, 1, new byte[] { 0, 60, 0, 99 }, cts.Token);
         Assert.Empty(await client.ReadUntilClosedAsync(cts.Token));
         var connection = _broker.Connections[^1];
         await connection.Completion.WaitAsync(cts.Token);
@@ -116,7 +116,7 @@ public sealed class HandshakeErrorTests : IAsyncLifetime
     public async Task Amqplain_credentials_are_accepted()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var client = await RawTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
+        await using var client = await AmqpTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
         await client.SendProtocolHeaderAsync(cts.Token);
         var start = await client.ExpectAsync<ConnectionStart>(cts.Token);
         Assert.Equal("PLAIN AMQPLAIN", start.Mechanisms);

@@ -16,7 +16,7 @@ public sealed class HandshakeTimeoutTests
     {
         using var cts = new CancellationTokenSource(Timeout);
         await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, HandshakeTimeout = TimeSpan.FromMilliseconds(300) });
-        await using var client = await RawTestClient.ConnectAsync(broker.Endpoint, cts.Token);
+        await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
         if (sendHeader) await client.SendProtocolHeaderAsync(cts.Token);
         var methods = await client.ReadUntilClosedAsync(cts.Token);
         Assert.DoesNotContain(methods, m => m is ConnectionClose);
@@ -33,8 +33,8 @@ public sealed class HandshakeTimeoutTests
     {
         using var cts = new CancellationTokenSource(Timeout);
         await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, HandshakeTimeout = TimeSpan.FromMilliseconds(300) });
-        await using var client = await RawTestClient.ConnectAsync(broker.Endpoint, cts.Token);
-        await client.HandshakeAsync(cts.Token);
+        await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
+        await client.HandshakeAsync(cancellationToken: cts.Token);
         await Task.Delay(600, cts.Token);
         await client.OpenChannelAsync(1, cts.Token);
         await client.CloseAsync(cts.Token);

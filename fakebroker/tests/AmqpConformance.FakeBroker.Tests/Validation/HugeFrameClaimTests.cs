@@ -18,14 +18,14 @@ public sealed class HugeFrameClaimTests
     {
         await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 0 });
         using var cts = new CancellationTokenSource(Timeout);
-        await using var client = await RawTestClient.ConnectAsync(broker.Endpoint, cts.Token);
-        await client.HandshakeAsync(cts.Token);
+        await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
+        await client.HandshakeAsync(cancellationToken: cts.Token);
         await client.OpenChannelAsync(1, cts.Token);
         var connection = broker.Connections[^1];
         Assert.Equal(0, connection.FrameMax); // unlimited: the hard cap (128 MiB) still applies
 
         long before = GC.GetTotalAllocatedBytes(precise: true);
-        await client.SendBytesAsync(new byte[] { 3, 0, 1, 0x7F, 0xFF, 0xFF, 0xF0, 1, 2, 3 }, cts.Token);
+        await client.SendBytesAsync(MalformedFrames.OversizeClaim(Protocol.FrameType.Body, 1, 0x7FFFFFF0, [1, 2, 3]), cts.Token);
         var close = await client.ExpectConnectionCloseAsync(cts.Token);
         await connection.Completion.WaitAsync(cts.Token);
         long allocated = GC.GetTotalAllocatedBytes(precise: true) - before;
@@ -44,10 +44,10 @@ public sealed class HugeFrameClaimTests
     {
         await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
         using var cts = new CancellationTokenSource(Timeout);
-        await using var client = await RawTestClient.ConnectAsync(broker.Endpoint, cts.Token);
+        await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
         await client.SendProtocolHeaderAsync(cts.Token);
         await client.ExpectAsync<Protocol.ConnectionStart>(cts.Token);
-        await client.SendBytesAsync(new byte[] { 1, 0, 0, 0x7F, 0xFF, 0xFF, 0xF0 }, cts.Token);
+        await client.SendBytesAsync(MalformedFrames.OversizeClaim(Protocol.FrameType.Method, 0, 0x7FFFFFF0), cts.Token);
         var rest = await client.ReadUntilClosedAsync(cts.Token);
         Assert.Empty(rest); // no connection.close before tune-ok: RabbitMQ 3.10 just closes the socket
         var connection = broker.Connections[^1];

@@ -19,7 +19,7 @@ public sealed class ReplyTextTests : IAsyncLifetime
     public async Task Channel_close_text_longer_than_255_bytes_is_cut_like_RabbitMQ_and_the_connection_carries_on()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var client = await RawTestClient.ConnectWithChannelAsync(_broker.Endpoint, cts.Token);
+        await using var client = await AmqpTestClient.ConnectOpenAsync(_broker.Endpoint, cts.Token);
         string name = new('x', 255);
         await client.SendMethodAsync(1, new ExchangeDeclare { Exchange = name, Type = "direct", Passive = true }, cts.Token);
 
@@ -38,8 +38,8 @@ public sealed class ReplyTextTests : IAsyncLifetime
     public async Task CloseAsync_with_a_long_multibyte_text_sends_it_cut_at_a_character_boundary()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var client = await RawTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
-        await client.HandshakeAsync(cts.Token);
+        await using var client = await AmqpTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
+        await client.HandshakeAsync(cancellationToken: cts.Token);
         var connection = _broker.Connections[^1];
         string text = "SHUTDOWN - " + string.Concat(Enumerable.Repeat("é€", 100)); // 2- and 3-byte characters
 
@@ -59,8 +59,8 @@ public sealed class ReplyTextTests : IAsyncLifetime
     public async Task Frame_error_text_shows_the_payload_in_hex()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var client = await RawTestClient.ConnectWithChannelAsync(_broker.Endpoint, cts.Token);
-        await client.SendFrameAsync(1, 1, MethodCodec.ToPayload(new BasicQos { PrefetchCount = 10 }), endOctet: 0x41, cancellationToken: cts.Token);
+        await using var client = await AmqpTestClient.ConnectOpenAsync(_broker.Endpoint, cts.Token);
+        await client.SendBytesAsync(MalformedFrames.WithFrameEnd(FrameBytes.Method(1, new BasicQos { PrefetchCount = 10 }), 0x41), cts.Token);
         var close = await client.ExpectConnectionCloseAsync(cts.Token);
         Assert.Equal(501, close.ReplyCode);
         Assert.Equal("FRAME_ERROR - type 1, all 11 octets = 00 3c 00 0a 00 00 00 00 00 0a 00: invalid_frame_end_marker 0x41 (expected 0xce)", close.ReplyText);

@@ -27,7 +27,7 @@ public sealed class UnsupportedArgumentTests : IAsyncLifetime
     public async Task Refused_like_RabbitMQ(string what, IAmqpMethod method, ushort code, ushort classId, ushort methodId, string rule)
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var client = await RawTestClient.ConnectWithChannelAsync(_broker.Endpoint, cts.Token);
+        await using var client = await AmqpTestClient.ConnectOpenAsync(_broker.Endpoint, cts.Token);
         await client.SendMethodAsync(1, method, cts.Token);
         var close = await client.ExpectConnectionCloseAsync(cts.Token);
         Assert.True((code, classId, methodId) == (close.ReplyCode, close.FailingClassId, close.FailingMethodId), $"{what}: {close}");
@@ -41,7 +41,7 @@ public sealed class UnsupportedArgumentTests : IAsyncLifetime
     public async Task Supported_values_are_answered()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var client = await RawTestClient.ConnectWithChannelAsync(_broker.Endpoint, cts.Token);
+        await using var client = await AmqpTestClient.ConnectOpenAsync(_broker.Endpoint, cts.Token);
         await client.SendMethodAsync(1, new ChannelFlow { Active = true }, cts.Token);
         Assert.True((await client.ExpectAsync<ChannelFlowOk>(cts.Token)).Active);
         await client.SendMethodAsync(1, new BasicQos { PrefetchCount = 3, Global = true }, cts.Token);

@@ -5,6 +5,7 @@ using AmqpConformance.Harness.Pooling;
 using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Tests.Writers.Support;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.TestSupport.Peers;
 
 namespace AmqpConformance.Harness.Tests.Client;
 
@@ -15,13 +16,16 @@ public sealed class HarnessConnectionTests
 
     private static CancellationTokenSource Deadline() => new(WriterTestKit.TestTimeout);
 
+    /// <summary>What the scripted broker offers: 100 channels, <paramref name="frameMax"/>, 60 s heartbeats.</summary>
+    private static ConnectionTune Tune(uint frameMax) => new() { ChannelMax = 100, FrameMax = frameMax, Heartbeat = 60 };
+
     [Fact]
     public async Task The_handshake_logs_in_with_PLAIN_and_takes_the_lower_frame_max()
     {
         using var deadline = Deadline();
         var (client, server) = DuplexPipe.CreatePair();
-        var broker = new ScriptedBroker(server);
-        var handshake = broker.HandshakeAsync(131072, deadline.Token);
+        var broker = AmqpTestBroker.Over(server.Input, server.Output);
+        var handshake = broker.HandshakeAsync(Tune(131072), deadline.Token);
         await using var connection = await HarnessConnection.ConnectAsync(client,
             new HarnessClientOptions { FrameMax = 8192, UserName = "u", Password = "p", VirtualHost = "vh", CloseTimeout = NoCloseOk }, deadline.Token);
         var (startOk, tuneOk, open) = await handshake;
@@ -44,7 +48,7 @@ public sealed class HarnessConnectionTests
     {
         using var deadline = Deadline();
         var (client, server) = DuplexPipe.CreatePair();
-        var handshake = new ScriptedBroker(server).HandshakeAsync(offered, deadline.Token);
+        var handshake = AmqpTestBroker.Over(server.Input, server.Output).HandshakeAsync(Tune(offered), deadline.Token);
         await using var connection = await HarnessConnection.ConnectAsync(client, new HarnessClientOptions { FrameMax = asked, CloseTimeout = NoCloseOk }, deadline.Token);
         Assert.Equal((uint)expected, (await handshake).TuneOk.FrameMax);
         Assert.Equal(expected, connection.FrameMax);
@@ -55,17 +59,17 @@ public sealed class HarnessConnectionTests
     {
         using var deadline = Deadline();
         var (client, server) = DuplexPipe.CreatePair();
-        var broker = new ScriptedBroker(server);
-        var handshake = broker.HandshakeAsync(4096, deadline.Token);
+        var broker = AmqpTestBroker.Over(server.Input, server.Output);
+        var handshake = broker.HandshakeAsync(Tune(4096), deadline.Token);
         await using var connection = await HarnessConnection.ConnectAsync(client, new HarnessClientOptions { WriterFactory = WriterModes.Inline, CloseTimeout = NoCloseOk }, deadline.Token);
         await handshake;
 
         var opening = connection.OpenChannelAsync(confirms: true, deadline.Token);
         await broker.ExpectAsync<ChannelOpen>(deadline.Token);
         await broker.SendHeartbeatAsync(deadline.Token); // ignored by the client
-        await broker.SendAsync(1, new ChannelOpenOk(), deadline.Token);
+        await broker.SendMethodAsync(1, new ChannelOpenOk(), deadline.Token);
         await broker.ExpectAsync<ConfirmSelect>(deadline.Token);
-        await broker.SendAsync(1, new ConfirmSelectOk(), deadline.Token);
+        await broker.SendMethodAsync(1, new ConfirmSelectOk(), deadline.Token);
         var channel = await opening.Within();
         Assert.True(channel.ConfirmsEnabled);
 
@@ -73,15 +77,15 @@ public sealed class HarnessConnectionTests
         for (int i = 0; i < 5; i++)
         {
             sequences.Add(await channel.PublishAsync("", "q", TestBodies.Create(0, i, 5000)).Within());
-            var body = await broker.ExpectPublishAsync(deadline.Token);
+            var body = (await broker.ExpectContentAsync<BasicPublish>(deadline.Token)).Body;
             Assert.Equal(TestBodies.Create(0, i, 5000), body);
         }
         Assert.Equal([1ul, 2, 3, 4, 5], sequences);
         var waiting = channel.WaitForConfirmsAsync(deadline.Token);
-        await broker.SendAsync(1, new BasicAck { DeliveryTag = 3, Multiple = true }, deadline.Token);
-        await broker.SendAsync(1, new BasicNack { DeliveryTag = 4 }, deadline.Token);
+        await broker.SendMethodAsync(1, new BasicAck { DeliveryTag = 3, Multiple = true }, deadline.Token);
+        await broker.SendMethodAsync(1, new BasicNack { DeliveryTag = 4 }, deadline.Token);
         Assert.False(waiting.IsCompleted && !waiting.IsFaulted && waiting.Result, "settled before publish 5 was confirmed");
-        await broker.SendAsync(1, new BasicAck { DeliveryTag = 5 }, deadline.Token);
+        await broker.SendMethodAsync(1, new BasicAck { DeliveryTag = 5 }, deadline.Token);
 
         Assert.False(await waiting.Within()); // one was nacked
         var confirmations = channel.Confirmations;
@@ -95,12 +99,12 @@ public sealed class HarnessConnectionTests
     {
         using var deadline = Deadline();
         var (client, server) = DuplexPipe.CreatePair();
-        var broker = new ScriptedBroker(server);
-        var handshake = broker.HandshakeAsync(4096, deadline.Token);
+        var broker = AmqpTestBroker.Over(server.Input, server.Output);
+        var handshake = broker.HandshakeAsync(Tune(4096), deadline.Token);
         await using var connection = await HarnessConnection.ConnectAsync(client, cancellationToken: deadline.Token);
         await handshake;
 
-        await broker.SendAsync(0, new ConnectionClose { ReplyCode = 320, ReplyText = "CONNECTION_FORCED - shutdown" }, deadline.Token);
+        await broker.SendMethodAsync(0, new ConnectionClose { ReplyCode = 320, ReplyText = "CONNECTION_FORCED - shutdown" }, deadline.Token);
         await broker.ExpectAsync<ConnectionCloseOk>(deadline.Token);
         await connection.Ended.WaitAsync(deadline.Token);
 
@@ -168,16 +172,17 @@ public sealed class HarnessConnectionTests
     {
         using var deadline = Deadline();
         var (client, server) = DuplexPipe.CreatePair();
-        var broker = new ScriptedBroker(server);
-        var handshake = broker.HandshakeAsync(4096, deadline.Token);
+        var broker = AmqpTestBroker.Over(server.Input, server.Output);
+        var handshake = broker.HandshakeAsync(Tune(4096), deadline.Token);
         await using var connection = await HarnessConnection.ConnectAsync(client,
             new HarnessClientOptions { HeartbeatSeconds = 1, WriterFactory = WriterModes.Coalescing, CloseTimeout = NoCloseOk }, deadline.Token);
         Assert.Equal(1, (await handshake).TuneOk.Heartbeat);
 
-        var (type, channel, method) = await broker.ReadFrameAsync(deadline.Token); // every 0.5 s
-        Assert.Equal(FrameType.Heartbeat, type);
-        Assert.Equal(0, channel);
-        Assert.Null(method);
+        var frame = await broker.ReadFrameAsync(deadline.Token); // every 0.5 s
+        Assert.NotNull(frame);
+        Assert.Equal(FrameType.Heartbeat, frame.Type);
+        Assert.Equal(0, frame.Channel);
+        Assert.Null(frame.MethodOrNull);
     }
 
     [Fact]

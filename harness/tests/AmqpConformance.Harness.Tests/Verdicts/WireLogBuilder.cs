@@ -1,5 +1,3 @@
-using System.Buffers.Binary;
-using System.Text;
 using AmqpConformance.Protocol;
 using AmqpConformance.Protocol.Recording;
 using AmqpConformance.Harness.Verdicts;
@@ -31,22 +29,16 @@ internal sealed class WireLogBuilder(int frameMax = 4096)
 
     public long Method(ushort channel, int callId)
     {
-        byte[] key = Encoding.ASCII.GetBytes(CallCorrelation.RoutingKeyFor(callId));
-        var p = new byte[4 + 2 + 1 + 1 + key.Length + 1];
-        BinaryPrimitives.WriteUInt16BigEndian(p, 60);
-        BinaryPrimitives.WriteUInt16BigEndian(p.AsSpan(2), 40);
-        p[6] = 0; // empty exchange
-        p[7] = (byte)key.Length;
-        key.CopyTo(p, 8);
-        return Add(FrameType.Method, channel, p, classId: 60, methodId: 40);
+        byte[] p = MethodCodec.ToPayload(new BasicPublish { Exchange = "", RoutingKey = CallCorrelation.RoutingKeyFor(callId) });
+        return Add(FrameType.Method, channel, p, classId: BasicPublish.ClassIdValue, methodId: BasicPublish.MethodIdValue);
     }
 
     public long Header(ushort channel, long bodySize)
     {
-        var p = new byte[14];
-        BinaryPrimitives.WriteUInt16BigEndian(p, 60);
-        BinaryPrimitives.WriteUInt64BigEndian(p.AsSpan(4), (ulong)bodySize);
-        return Add(FrameType.Header, channel, p, classId: 60, declared: bodySize);
+        var header = new ContentHeader((ulong)bodySize);
+        var p = new byte[header.EncodedLength()];
+        header.Encode(p);
+        return Add(FrameType.Header, channel, p, classId: AmqpConstants.BasicClassId, declared: bodySize);
     }
 
     public long Body(ushort channel, ReadOnlySpan<byte> payload) => Add(FrameType.Body, channel, payload.ToArray());

@@ -26,7 +26,7 @@ public sealed class BrokenWriterTests
     public async Task SplitLockWriter_interleaves_the_frames_of_concurrent_commands()
     {
         var (wire, pool) = await RunConcurrentAsync(c => new SplitLockWriter(c), publishers: 4, perPublisher: 10, bodySize: 12_000);
-        Assert.Contains(wire.Violations, v => v.Contains("interleaved", StringComparison.Ordinal));
+        Assert.Contains(wire.Violations, v => v.Contains("interleaved", StringComparison.Ordinal)); // NoInterleaving/channel-content-interleaved
         pool.AssertClean(); // its only defect is the interleaving
     }
 
@@ -52,7 +52,7 @@ public sealed class BrokenWriterTests
             pool.Return(buffer);
         }
         await writer.DisposeAsync().AsTask().WaitAsync(TestTimeout);
-        var wire = WireParser.Analyze(await capture.CompleteAsync(), FrameMax);
+        var wire = WireAnalysis.Of(await capture.CompleteAsync(), FrameMax);
 
         Assert.Equal(20, wire.Publishes.Count);
         Assert.Contains(wire.Publishes, p => p.Body.Take(16).All(b => b == pool.Options.PoisonByte) || !TestBodies.IsIntact(p.Body));
@@ -70,7 +70,7 @@ public sealed class BrokenWriterTests
             for (int s = 0; s < 200; s++)
                 await writer.WriteAsync(Publish(pool, FrameMax, TestBodies.Create(0, s, 100))).AsTask().WaitAsync(TestTimeout);
             await writer.DisposeAsync().AsTask().WaitAsync(TestTimeout);
-            var wire = WireParser.Analyze(await capture.CompleteAsync(), FrameMax);
+            var wire = WireAnalysis.Of(await capture.CompleteAsync(), FrameMax);
             Assert.Empty(wire.Violations); // commands stay whole; only their order is wrong
             var order = wire.Publishes.Select(p => TestBodies.Identify(p.Body).Sequence).ToList();
             Assert.Equal(200, order.Count);
@@ -128,7 +128,7 @@ public sealed class BrokenWriterTests
 
         Assert.IsAssignableFrom<OperationCanceledException>(cancelled);
         Assert.Null(next);
-        var wire = WireParser.Analyze(await capture.CompleteAsync(), FrameMax);
+        var wire = WireAnalysis.Of(await capture.CompleteAsync(), FrameMax);
         Assert.NotEmpty(wire.Violations); // the stream after the torn frame no longer parses as whole commands
         Assert.DoesNotContain(wire.Publishes, p => p.Body.Length == 100 && TestBodies.IsIntact(p.Body) && TestBodies.Identify(p.Body).Sequence == 1);
     }
@@ -153,7 +153,7 @@ public sealed class BrokenWriterTests
                 await writer.WriteAsync(Publish(pool, FrameMax, TestBodies.Create(p, s, bodySize))).AsTask().WaitAsync(TestTimeout);
         }))).WaitAsync(TestTimeout);
         await writer.DisposeAsync().AsTask().WaitAsync(TestTimeout);
-        return (WireParser.Analyze(await capture.CompleteAsync(), FrameMax), pool);
+        return (WireAnalysis.Of(await capture.CompleteAsync(), FrameMax), pool);
     }
 
     private static string DocOf(FrameWriterFactory factory)

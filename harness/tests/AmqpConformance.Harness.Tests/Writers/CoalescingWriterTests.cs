@@ -33,7 +33,7 @@ public sealed class CoalescingWriterTests : WriterContractTests
         await writer.DisposeAsync().Within();
 
         Assert.Equal(2, writer.FlushCount); // the first command, then the 20 queued behind it in one batch
-        var wire = WireParser.Analyze(await capture.CompleteAsync(), frameMax);
+        var wire = WireAnalysis.Of(await capture.CompleteAsync(), frameMax);
         Assert.True(wire.Violations.Count == 0, wire.ToString());
         Assert.Equal(Enumerable.Range(0, queued + 1), wire.Publishes.Select(p => TestBodies.Identify(p.Body).Sequence));
         pool.AssertClean();

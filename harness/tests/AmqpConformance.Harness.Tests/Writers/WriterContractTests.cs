@@ -48,7 +48,7 @@ public abstract class WriterContractTests
         }))).WaitAsync(TestTimeout);
         await writer.DisposeAsync().AsTask().WaitAsync(TestTimeout);
 
-        var wire = WireParser.Analyze(await capture.CompleteAsync(), frameMax);
+        var wire = WireAnalysis.Of(await capture.CompleteAsync(), frameMax);
         Assert.True(wire.Violations.Count == 0, wire.ToString());
         Assert.Equal(publishers * perPublisher, wire.Publishes.Count);
         Assert.All(wire.Publishes, p => Assert.True(TestBodies.IsIntact(p.Body), "a body on the wire differs from the caller's bytes"));
@@ -74,7 +74,7 @@ public abstract class WriterContractTests
         }
         await writer.DisposeAsync().AsTask().WaitAsync(TestTimeout);
 
-        var wire = WireParser.Analyze(await capture.CompleteAsync(), frameMax);
+        var wire = WireAnalysis.Of(await capture.CompleteAsync(), frameMax);
         Assert.True(wire.Violations.Count == 0, wire.ToString());
         Assert.Equal(owners.Count, wire.Publishes.Count);
         for (int i = 0; i < owners.Count; i++)
@@ -109,7 +109,7 @@ public abstract class WriterContractTests
         }))).WaitAsync(TestTimeout);
         await writer.DisposeAsync().AsTask().WaitAsync(TestTimeout);
 
-        var wire = WireParser.Analyze(await capture.CompleteAsync(), frameMax);
+        var wire = WireAnalysis.Of(await capture.CompleteAsync(), frameMax);
         Assert.True(wire.Violations.Count == 0, wire.ToString());
         Assert.Equal(publishers * perPublisher, wire.Publishes.Count);
         Assert.All(wire.Publishes, p => Assert.True(TestBodies.IsIntact(p.Body) && p.Body[0] != 0xEE,
@@ -135,7 +135,7 @@ public abstract class WriterContractTests
         Assert.IsAssignableFrom<OperationCanceledException>(cancelled);
         Assert.Null(ok);
         Assert.Equal(1, owner.Disposals);
-        var wire = WireParser.Analyze(await capture.CompleteAsync(), frameMax);
+        var wire = WireAnalysis.Of(await capture.CompleteAsync(), frameMax);
         Assert.True(wire.Violations.Count == 0, wire.ToString());
         Assert.Equal([1], wire.Publishes.Select(p => TestBodies.Identify(p.Body).Sequence));
         pool.AssertClean();
@@ -170,7 +170,7 @@ public abstract class WriterContractTests
 
         Assert.All(outcomes, o => Assert.True(o is null or OperationCanceledException, $"unexpected outcome: {o}"));
         Assert.Contains(outcomes, o => o is OperationCanceledException);
-        var wire = WireParser.Analyze(await capture.CompleteAsync(), frameMax);
+        var wire = WireAnalysis.Of(await capture.CompleteAsync(), frameMax);
         Assert.True(wire.Violations.Count == 0, wire.ToString());
         var onWire = wire.Publishes.Select(p => TestBodies.Identify(p.Body).Publisher).Order().ToArray();
         var succeeded = Enumerable.Range(0, callers).Where(p => outcomes[p] is null).ToArray();
@@ -224,7 +224,7 @@ public abstract class WriterContractTests
 
         if (CompletesAfterFlush)
         {
-            var wire = WireParser.Analyze(await capture.CompleteAsync(), frameMax);
+            var wire = WireAnalysis.Of(await capture.CompleteAsync(), frameMax);
             var onWire = wire.Publishes.Where(p => TestBodies.IsIntact(p.Body)).Select(p => TestBodies.Identify(p.Body)).ToHashSet();
             Assert.All(outcomes.Where(o => o.Error is null), o => Assert.Contains((o.Publisher, o.Sequence), onWire));
         }
@@ -280,7 +280,7 @@ public abstract class WriterContractTests
         Assert.All(outcomes, o => Assert.True(o is null or ObjectDisposedException, $"unexpected outcome: {o}"));
         Assert.IsType<ObjectDisposedException>(late);
         Assert.Equal(1, lateOwner.Disposals);
-        var wire = WireParser.Analyze(await capture.CompleteAsync(), frameMax);
+        var wire = WireAnalysis.Of(await capture.CompleteAsync(), frameMax);
         Assert.True(wire.Violations.Count == 0, wire.ToString());
         Assert.Equal(Enumerable.Range(0, 40).Where(s => outcomes[s] is null),
             wire.Publishes.Select(p => TestBodies.Identify(p.Body).Sequence).Order());

@@ -1,6 +1,5 @@
 using System.Buffers;
-using System.IO.Pipelines;
-using System.Net.Sockets;
+using AmqpConformance.TestSupport.Peers;
 
 namespace AmqpConformance.Protocol.Tests;
 
@@ -15,10 +14,10 @@ public class RealRabbitMqCodecTests
     {
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(20));
         var ct = timeout.Token;
-        await using var session = await RawSession.ConnectAsync(ct);
+        await using var session = await AmqpTestClient.ConnectAsync(RealRabbitMqFactAttribute.Host, RealRabbitMqFactAttribute.Port, ct);
 
-        await session.SendAsync(AmqpConstants.ProtocolHeader.ToArray(), ct);
-        var (startFrame, startPayload) = await session.ReadMethodAsync(ct);
+        await session.SendProtocolHeaderAsync(ct);
+        var (startFrame, startPayload) = await ReadMethodAsync(session, ct);
         var start = Assert.IsType<ConnectionStart>(startFrame);
         Assert.Equal((0, 9), (start.VersionMajor, start.VersionMinor));
         Assert.Contains("PLAIN", start.Mechanisms.Split(' '));
@@ -36,20 +35,20 @@ public class RealRabbitMqCodecTests
             Response = "\0guest\0guest"u8.ToArray(),
             Locale = "en_US",
         }, ct);
-        var tune = Assert.IsType<ConnectionTune>((await session.ReadMethodAsync(ct)).Method);
+        var tune = Assert.IsType<ConnectionTune>((await ReadMethodAsync(session, ct)).Method);
         await session.SendMethodAsync(0, new ConnectionTuneOk { ChannelMax = tune.ChannelMax, FrameMax = 4096, Heartbeat = 0 }, ct);
         await session.SendMethodAsync(0, new ConnectionOpen { VirtualHost = "/" }, ct);
-        Assert.IsType<ConnectionOpenOk>((await session.ReadMethodAsync(ct)).Method);
+        Assert.IsType<ConnectionOpenOk>((await ReadMethodAsync(session, ct)).Method);
 
         await session.SendMethodAsync(1, new ChannelOpen(), ct);
-        Assert.IsType<ChannelOpenOk>((await session.ReadMethodAsync(ct)).Method);
+        Assert.IsType<ChannelOpenOk>((await ReadMethodAsync(session, ct)).Method);
         await session.SendMethodAsync(1, new QueueDeclare
         {
             Exclusive = true,
             AutoDelete = true,
             Arguments = new FieldTable { ["x-message-ttl"] = 60000, ["x-max-length"] = 10L, ["x-queue-mode"] = "default" },
         }, ct);
-        var declared = Assert.IsType<QueueDeclareOk>((await session.ReadMethodAsync(ct)).Method);
+        var declared = Assert.IsType<QueueDeclareOk>((await ReadMethodAsync(session, ct)).Method);
         Assert.StartsWith("amq.gen-", declared.Queue);
 
         var properties = new BasicProperties
@@ -80,12 +79,12 @@ public class RealRabbitMqCodecTests
         wire.WriteMethodFrame(1, new BasicPublish { Exchange = "", RoutingKey = declared.Queue, Mandatory = true });
         wire.WriteHeaderFrame(1, new ContentHeader((ulong)body.Length, properties));
         FrameFormat.WriteBodyFrames(wire, 1, body, 4096);
-        await session.SendAsync(wire.WrittenMemory.ToArray(), ct);
+        await session.SendBytesAsync(wire.WrittenMemory, ct);
 
         await session.SendMethodAsync(1, new BasicGet { Queue = declared.Queue, NoAck = true }, ct);
-        var getOk = Assert.IsType<BasicGetOk>((await session.ReadMethodAsync(ct)).Method);
+        var getOk = Assert.IsType<BasicGetOk>((await ReadMethodAsync(session, ct)).Method);
         Assert.Equal(declared.Queue, getOk.RoutingKey);
-        var (headerType, headerPayload) = await session.ReadFrameAsync(ct);
+        var (headerType, headerPayload) = await ReadFrameAsync(session, ct);
         Assert.Equal(FrameType.Header, headerType);
         var header = ContentHeader.Decode(headerPayload);
         Assert.Equal((ulong)body.Length, header.BodySize);
@@ -93,7 +92,7 @@ public class RealRabbitMqCodecTests
         var received = new List<byte>();
         while (received.Count < body.Length)
         {
-            var (type, payload) = await session.ReadFrameAsync(ct);
+            var (type, payload) = await ReadFrameAsync(session, ct);
             Assert.Equal(FrameType.Body, type);
             Assert.True(payload.Length <= 4088);
             received.AddRange(payload);
@@ -101,72 +100,27 @@ public class RealRabbitMqCodecTests
         Assert.Equal(body, received);
 
         await session.SendMethodAsync(0, new ConnectionClose { ReplyCode = 200, ReplyText = "bye" }, ct);
-        Assert.IsType<ConnectionCloseOk>((await session.ReadMethodAsync(ct)).Method);
+        Assert.IsType<ConnectionCloseOk>((await ReadMethodAsync(session, ct)).Method);
     }
 
-    private sealed class RawSession : IAsyncDisposable
+    /// <summary>The next frame, which must be a method frame and not a close.</summary>
+    private static async Task<(IAmqpMethod Method, byte[] Payload)> ReadMethodAsync(AmqpTestClient session, CancellationToken ct)
     {
-        private readonly TcpClient _client;
-        private readonly NetworkStream _stream;
-        private readonly PipeReader _reader;
+        var (type, payload) = await ReadFrameAsync(session, ct);
+        Assert.Equal(FrameType.Method, type);
+        var method = MethodCodec.Decode(payload);
+        if (method is ConnectionClose or ChannelClose)
+            Assert.Fail($"RabbitMQ closed: {method}");
+        return (method, payload);
+    }
 
-        private RawSession(TcpClient client)
-        {
-            _client = client;
-            _stream = client.GetStream();
-            _reader = PipeReader.Create(_stream);
-        }
-
-        public static async Task<RawSession> ConnectAsync(CancellationToken ct)
-        {
-            var client = new TcpClient();
-            await client.ConnectAsync(RealRabbitMqFactAttribute.Host, RealRabbitMqFactAttribute.Port, ct);
-            return new RawSession(client);
-        }
-
-        public ValueTask SendAsync(byte[] bytes, CancellationToken ct) => _stream.WriteAsync(bytes, ct);
-
-        public ValueTask SendMethodAsync(ushort channel, IAmqpMethod method, CancellationToken ct)
-        {
-            var buffer = new ArrayBufferWriter<byte>();
-            buffer.WriteMethodFrame(channel, method);
-            return _stream.WriteAsync(buffer.WrittenMemory, ct);
-        }
-
-        public async Task<(IAmqpMethod Method, byte[] Payload)> ReadMethodAsync(CancellationToken ct)
-        {
-            var (type, payload) = await ReadFrameAsync(ct);
-            Assert.Equal(FrameType.Method, type);
-            var method = MethodCodec.Decode(payload);
-            if (method is ConnectionClose or ChannelClose)
-                Assert.Fail($"RabbitMQ closed: {method}");
-            return (method, payload);
-        }
-
-        public async Task<(FrameType Type, byte[] Payload)> ReadFrameAsync(CancellationToken ct)
-        {
-            while (true)
-            {
-                var result = await _reader.ReadAsync(ct);
-                var buffer = result.Buffer;
-                var status = FrameReader.TryReadFrame(ref buffer, FrameReader.MaxPayloadFor(131072), out var frame);
-                if (status == FrameReadStatus.Frame)
-                {
-                    byte[] payload = frame.Payload.ToArray();
-                    _reader.AdvanceTo(buffer.Start);
-                    return (frame.Type, payload);
-                }
-                Assert.Equal(FrameReadStatus.NeedMoreData, status);
-                Assert.False(result.IsCompleted, "RabbitMQ closed the socket.");
-                _reader.AdvanceTo(buffer.Start, buffer.End);
-            }
-        }
-
-        public async ValueTask DisposeAsync()
-        {
-            await _reader.CompleteAsync();
-            await _stream.DisposeAsync();
-            _client.Dispose();
-        }
+    /// <summary>The next frame; RabbitMQ must not close the socket or send a broken frame.</summary>
+    private static async Task<(FrameType Type, byte[] Payload)> ReadFrameAsync(AmqpTestClient session, CancellationToken ct)
+    {
+        ReceivedFrame? frame = await session.ReadFrameAsync(ct);
+        Assert.False(frame is null, "RabbitMQ closed the socket.");
+        Assert.True(frame.EndOctet == AmqpConstants.FrameEnd && !frame.IsProtocolHeader, $"RabbitMQ sent {frame}, not a frame.");
+        Assert.True(frame.Payload.Length <= FrameReader.MaxPayloadFor(131072));
+        return (frame.Type, frame.Payload);
     }
 }

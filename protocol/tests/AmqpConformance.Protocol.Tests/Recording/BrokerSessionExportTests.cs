@@ -1,6 +1,7 @@
 using AmqpConformance.FakeBroker;
 using AmqpConformance.Protocol.Recording;
 using AmqpConformance.Protocol.Recording.Export;
+using AmqpConformance.TestSupport.Peers;
 
 namespace AmqpConformance.Protocol.Tests.Recording;
 
@@ -18,16 +19,26 @@ public sealed class BrokerSessionExportTests
             HeartbeatSeconds = 0,
             FrameLog = new FrameLogOptions { CaptureBodies = captureBodies },
         }, ct);
-        await using (ScriptedAmqpSession session = await ScriptedAmqpSession.OpenAsync(broker.Port, ct))
+        await using (AmqpTestClient client = await AmqpTestClient.ConnectAsync(broker.Endpoint, ct))
         {
-            await session.OpenChannelWithConfirmsAsync(1, ct);
-            await session.OpenChannelWithConfirmsAsync(2, ct);
-            await session.DeclareQueueAsync(1, "export", ct);
+            await client.HandshakeAsync(cancellationToken: ct);
+            int frameMax = (int)client.TuneOk!.FrameMax;
+            foreach (ushort channel in (ushort[])[1, 2])
+            {
+                await client.OpenChannelAsync(channel, ct);
+                await client.SendMethodAsync(channel, new ConfirmSelect(), ct);
+                await client.ExpectAsync<ConfirmSelectOk>(ct);
+            }
+            await client.SendMethodAsync(1, new QueueDeclare { Queue = "export" }, ct);
+            await client.ExpectAsync<QueueDeclareOk>(ct);
             int k = 0;
             foreach (int size in (int[])[0, 10, 5000, 131064, 300_000])
-                await session.PublishAsync((ushort)(1 + k % 2), "export", SampleLogs.Pattern(size, k++), ct);
-            await session.SendHeartbeatAsync(ct);
-            await session.CloseAsync(ct);
+            {
+                await client.PublishAsync((ushort)(1 + k % 2), "", "export", SampleLogs.Pattern(size, k++), frameMax, cancellationToken: ct);
+                await client.ExpectAsync<BasicAck>(ct);
+            }
+            await client.SendHeartbeatAsync(ct);
+            await client.CloseAsync(ct);
         }
         BrokerConnection connection = Assert.Single(broker.Connections);
         await connection.Completion.WaitAsync(ct);

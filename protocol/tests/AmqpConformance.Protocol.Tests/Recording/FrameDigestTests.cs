@@ -54,28 +54,6 @@ public sealed class FrameDigestTests
         Assert.Equal(original, FrameDigest.Compute(bytes));
     }
 
-    private static ReadOnlySequence<byte> Pieces(byte[] bytes, int pieceLength)
-    {
-        if (bytes.Length == 0) return ReadOnlySequence<byte>.Empty;
-        Segment first = new(bytes.AsMemory(0, Math.Min(pieceLength, bytes.Length)), 0), last = first;
-        for (int at = pieceLength; at < bytes.Length; at += pieceLength)
-            last = last.Then(bytes.AsMemory(at, Math.Min(pieceLength, bytes.Length - at)));
-        return new ReadOnlySequence<byte>(first, 0, last, last.Memory.Length);
-    }
-
-    private sealed class Segment : ReadOnlySequenceSegment<byte>
-    {
-        public Segment(ReadOnlyMemory<byte> memory, long runningIndex)
-        {
-            Memory = memory;
-            RunningIndex = runningIndex;
-        }
-
-        public Segment Then(ReadOnlyMemory<byte> memory)
-        {
-            var next = new Segment(memory, RunningIndex + Memory.Length);
-            Next = next;
-            return next;
-        }
-    }
+    private static ReadOnlySequence<byte> Pieces(byte[] bytes, int pieceLength) =>
+        TestSupport.Wire.Segmented(bytes.Chunk(pieceLength).ToArray());
 }
