@@ -46,7 +46,7 @@ internal static class RunCommand
         };
         var report = new Option<string?>("--report")
         {
-            Description = "Folder for failure artifacts (default: $AMQP_CONFORMANCE_REPORTS or ./reports).",
+            Description = "Folder for failure artifacts (default: $AMQP_CONFORMANCE_REPORTS or ./TestResults/amqp-conformance).",
         };
         var json = new Option<string?>("--json")
         {
