@@ -60,7 +60,6 @@ public sealed class TemplateTests(PackedFeed feed, ITestOutputHelper output)
     internal static string[] PropertiesOf(Type suite) =>
         [.. suite.GetMethods(BindingFlags.Public | BindingFlags.Instance)
             .Where(m => m.GetCustomAttribute<ConformancePropertyAttribute>() is not null).Select(m => m.Name)];
-    }
 
     [Fact]
     public void The_template_asks_for_the_versions_this_repository_builds_and_packs()
