@@ -88,18 +88,9 @@ public sealed class PackageContentsTests(PackedFeed feed, ITestOutputHelper outp
     [PackagingFact]
     public async Task The_cli_package_is_a_dotnet_tool_named_amqp_conformance_with_everything_inside()
     {
-        await feed.EnsurePackedAsync();
-        string nupkg = feed.PackagePath("AmqpConformance.Cli");
-        output.WriteLine($"{Path.GetFileName(nupkg)}: {new FileInfo(nupkg).Length} bytes");
-        XElement meta = PackedFeed.ReadNuspec(nupkg);
-        AssertCommonMetadata("AmqpConformance.Cli", meta, feed.Version);
-        Assert.Equal("DotnetTool", (string?)meta.Element("packageTypes")?.Element("packageType")?.Attribute("name"));
         // A tool carries its whole closure; it depends on no package.
-        Assert.Empty(meta.Descendants("dependency"));
-
-        using ZipArchive zip = ZipFile.OpenRead(nupkg);
+        using ZipArchive zip = await OpenStandalonePackageAsync("AmqpConformance.Cli", "DotnetTool");
         string[] entries = zip.Entries.Select(e => e.FullName).ToArray();
-        AssertOwnReadme("AmqpConformance.Cli", zip);
         Assert.Contains("tools/net10.0/any/amqp-conformance.dll", entries);
         foreach (string library in Expected.Keys) Assert.Contains($"tools/net10.0/any/{library}.dll", entries);
         AssertNoTestOnlyContent("AmqpConformance.Cli", entries);
@@ -114,22 +105,30 @@ public sealed class PackageContentsTests(PackedFeed feed, ITestOutputHelper outp
     [PackagingFact]
     public async Task The_templates_package_is_a_dotnet_new_template_with_the_adapter_as_source()
     {
-        await feed.EnsurePackedAsync();
-        string nupkg = feed.PackagePath("AmqpConformance.Templates");
-        XElement meta = PackedFeed.ReadNuspec(nupkg);
-        AssertCommonMetadata("AmqpConformance.Templates", meta, feed.Version);
-        Assert.Equal("Template", (string?)meta.Element("packageTypes")?.Element("packageType")?.Attribute("name"));
-        Assert.Empty(meta.Descendants("dependency"));
-
-        using ZipArchive zip = ZipFile.OpenRead(nupkg);
+        using ZipArchive zip = await OpenStandalonePackageAsync("AmqpConformance.Templates", "Template");
         string[] entries = zip.Entries.Select(e => e.FullName).ToArray();
-        AssertOwnReadme("AmqpConformance.Templates", zip);
         string[] content = entries.Where(e => e.StartsWith("content/", StringComparison.Ordinal)).Order(StringComparer.Ordinal).ToArray();
         Assert.Equal(
             new[] { ".template.config/template.json", "AmqpConformanceTests.csproj", "RabbitMqClientAdapter.cs", "RabbitMqClientConformance.cs", "WriterConformance.cs" }
                 .Select(f => "content/amqp-conformance/" + f).Order(StringComparer.Ordinal),
             content);
         Assert.DoesNotContain(entries, e => e.StartsWith("lib/", StringComparison.Ordinal));
+    }
+
+    /// <summary>Opens package <paramref name="id"/> after checking its common metadata, its own README, its package type and
+    /// that it depends on no package (a tool or a template carries what it needs).</summary>
+    private async Task<ZipArchive> OpenStandalonePackageAsync(string id, string packageType)
+    {
+        await feed.EnsurePackedAsync();
+        string nupkg = feed.PackagePath(id);
+        output.WriteLine($"{Path.GetFileName(nupkg)}: {new FileInfo(nupkg).Length} bytes");
+        XElement meta = PackedFeed.ReadNuspec(nupkg);
+        AssertCommonMetadata(id, meta, feed.Version);
+        Assert.Equal(packageType, (string?)meta.Element("packageTypes")?.Element("packageType")?.Attribute("name"));
+        Assert.Empty(meta.Descendants("dependency"));
+        ZipArchive zip = ZipFile.OpenRead(nupkg);
+        AssertOwnReadme(id, zip);
+        return zip;
     }
 
     /// <summary>The package carries a README of its own (headed by its id, short), not the repository's front page.</summary>

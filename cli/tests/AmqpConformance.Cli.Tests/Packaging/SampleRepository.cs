@@ -49,8 +49,8 @@ public sealed class SampleRepository
             File.Copy(file, Path.Combine(root, relative));
         }
         feed.WriteNugetConfig(root);
-        File.Copy(Path.Combine(feed.RepoRoot, "cli", "tests", "AmqpConformance.Cli.Tests", "Packaging", "probe", "LossyWriterConformance.cs.txt"),
-            Path.Combine(root, TestProject, "LossyWriterConformance.cs"));
+        File.Copy(Path.Combine(feed.RepoRoot, "cli", "tests", "AmqpConformance.Cli.Tests", "Packaging", "probe", "DuplicatingWriterConformance.cs.txt"),
+            Path.Combine(root, TestProject, "DuplicatingWriterConformance.cs"));
 
         string globalPackages = await feed.ClearGlobalPackagesAsync(root);
         ProcessResult build = await ProcessRun.RunAsync(ProcessRun.DotnetHost, ["build", TestProject, "-nodeReuse:false"],
