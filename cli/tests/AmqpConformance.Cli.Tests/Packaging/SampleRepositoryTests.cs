@@ -34,7 +34,7 @@ public sealed class SampleRepositoryTests(PackedFeed feed, ITestOutputHelper out
         feed.AssertRestoredFromFeed(sample.GlobalPackages, LibraryIds);
 
         // Every property of the suite ran on the sample's writer and passed; the Duplicating suite beside it was filtered out.
-        string[] properties = [.. TemplateTests.PropertiesOf(typeof(FrameWriterConformanceSuite)).Order(StringComparer.Ordinal)];
+        string[] properties = [.. TemplateTests.TestsOf(typeof(FrameWriterConformanceSuite)).Order(StringComparer.Ordinal)];
         Assert.NotEmpty(properties);
         XElement[] ran = XDocument.Load(Path.Combine(results, "mine.trx")).Descendants().Where(e => e.Name.LocalName == "UnitTestResult").ToArray();
         Assert.All(ran, r => Assert.True((string?)r.Attribute("outcome") == "Passed", $"{r.Attribute("testName")}: {r.Attribute("outcome")}"));

@@ -50,16 +50,16 @@ public sealed class TemplateTests(PackedFeed feed, ITestOutputHelper output)
             .Where(e => e.Name.LocalName == "UnitTestResult").ToArray();
         Assert.All(results, r => Assert.True((string?)r.Attribute("outcome") == "Passed", $"{r.Attribute("testName")}: {r.Attribute("outcome")}"));
         string[] names = [.. results.Select(r => (string)r.Attribute("testName")!)];
-        Assert.Equal(PropertiesOf(typeof(FrameWriterConformanceSuite)).Select(p => "Acme.Client.ConformanceTests.MyWriterConformance." + p)
-                .Concat(PropertiesOf(typeof(ClientConformanceSuite)).Select(p => "Acme.Client.ConformanceTests.RabbitMqClientConformance." + p))
+        Assert.Equal(TestsOf(typeof(FrameWriterConformanceSuite)).Select(p => "Acme.Client.ConformanceTests.MyWriterConformance." + p)
+                .Concat(TestsOf(typeof(ClientConformanceSuite)).Select(p => "Acme.Client.ConformanceTests.RabbitMqClientConformance." + p))
                 .Order(StringComparer.Ordinal),
             names.Order(StringComparer.Ordinal));
     }
 
-    /// <summary>The names of a suite's conformance property tests.</summary>
-    internal static string[] PropertiesOf(Type suite) =>
+    /// <summary>The names of a suite's tests: its conformance properties and any other fact it has.</summary>
+    internal static string[] TestsOf(Type suite) =>
         [.. suite.GetMethods(BindingFlags.Public | BindingFlags.Instance)
-            .Where(m => m.GetCustomAttribute<ConformancePropertyAttribute>() is not null).Select(m => m.Name)];
+            .Where(m => m.GetCustomAttribute<FactAttribute>() is not null).Select(m => m.Name)];
 
     [Fact]
     public void The_template_asks_for_the_versions_this_repository_builds_and_packs()
