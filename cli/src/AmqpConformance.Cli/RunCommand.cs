@@ -106,6 +106,8 @@ internal static class RunCommand
         IReadOnlyList<string> selected = invariants.Length == 0 ? InvariantNames.All
             : [.. InvariantNames.All.Append(ConformanceProperties.AllAtOnce).Where(invariants.Contains)];
         string root = reportRoot is null ? ConformanceArtifacts.DefaultRoot() : Path.GetFullPath(reportRoot);
+        // The start of a run: each writer's reports from an earlier run go, so the folder shows only this run's failures.
+        foreach (FrameWriterFactory factory in factories) StaleReports.ClearOnce(factory.Name, root);
 
         var session = new RunSession(factories, selected, cases, token, root, writers);
         var results = await session.RunAsync(output, cancellationToken).ConfigureAwait(false);
