@@ -76,7 +76,7 @@ internal static class BrokerCommand
             (ushort)result.GetValue(heartbeat),
             result.GetValue(users) is { Length: > 0 } given ? given : ["guest:guest"],
             result.GetValue(strictness) == "rabbitmq" ? Strictness.RabbitMq : Strictness.Strict,
-            result.GetValue(captureBodies)), cancellationToken));
+            result.GetValue(captureBodies)), result.InvocationConfiguration.Output, result.InvocationConfiguration.Error, cancellationToken));
         return command;
     }
 
@@ -103,7 +103,10 @@ internal static class BrokerCommand
     /// streamed to --record, or nobody reads them).</summary>
     private const int LiveLogFrames = 10_000;
 
-    private static async Task<int> RunAsync(BrokerRun run, CancellationToken stop)
+    /// <summary>Starts the broker and runs it until <paramref name="stop"/>. Returns <see cref="ExitCodes.BadInput"/> with one line
+    /// on <paramref name="error"/> when it cannot start (the port is taken: the line names the address; a file cannot be
+    /// written), <see cref="ExitCodes.Violation"/> when a recording failed while running, else <see cref="ExitCodes.Ok"/>.</summary>
+    private static async Task<int> RunAsync(BrokerRun run, TextWriter output, TextWriter error, CancellationToken stop)
     {
         var options = new FakeBrokerOptions
         {
@@ -122,18 +125,27 @@ internal static class BrokerCommand
             CloseTimeout = TimeSpan.FromMilliseconds(500),
         };
 
+        if (run.Pcap?.Directory is { Exists: false } pcapFolder)
+            return CliApplication.BadInput(error, $"broker: --pcap {run.Pcap.FullName}: the folder {pcapFolder.FullName} does not exist.");
         JsonLinesLiveRecorder? recorder = null;
-        FakeBroker.FakeBroker broker;
         try
         {
             recorder = run.Record is null ? null : JsonLinesLiveRecorder.Create(run.Record.FullName);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return CliApplication.BadInput(error, $"broker: --record {run.Record!.FullName}: {e.Message}");
+        }
+        FakeBroker.FakeBroker broker;
+        try
+        {
             broker = await FakeBroker.FakeBroker.StartAsync(options, stop);
         }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException or System.Net.Sockets.SocketException or ArgumentException)
+        catch (Exception e) when (e is IOException or System.Net.Sockets.SocketException or ArgumentException)
         {
-            await Console.Error.WriteLineAsync($"broker: cannot start: {e.Message}");
             if (recorder is not null) await recorder.DisposeAsync();
-            return 1;
+            string address = string.Create(CultureInfo.InvariantCulture, $"{options.Host}:{run.Port}");
+            return CliApplication.BadInput(error, $"broker: cannot listen on {address}: {e.Message}");
         }
 
         // Per-connection state lives only while the connection does, so a long run does not grow with each connection.
@@ -155,7 +167,7 @@ internal static class BrokerCommand
                 try
                 {
                     Interlocked.Add(ref framesRecorded, connection.Log.NextSequence);
-                    OnEnded(connection, recorder);
+                    OnEnded(connection, recorder, output);
                 }
                 finally
                 {
@@ -163,15 +175,15 @@ internal static class BrokerCommand
                     reported.SetResult();
                 }
             }, TaskScheduler.Default);
-            Console.WriteLine($"connection {connection.Id}: accepted");
+            output.WriteLine($"connection {connection.Id}: accepted");
         }
         broker.ConnectionAccepted += Track;
         Interlocked.Exchange(ref watermark, broker.AcceptedConnections);
         foreach (BrokerConnection connection in broker.Connections)
             if (connection.Id <= watermark) Track(connection); // accepted before the handler was in place
 
-        Console.WriteLine($"listening on {broker.Endpoint}");
-        Console.WriteLine($"  frame_max {run.FrameMax}, heartbeat {run.Heartbeat} s, {run.Strictness} validation" +
+        output.WriteLine($"listening on {broker.Endpoint}");
+        output.WriteLine($"  frame_max {run.FrameMax}, heartbeat {run.Heartbeat} s, {run.Strictness} validation" +
             (run.Record is null ? "" : $", recording to {run.Record.FullName}") + "; Ctrl+C stops");
         try
         {
@@ -179,12 +191,12 @@ internal static class BrokerCommand
         }
         catch (OperationCanceledException)
         {
-            Console.WriteLine("stopping");
+            output.WriteLine("stopping");
         }
 
         await broker.DisposeAsync(); // closes every connection and waits for their loops
         await Task.WhenAll(pending.Values);
-        int exitCode = 0;
+        int exitCode = ExitCodes.Ok;
         if (recorder is not null)
         {
             try
@@ -193,8 +205,8 @@ internal static class BrokerCommand
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException)
             {
-                await Console.Error.WriteLineAsync($"broker: recording to {run.Record!.FullName} failed: {e.Message}");
-                exitCode = 1;
+                await error.WriteLineAsync($"broker: recording to {run.Record!.FullName} failed: {e.Message}");
+                exitCode = ExitCodes.Violation;
             }
         }
 
@@ -204,20 +216,20 @@ internal static class BrokerCommand
             try
             {
                 PcapExporter.WriteFile(run.Pcap.FullName, connections.Select(c => FrameLogSnapshot.From(c.Log)));
-                Console.WriteLine($"pcap: {run.Pcap.FullName}");
+                output.WriteLine($"pcap: {run.Pcap.FullName}");
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException)
             {
-                await Console.Error.WriteLineAsync($"broker: writing the pcap {run.Pcap.FullName} failed: {e.Message}");
-                exitCode = 1;
+                await error.WriteLineAsync($"broker: writing the pcap {run.Pcap.FullName} failed: {e.Message}");
+                exitCode = ExitCodes.Violation;
             }
         }
-        Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+        output.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"stopped: {broker.AcceptedConnections} connection(s), {Interlocked.Read(ref framesRecorded)} frame(s){(run.Record is null ? "" : $" recorded to {run.Record.FullName}")}"));
         return exitCode;
     }
 
-    private static void OnEnded(BrokerConnection connection, JsonLinesLiveRecorder? recorder)
+    private static void OnEnded(BrokerConnection connection, JsonLinesLiveRecorder? recorder, TextWriter output)
     {
         string reason = connection.CloseInfo?.ToString() ?? "ended";
         recorder?.Complete(connection.Log, reason);
@@ -226,6 +238,6 @@ internal static class BrokerCommand
         text.Append(CultureInfo.InvariantCulture, $"connection {connection.Id}: closed ({reason}); {connection.Log.NextSequence} frame(s), {findings.Count} finding(s)");
         foreach (ProtocolFinding f in findings)
             text.Append(CultureInfo.InvariantCulture, $"\n  {(f.ClosedConnection ? "closed" : "reported")} {f.ReplyCode} {f.Rule} at frame #{f.Sequence}: {f.Message}");
-        Console.WriteLine(text.ToString());
+        output.WriteLine(text.ToString());
     }
 }

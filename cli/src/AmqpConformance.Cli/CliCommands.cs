@@ -11,6 +11,5 @@ internal static class CliCommands
         yield return ProxyCommand.Create();
         yield return RunCommand.Create();
         yield return FuzzCommand.Create();
-        yield break;
     }
 }

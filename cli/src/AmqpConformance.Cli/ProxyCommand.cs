@@ -50,14 +50,13 @@ internal static class ProxyCommand
     }
 
     /// <summary>Starts the API and the proxy, prints where they listen, waits for <paramref name="cancellationToken"/>,
-    /// then stops both. Returns 0 on a clean stop, 2 on bad input (with the reason on <paramref name="error"/>).</summary>
+    /// then stops both. Returns 0 on a clean stop, 2 on bad input (one line on <paramref name="error"/> naming the address or file).</summary>
     internal static async Task<int> RunAsync(string listen, string upstream, string api, string name, FileInfo? planFile,
         TextWriter output, TextWriter error, CancellationToken cancellationToken)
     {
         if (!IPEndPoint.TryParse(api, out IPEndPoint? apiEndpoint) || !IPAddress.IsLoopback(apiEndpoint.Address))
         {
-            await error.WriteLineAsync($"--api {api}: expected a loopback address such as 127.0.0.1:8474.");
-            return 2;
+            return CliApplication.BadInput(error, $"proxy: --api {api}: expected a loopback address such as 127.0.0.1:8474.");
         }
         FaultPlanToxics.Mapping? toxics = null;
         if (planFile is not null)
@@ -68,8 +67,7 @@ internal static class ProxyCommand
             }
             catch (Exception e) when (e is FormatException or IOException or UnauthorizedAccessException)
             {
-                await error.WriteLineAsync($"--plan {planFile.FullName}: {e.Message}");
-                return 2;
+                return CliApplication.BadInput(error, $"proxy: --plan {planFile.FullName}: {e.Message}");
             }
         }
 
@@ -80,8 +78,7 @@ internal static class ProxyCommand
         }
         catch (IOException e)
         {
-            await error.WriteLineAsync($"--api {api}: cannot listen: {e.Message}");
-            return 2;
+            return CliApplication.BadInput(error, $"proxy: --api {api}: cannot listen: {e.Message}");
         }
         await using (server)
         {
@@ -94,8 +91,7 @@ internal static class ProxyCommand
             }
             catch (ToxiproxyApiException e)
             {
-                await error.WriteLineAsync($"proxy {name} ({listen} -> {upstream}): {e.Message}");
-                return 2;
+                return CliApplication.BadInput(error, $"proxy: {name} ({listen} -> {upstream}): {e.Message}");
             }
             await output.WriteLineAsync($"proxy '{proxy.Name}' listening on {proxy.Listen} -> {proxy.Upstream}");
             await output.WriteLineAsync($"Toxiproxy API on {server.ApiUrl}");
@@ -110,6 +106,6 @@ internal static class ProxyCommand
             catch (OperationCanceledException) { }
             await output.WriteLineAsync("stopping proxy");
         }
-        return 0;
+        return ExitCodes.Ok;
     }
 }

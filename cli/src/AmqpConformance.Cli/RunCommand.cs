@@ -46,7 +46,7 @@ internal static class RunCommand
         };
         var report = new Option<string?>("--report")
         {
-            Description = "Folder for failure artifacts (default: $AMQP_CONFORMANCE_REPORTS or ./reports).",
+            Description = "Folder for failure artifacts (default: $AMQP_CONFORMANCE_REPORTS or ./TestResults/amqp-conformance).",
         };
         var json = new Option<string?>("--json")
         {
@@ -106,6 +106,8 @@ internal static class RunCommand
         IReadOnlyList<string> selected = invariants.Length == 0 ? InvariantNames.All
             : [.. InvariantNames.All.Append(ConformanceProperties.AllAtOnce).Where(invariants.Contains)];
         string root = reportRoot is null ? ConformanceArtifacts.DefaultRoot() : Path.GetFullPath(reportRoot);
+        // The start of a run: each writer's reports from an earlier run go, so the folder shows only this run's failures.
+        foreach (FrameWriterFactory factory in factories) StaleReports.ClearOnce(factory.Name, root);
 
         var session = new RunSession(factories, selected, cases, token, root, writers);
         var results = await session.RunAsync(output, cancellationToken).ConfigureAwait(false);

@@ -18,7 +18,7 @@ internal static class WriterResolver
         int colon = spec.LastIndexOf(':');
         if (colon <= 0 || colon == spec.Length - 1)
         {
-            problem = "unknown writer; expected background, inline, coalescing (custom) or <assembly-path>:<type>.";
+            problem = "unknown writer; expected background, inline, coalescing or <assembly-path>:<type> (your own writer).";
             return false;
         }
         string path = Path.GetFullPath(spec[..colon]);

@@ -92,7 +92,7 @@ public sealed partial class BrokerCommandTests(ITestOutputHelper output)
     }
 
     [Fact]
-    public async Task A_port_in_use_is_a_clear_error()
+    public async Task A_port_in_use_is_one_line_naming_the_address_and_exit_code_2()
     {
         using var listener = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
         listener.Bind(new System.Net.IPEndPoint(System.Net.IPAddress.Loopback, 0));
@@ -101,8 +101,9 @@ public sealed partial class BrokerCommandTests(ITestOutputHelper output)
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
         using var cli = RunningCli.Start(["broker", "--port", busy.ToString()]);
         await cli.Process.WaitForExitAsync(timeout.Token);
-        Assert.NotEqual(0, cli.Process.ExitCode);
-        Assert.Contains("cannot start", cli.Errors());
+        Assert.Equal(2, cli.Process.ExitCode);
+        Assert.Equal($"broker: cannot listen on 127.0.0.1:{busy}:", cli.Errors().Trim().Split('\n').Single()[..$"broker: cannot listen on 127.0.0.1:{busy}:".Length]);
+        Assert.Equal("", cli.Output().Trim());
     }
 
     private static async Task<int> ReadPortAsync(RunningCli cli, CancellationToken ct)

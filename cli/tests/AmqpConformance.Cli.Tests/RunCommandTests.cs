@@ -54,6 +54,22 @@ public sealed class RunCommandTests : IDisposable
     }
 
     [Fact]
+    public void A_run_clears_its_writers_reports_from_an_earlier_run_and_no_others()
+    {
+        string stale = Path.Combine(_reports, "Inline", "order", "summary.txt");
+        string other = Path.Combine(_reports, "Background", "order", "summary.txt");
+        foreach (string file in new[] { stale, other })
+        {
+            Directory.CreateDirectory(Path.GetDirectoryName(file)!);
+            File.WriteAllText(file, "an earlier run's failure");
+        }
+        var (code, output, error) = Invoke("--writer", "inline", "--cases", "3", "--invariant", "order");
+        Assert.True(code == 0, output + error);
+        Assert.False(File.Exists(stale), "the writer's stale report survived its new run");
+        Assert.True(File.Exists(other), "another writer's report was cleared");
+    }
+
+    [Fact]
     public void A_correct_writer_gets_a_full_verdict_table_and_exit_code_0()
     {
         var (code, output, error) = Invoke("--writer", "inline", "--cases", "5");

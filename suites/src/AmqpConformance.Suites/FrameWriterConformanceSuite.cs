@@ -15,7 +15,8 @@ namespace AmqpConformance.Suites;
 /// </summary>
 /// <remarks>Cases per property: <see cref="DefaultCases"/>, overridden by <c>AMQP_CONFORMANCE_CASES</c>; replay one case with
 /// <c>AMQP_CONFORMANCE_REPLAY=seed,gamma,size</c>. A failure prints the invariant, the shrunk scenario, the violations, the
-/// replay line and the artifact folder (<c>reports/&lt;suite&gt;/&lt;invariant&gt;/</c>, root overridable with <c>AMQP_CONFORMANCE_REPORTS</c>).</remarks>
+/// replay line and the artifact folder (<c>TestResults/amqp-conformance/&lt;suite&gt;/&lt;invariant&gt;/</c>, root overridable with
+/// <c>AMQP_CONFORMANCE_REPORTS</c>; a suite's folder is cleared when its first property starts in a process).</remarks>
 public abstract class FrameWriterConformanceSuite(ITestOutputHelper? output = null)
 {
     /// <summary>The writer under test.</summary>

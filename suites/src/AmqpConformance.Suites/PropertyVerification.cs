@@ -1,4 +1,5 @@
 using System.Reflection;
+using AmqpConformance.Harness.Reports;
 using AmqpConformance.Properties;
 using Xunit.Abstractions;
 
@@ -10,6 +11,8 @@ internal static class PropertyVerification
 {
     public static PropertyRunOptions OptionsFor(object suite, string testMethod, int defaultCases)
     {
+        // A property of this suite is starting: its reports from an earlier run go (once per process; see StaleReports).
+        StaleReports.ClearOnce(suite.GetType().Name);
         var attribute = suite.GetType().GetMethod(testMethod, BindingFlags.Public | BindingFlags.Instance)?.GetCustomAttribute<ConformancePropertyAttribute>();
         var options = PropertyRunOptions.FromEnvironment(attribute is { MaxTest: > 0 } ? attribute.MaxTest : defaultCases);
         if (options.Replay is null && !string.IsNullOrWhiteSpace(attribute?.Replay))

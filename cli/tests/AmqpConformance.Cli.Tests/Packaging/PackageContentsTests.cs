@@ -5,7 +5,7 @@ using Xunit.Abstractions;
 namespace AmqpConformance.Cli.Tests.Packaging;
 
 /// <summary>
-/// What <c>dotnet pack</c> makes of the six shipped projects: ids, version, metadata, README, XML docs, symbols, and
+/// What <c>dotnet pack</c> makes of the shipped projects: ids, version, metadata, README, XML docs, symbols, and
 /// dependencies on each other as packages (never project paths or test-only code).
 /// </summary>
 [Collection(PackagingCollection.Name)]
@@ -48,8 +48,13 @@ public sealed class PackageContentsTests(PackedFeed feed, ITestOutputHelper outp
 
             using ZipArchive zip = ZipFile.OpenRead(nupkg);
             string[] entries = zip.Entries.Select(e => e.FullName).ToArray();
-            Assert.Contains("README.md", entries);
+            AssertOwnReadme(id, zip);
             AssertNoTestOnlyContent(id, entries);
+            if (id == "AmqpConformance.Suites")
+            {
+                Assert.Contains("buildTransitive/AmqpConformance.Suites.targets", entries);
+                Assert.Contains("buildTransitive/AmqpConformance.Suites.Reports.targets", entries);
+            }
             string snupkg = Path.ChangeExtension(nupkg, ".snupkg");
             Assert.True(File.Exists(snupkg), $"{id}: no symbol package {snupkg}");
             using ZipArchive symbols = ZipFile.OpenRead(snupkg);
@@ -83,18 +88,9 @@ public sealed class PackageContentsTests(PackedFeed feed, ITestOutputHelper outp
     [PackagingFact]
     public async Task The_cli_package_is_a_dotnet_tool_named_amqp_conformance_with_everything_inside()
     {
-        await feed.EnsurePackedAsync();
-        string nupkg = feed.PackagePath("AmqpConformance.Cli");
-        output.WriteLine($"{Path.GetFileName(nupkg)}: {new FileInfo(nupkg).Length} bytes");
-        XElement meta = PackedFeed.ReadNuspec(nupkg);
-        AssertCommonMetadata("AmqpConformance.Cli", meta, feed.Version);
-        Assert.Equal("DotnetTool", (string?)meta.Element("packageTypes")?.Element("packageType")?.Attribute("name"));
         // A tool carries its whole closure; it depends on no package.
-        Assert.Empty(meta.Descendants("dependency"));
-
-        using ZipArchive zip = ZipFile.OpenRead(nupkg);
+        using ZipArchive zip = await OpenStandalonePackageAsync("AmqpConformance.Cli", "DotnetTool");
         string[] entries = zip.Entries.Select(e => e.FullName).ToArray();
-        Assert.Contains("README.md", entries);
         Assert.Contains("tools/net10.0/any/amqp-conformance.dll", entries);
         foreach (string library in Expected.Keys) Assert.Contains($"tools/net10.0/any/{library}.dll", entries);
         AssertNoTestOnlyContent("AmqpConformance.Cli", entries);
@@ -104,6 +100,46 @@ public sealed class PackageContentsTests(PackedFeed feed, ITestOutputHelper outp
         XElement command = XDocument.Load(stream).Descendants("Command").Single();
         Assert.Equal("amqp-conformance", (string?)command.Attribute("Name"));
         Assert.Equal("amqp-conformance.dll", (string?)command.Attribute("EntryPoint"));
+    }
+
+    [PackagingFact]
+    public async Task The_templates_package_is_a_dotnet_new_template_with_the_adapter_as_source()
+    {
+        using ZipArchive zip = await OpenStandalonePackageAsync("AmqpConformance.Templates", "Template");
+        string[] entries = zip.Entries.Select(e => e.FullName).ToArray();
+        string[] content = entries.Where(e => e.StartsWith("content/", StringComparison.Ordinal)).Order(StringComparer.Ordinal).ToArray();
+        Assert.Equal(
+            new[] { ".template.config/template.json", "AmqpConformanceTests.csproj", "RabbitMqClientAdapter.cs", "RabbitMqClientConformance.cs", "WriterConformance.cs" }
+                .Select(f => "content/amqp-conformance/" + f).Order(StringComparer.Ordinal),
+            content);
+        Assert.DoesNotContain(entries, e => e.StartsWith("lib/", StringComparison.Ordinal));
+    }
+
+    /// <summary>Opens package <paramref name="id"/> after checking its common metadata, its own README, its package type and
+    /// that it depends on no package (a tool or a template carries what it needs).</summary>
+    private async Task<ZipArchive> OpenStandalonePackageAsync(string id, string packageType)
+    {
+        await feed.EnsurePackedAsync();
+        string nupkg = feed.PackagePath(id);
+        output.WriteLine($"{Path.GetFileName(nupkg)}: {new FileInfo(nupkg).Length} bytes");
+        XElement meta = PackedFeed.ReadNuspec(nupkg);
+        AssertCommonMetadata(id, meta, feed.Version);
+        Assert.Equal(packageType, (string?)meta.Element("packageTypes")?.Element("packageType")?.Attribute("name"));
+        Assert.Empty(meta.Descendants("dependency"));
+        ZipArchive zip = ZipFile.OpenRead(nupkg);
+        AssertOwnReadme(id, zip);
+        return zip;
+    }
+
+    /// <summary>The package carries a README of its own (headed by its id, short), not the repository's front page.</summary>
+    private static void AssertOwnReadme(string id, ZipArchive zip)
+    {
+        ZipArchiveEntry? readme = zip.GetEntry("README.md");
+        Assert.True(readme is not null, $"{id} has no README.md");
+        using var reader = new StreamReader(readme.Open());
+        string[] lines = reader.ReadToEnd().Split('\n');
+        Assert.Equal("# " + id, lines[0].TrimEnd());
+        Assert.True(lines.Length < 60, $"{id}'s README has {lines.Length} lines; a package README is a short note");
     }
 
     private static void AssertCommonMetadata(string id, XElement meta, string version)
@@ -117,7 +153,9 @@ public sealed class PackageContentsTests(PackedFeed feed, ITestOutputHelper outp
         string description = meta.Element("description")!.Value;
         Assert.False(string.IsNullOrWhiteSpace(description) || description == "Package Description", $"{id} has no description");
         Assert.Contains("amqp", meta.Element("tags")?.Value.Split(' ') ?? [], StringComparer.Ordinal);
-        Assert.False(string.IsNullOrEmpty(meta.Element("projectUrl")?.Value), $"{id} has no project URL");
+        // No made-up addresses: the project has no public URL yet, so none is claimed.
+        Assert.Null(meta.Element("projectUrl"));
+        Assert.DoesNotContain("example.invalid", meta.ToString(), StringComparison.Ordinal);
     }
 
     private static void AssertNoTestOnlyContent(string id, string[] entries)

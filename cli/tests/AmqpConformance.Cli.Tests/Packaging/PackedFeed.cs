@@ -26,6 +26,7 @@ public sealed class PackedFeed : IDisposable
         ["AmqpConformance.Properties"] = "properties/src/AmqpConformance.Properties/AmqpConformance.Properties.csproj",
         ["AmqpConformance.Suites"] = "suites/src/AmqpConformance.Suites/AmqpConformance.Suites.csproj",
         ["AmqpConformance.Cli"] = "cli/src/AmqpConformance.Cli/AmqpConformance.Cli.csproj",
+        ["AmqpConformance.Templates"] = "templates/src/AmqpConformance.Templates/AmqpConformance.Templates.csproj",
     };
 
     private static readonly TimeSpan PackTimeout = TimeSpan.FromMinutes(15);
@@ -98,16 +99,48 @@ public sealed class PackedFeed : IDisposable
 
     /// <summary>
     /// Writes a nuget.config into <paramref name="directory"/> whose sources are this feed followed by the repository's own
-    /// sources (read from the repository's nuget.config), so a consumer there restores AmqpConformance.* from the feed.
+    /// sources (read from the repository's nuget.config), with package source mapping: <c>AmqpConformance.*</c> may come from
+    /// this feed only, everything else from the repository's sources only.
     /// </summary>
     public void WriteNugetConfig(string directory)
     {
-        XElement repoSources = XDocument.Load(Path.Combine(RepoRoot, "nuget.config")).Root!.Element("packageSources")!;
+        XElement[] repoSources = XDocument.Load(Path.Combine(RepoRoot, "nuget.config")).Root!.Element("packageSources")!.Elements("add").ToArray();
+        const string FeedKey = "amqpc-packed";
         var sources = new XElement("packageSources", new XElement("clear"),
-            new XElement("add", new XAttribute("key", "amqpc-packed"), new XAttribute("value", FeedDirectory)));
-        sources.Add(repoSources.Elements("add"));
-        new XDocument(new XElement("configuration", sources)).Save(Path.Combine(directory, "nuget.config"));
+            new XElement("add", new XAttribute("key", FeedKey), new XAttribute("value", FeedDirectory)), repoSources);
+        var mapping = new XElement("packageSourceMapping",
+            new XElement("packageSource", new XAttribute("key", FeedKey), new XElement("package", new XAttribute("pattern", "AmqpConformance.*"))),
+            repoSources.Select(s => new XElement("packageSource", new XAttribute("key", (string)s.Attribute("key")!),
+                new XElement("package", new XAttribute("pattern", "*")))));
+        new XDocument(new XElement("configuration", sources, mapping)).Save(Path.Combine(directory, "nuget.config"));
     }
+
+    /// <summary>
+    /// Asserts that every <c>AmqpConformance.*</c> package in <paramref name="ids"/> was restored into
+    /// <paramref name="globalPackages"/> from this feed (its <c>.nupkg.metadata</c> names the feed), not from a stale copy.
+    /// </summary>
+    public void AssertRestoredFromFeed(string globalPackages, IEnumerable<string> ids)
+    {
+        foreach (string id in ids)
+        {
+            string metadata = Path.Combine(globalPackages, id.ToLowerInvariant(), Version, ".nupkg.metadata");
+            Assert.True(File.Exists(metadata), $"{id} {Version} was not restored into {globalPackages}");
+            using var json = System.Text.Json.JsonDocument.Parse(File.ReadAllText(metadata));
+            string source = json.RootElement.GetProperty("source").GetString()!;
+            Assert.Equal(Path.TrimEndingDirectorySeparator(FeedDirectory), Path.TrimEndingDirectorySeparator(source));
+        }
+    }
+
+    /// <summary>The environment of a child <c>dotnet</c> that builds or runs a client's project: none of this repository's
+    /// variables that would steer it, and the net8.0 test host allowed to roll forward onto the newer runtime installed here.</summary>
+    public static Dictionary<string, string?> ClientEnvironment() => new()
+    {
+        ["AMQP_CONFORMANCE_CASES"] = null,
+        ["AMQP_CONFORMANCE_REPLAY"] = null,
+        ["AMQP_CONFORMANCE_REPORTS"] = null,
+        ["AMQPC_ARTIFACTS"] = null,
+        ["DOTNET_ROLL_FORWARD"] = "Major",
+    };
 
     /// <summary>
     /// Deletes every <c>amqpconformance.*</c> folder from the global packages folder that a restore in

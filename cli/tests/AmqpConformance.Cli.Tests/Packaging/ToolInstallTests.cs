@@ -5,7 +5,7 @@ using Xunit.Abstractions;
 namespace AmqpConformance.Cli.Tests.Packaging;
 
 /// <summary>
-/// Installs the packed CLI the way a user does (<c>dotnet tool install --tool-path ... --add-source ...</c>) and runs the
+/// Installs the packed CLI the way a user does (<c>dotnet tool install --tool-path ...</c>, the feed in nuget.config) and runs the
 /// installed <c>amqp-conformance --help</c>.
 /// </summary>
 [Collection(PackagingCollection.Name)]
@@ -21,7 +21,7 @@ public sealed partial class ToolInstallTests(PackedFeed feed, ITestOutputHelper 
         feed.WriteNugetConfig(work);
 
         ProcessResult install = await ProcessRun.RunAsync(ProcessRun.DotnetHost,
-            ["tool", "install", "--tool-path", toolPath, "--add-source", feed.FeedDirectory, "AmqpConformance.Cli", "--version", feed.Version],
+            ["tool", "install", "--tool-path", toolPath, "AmqpConformance.Cli", "--version", feed.Version],
             work, TimeSpan.FromMinutes(5));
         output.WriteLine(install.Output);
         Assert.True(install.ExitCode == 0, $"dotnet tool install failed ({install.ExitCode}):\n{install.Output}");

@@ -8,19 +8,29 @@ namespace AmqpConformance.Harness.Reports;
 /// <summary>
 /// Writes the artifact folder of a failing property: <c>frames.jsonl</c> (the frame log, <see cref="JsonLinesExporter"/>),
 /// <c>wire.pcap</c> (<see cref="PcapExporter"/>, opens in Wireshark), <c>timeline.html</c> (<see cref="HtmlTimeline"/>) and
-/// <c>summary.txt</c> (the failure message). The folder is <c>&lt;root&gt;/&lt;suite&gt;/&lt;invariant&gt;/</c>, where root is
-/// <c>AMQP_CONFORMANCE_REPORTS</c> or <c>reports</c> under the current directory.
+/// <c>summary.txt</c> (the failure message). The folder is <c>&lt;root&gt;/&lt;suite&gt;/&lt;invariant&gt;/</c>; see
+/// <see cref="DefaultRoot"/> for the root and <see cref="StaleReports"/> for when old reports are cleared.
 /// </summary>
 public static class ConformanceArtifacts
 {
     /// <summary>The environment variable that overrides the reports root folder.</summary>
     public const string ReportsEnvironmentVariable = "AMQP_CONFORMANCE_REPORTS";
 
-    /// <summary>The reports root: <c>AMQP_CONFORMANCE_REPORTS</c> when set, else <c>./reports</c>, as an absolute path.</summary>
+    /// <summary>The root used when <see cref="ReportsEnvironmentVariable"/> is not set, relative to the working directory.</summary>
+    public static readonly string DefaultRelativeRoot = Path.Combine("TestResults", "amqp-conformance");
+
+    /// <summary>
+    /// The reports root, as an absolute path: <c>AMQP_CONFORMANCE_REPORTS</c> when set (a relative value is taken from the
+    /// current directory), else <c>TestResults/amqp-conformance</c> under the current directory.
+    /// </summary>
+    /// <remarks>Under <c>dotnet test</c> the test host's current directory is the build output folder, not where the command
+    /// was typed. The AmqpConformance.Suites package therefore sets <c>AMQP_CONFORMANCE_REPORTS</c> for the test host to
+    /// <c>TestResults/amqp-conformance</c> under the directory <c>dotnet test</c> ran in (or to the user's own value made
+    /// absolute from there), so reports land where the user looks for them whatever the output folder.</remarks>
     public static string DefaultRoot()
     {
         string? root = Environment.GetEnvironmentVariable(ReportsEnvironmentVariable);
-        return Path.GetFullPath(string.IsNullOrWhiteSpace(root) ? "reports" : root);
+        return Path.GetFullPath(string.IsNullOrWhiteSpace(root) ? DefaultRelativeRoot : root);
     }
 
     /// <summary>The folder for <paramref name="suite"/> and <paramref name="invariant"/> under <paramref name="root"/>

@@ -5,7 +5,7 @@ using System.Threading.Tasks.Sources;
 namespace AmqpConformance.Harness.Writers;
 
 /// <summary>
-/// The reference "custom" writer (this project's own design): an uncontended caller writes and flushes its own
+/// The coalescing reference writer (this project's own design): an uncontended caller writes and flushes its own
 /// command; under contention callers enqueue their command without copying the body, and one loop takes everything
 /// queued, writes it all into <see cref="WriterContext.Output"/> in FIFO order, flushes once for the whole batch, then
 /// completes each caller. FIFO like the background writer, zero copy like the inline writer, no lock hand-off per call,

@@ -11,18 +11,18 @@ public static class WriterModes
     public static FrameWriterFactory Inline { get; } =
         FrameWriterFactory.Create("Inline", context => new InlineSemaphoreWriter(context));
 
-    /// <summary><see cref="CoalescingWriter"/>: queue without copy, one flush per batch ("Coalescing"; the "Custom" trait).</summary>
+    /// <summary><see cref="CoalescingWriter"/>: queue without copy, one flush per batch ("Coalescing").</summary>
     public static FrameWriterFactory Coalescing { get; } =
         FrameWriterFactory.Create("Coalescing", context => new CoalescingWriter(context));
 
     /// <summary>All reference writers.</summary>
     public static IReadOnlyList<FrameWriterFactory> All { get; } = [Background, Inline, Coalescing];
 
-    /// <summary>The reference writer called <paramref name="name"/> (case-insensitive; "custom" means Coalescing), or null.</summary>
+    /// <summary>The reference writer called <paramref name="name"/> ("background", "inline" or "coalescing", case-insensitive),
+    /// or null.</summary>
     public static FrameWriterFactory? FromName(string name)
     {
         ArgumentNullException.ThrowIfNull(name);
-        if (name.Equals("custom", StringComparison.OrdinalIgnoreCase)) return Coalescing;
         return All.FirstOrDefault(f => f.Name.Equals(name.Trim(), StringComparison.OrdinalIgnoreCase));
     }
 }

@@ -229,7 +229,7 @@ public sealed class InlineWriterBrokerTests : WriterBrokerTests
     protected override FrameWriterFactory Factory => WriterModes.Inline;
 }
 
-[Trait("WriterMode", "Custom")]
+[Trait("WriterMode", "Coalescing")]
 public sealed class CoalescingWriterBrokerTests : WriterBrokerTests
 {
     protected override FrameWriterFactory Factory => WriterModes.Coalescing;

@@ -1,4 +1,5 @@
 using AmqpConformance.SelfTest;
+using AmqpConformance.Harness.Reports;
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Harness.Writers;
 using AmqpConformance.Properties;
@@ -25,7 +26,7 @@ public sealed class FailureReportTests
         Assert.Contains(ReplayToken.EnvironmentVariable + "=", error.Message, StringComparison.Ordinal);
         Assert.Contains("FullyQualifiedName~DoubleReturnSuite.Pools", error.Message, StringComparison.Ordinal);
 
-        string folder = Path.GetFullPath(Path.Combine("reports", "DoubleReturnSuite", "pools"));
+        string folder = ConformanceArtifacts.FolderFor(nameof(DoubleReturnSuite), InvariantNames.Pools);
         foreach (string file in new[] { "frames.jsonl", "wire.pcap", "timeline.html", "summary.txt" })
             Assert.True(new FileInfo(Path.Combine(folder, file)).Length > 0, $"{file} missing or empty in {folder}");
         string html = File.ReadAllText(Path.Combine(folder, "timeline.html"));

@@ -1,10 +1,12 @@
 using AmqpConformance.Properties.Clients;
 using RabbitMQ.Client;
 
-namespace AmqpConformance.Suites.Tests.Clients;
+namespace AmqpConformanceTests;
 
 /// <summary>RabbitMQ.Client 7.x as a client under test: one IConnection per session, one IChannel per publisher channel, publisher
 /// confirms with tracking (so BasicPublishAsync completes on the broker's ack), the sequence number read before each publish.</summary>
+/// <remarks>Shipped as source in the amqp-conformance template, so it compiles against whichever RabbitMQ.Client 7.x your test
+/// project references. The AmqpConformance repository's own client suite compiles this very file.</remarks>
 public sealed class RabbitMqClientAdapter : ClientAdapter
 {
     public override string Name => "RabbitMQ.Client";

@@ -1,0 +1,15 @@
+namespace AmqpConformance.Cli;
+
+/// <summary>The exit codes of every amqp-conformance command.</summary>
+internal static class ExitCodes
+{
+    /// <summary>Everything held (run), or a clean stop (broker, proxy), or no finding (fuzz).</summary>
+    public const int Ok = 0;
+
+    /// <summary>A violation (run), a finding (fuzz), or a failure while running (broker: a recording could not be written).</summary>
+    public const int Violation = 1;
+
+    /// <summary>Bad input: unparsable arguments, a value out of range, a file or address that cannot be used. One line on standard
+    /// error says what, and nothing ran.</summary>
+    public const int BadInput = 2;
+}
