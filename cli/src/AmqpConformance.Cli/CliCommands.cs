@@ -11,5 +11,6 @@ internal static class CliCommands
         yield return ProxyCommand.Create();
         yield return RunCommand.Create();
         yield return FuzzCommand.Create();
+        yield return SelftestCommand.Create();
     }
 }

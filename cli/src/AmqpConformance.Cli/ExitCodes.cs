@@ -12,4 +12,7 @@ internal static class ExitCodes
     /// <summary>Bad input: unparsable arguments, a value out of range, a file or address that cannot be used. One line on standard
     /// error says what, and nothing ran.</summary>
     public const int BadInput = 2;
+
+    /// <summary>Stopped by a termination signal (Ctrl+C, SIGINT, SIGTERM: 128 + 2) after printing what had run.</summary>
+    public const int Interrupted = 130;
 }

@@ -17,9 +17,6 @@ namespace AmqpConformance.Cli;
 /// <remarks>See <see cref="WriterResolver"/> for custom writers.</remarks>
 internal static class RunCommand
 {
-    /// <summary>The exit code of a run interrupted by a termination signal (128 + SIGINT).</summary>
-    public const int InterruptedExitCode = 130;
-
     /// <summary>The command with its options.</summary>
     public static Command Create()
     {
@@ -125,7 +122,7 @@ internal static class RunCommand
                 return 2;
             }
         }
-        if (results.Interrupted) return InterruptedExitCode;
+        if (results.Interrupted) return ExitCodes.Interrupted;
         return rendered.AllHold ? 0 : 1;
     }
 }

@@ -1,9 +1,14 @@
 using AmqpConformance.Harness.Writers;
-using AmqpConformance.SelfTest.Zoo;
+using AmqpConformance.SelfTest.Zoo.Bodies;
+using AmqpConformance.SelfTest.Zoo.Cancellation;
+using AmqpConformance.SelfTest.Zoo.Interleaving;
+using AmqpConformance.SelfTest.Zoo.Ordering;
+using AmqpConformance.SelfTest.Zoo.Pools;
 
 namespace AmqpConformance.SelfTest;
 
-/// <summary>DELIBERATELY BROKEN writers as factories, for the harness's self-tests: each must be caught.</summary>
+/// <summary>The first six DELIBERATELY BROKEN writers as factories (named "Broken:..."), kept by name for the tests that show each
+/// one's defect directly; the whole zoo, these included, is <see cref="Zoo.ZooWriters"/>.</summary>
 public static class BrokenWriterModes
 {
     /// <summary><see cref="SplitLockWriter"/>: frames of concurrent commands interleave.</summary>

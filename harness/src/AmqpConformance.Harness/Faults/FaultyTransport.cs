@@ -30,11 +30,13 @@ public sealed class FaultyTransport : IAsyncDisposable
     private readonly Pipe _downstreamSink;
     private readonly FaultPump _upstream;
     private readonly FaultPump _downstream;
+    private readonly bool _orderlyCloseAsCompletion;
     private FaultTermination? _termination;
 
     private FaultyTransport(FaultPlan plan, FaultyTransportOptions options)
     {
         Plan = plan;
+        _orderlyCloseAsCompletion = options.OrderlyCloseAsCompletion;
         TimeProvider time = options.TimeProvider ?? TimeProvider.System;
         var pipeOptions = new PipeOptions(pauseWriterThreshold: options.PauseWriterThreshold,
             resumeWriterThreshold: options.ResumeWriterThreshold, useSynchronizationContext: false);
@@ -110,6 +112,11 @@ public sealed class FaultyTransport : IAsyncDisposable
     /// <summary>Resets the connection now, as a <see cref="ResetPeerFault"/> would.</summary>
     public void Reset(string reason = "reset by test") => Terminate(new FaultTermination(true, FaultDirection.Upstream, reason));
 
+    /// <summary>Closes the connection now, in an orderly way, as a <see cref="LimitDataFault"/> reached would: the broker keeps what
+    /// got through, the writer's next write or flush fails (or reports completion, with
+    /// <see cref="FaultyTransportOptions.OrderlyCloseAsCompletion"/>).</summary>
+    public void Close(string reason = "closed by test") => Terminate(new FaultTermination(false, FaultDirection.Upstream, reason));
+
     /// <summary>Closes whatever is still open (orderly) and waits for both pumps.</summary>
     public async ValueTask DisposeAsync()
     {
@@ -138,13 +145,13 @@ public sealed class FaultyTransport : IAsyncDisposable
                 await sink.Writer.CompleteAsync(pump.SourceError).ConfigureAwait(false);
                 break;
             case FaultPumpOutcome.SinkEnded:
-                await source.Reader.CompleteAsync(new TransportClosedException(
+                await source.Reader.CompleteAsync(_orderlyCloseAsCompletion ? null : new TransportClosedException(
                     $"The receiving side of the {pump.Direction} stream stopped reading.")).ConfigureAwait(false);
                 await sink.Writer.CompleteAsync().ConfigureAwait(false);
                 break;
             default:
                 FaultTermination t = Termination ?? new FaultTermination(false, pump.Direction, "terminated");
-                await source.Reader.CompleteAsync(t.ToException()).ConfigureAwait(false);
+                await source.Reader.CompleteAsync(!t.IsReset && _orderlyCloseAsCompletion ? null : t.ToException()).ConfigureAwait(false);
                 // The broker keeps what got through and sees the stream end (mid-frame, if so);
                 // the client's reads fail on a reset, as recv() does after RST.
                 bool failReads = t.IsReset && pump.Direction == FaultDirection.Downstream;

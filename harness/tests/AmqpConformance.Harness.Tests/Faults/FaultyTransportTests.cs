@@ -116,6 +116,25 @@ public sealed class FaultyTransportTests
     }
 
     [Fact]
+    public async Task An_orderly_close_can_reach_the_sender_as_a_completed_flush_instead_of_an_exception()
+    {
+        using var cts = Timeout();
+        await using var transport = FaultyTransport.Create(new FaultPlan(1, [new LimitDataFault(300)]), Virtual with { OrderlyCloseAsCompletion = true });
+        var reading = ReadAllAsync(transport.BrokerSide.Input, cts.Token);
+        byte[] data = Pattern(1000);
+        FlushResult result = default;
+        for (int i = 0; i < 10 && !result.IsCompleted; i++)
+        {
+            result = await transport.ClientSide.Output.WriteAsync(data.AsMemory(i * 100, 100), cts.Token);
+            await Task.Delay(1, cts.Token);
+        }
+        Assert.True(result.IsCompleted, "the sender learns of the close from a completed flush, not an exception");
+        var (bytes, _, error) = await reading;
+        Assert.Null(error);
+        Assert.Equal(data.AsSpan(0, 300).ToArray(), bytes);
+    }
+
+    [Fact]
     public async Task Black_hole_swallows_bytes_until_released_then_closes()
     {
         using var cts = Timeout();

@@ -19,7 +19,7 @@ public static class ScenarioGenerators
 {
     /// <summary>The frame_max values tried: 0 (unlimited), the minimum and its neighbour, common values, and anything from 4096 up.</summary>
     public static Gen<int> FrameMax { get; } = Gen.Frequency(
-        (4, Gen.Constant(4096)), (1, Gen.Constant(0)), (2, Gen.Constant(4097)), (2, Gen.Constant(8192)),
+        (4, Gen.Constant(4096)), (2, Gen.Constant(0)), (2, Gen.Constant(4097)), (2, Gen.Constant(8192)),
         (1, Gen.Constant(131072)), (2, Gen.Choose(4096, 65536)));
 
     /// <summary>Body lengths for <paramref name="frameMax"/>, weighted to the framing edges; with <paramref name="large"/>, sizes up to 1 MiB.</summary>
@@ -119,6 +119,7 @@ public static class ScenarioGenerators
         let bytes = publishers.Sum(p => p.Sum(s => (long)s.BodyLength + s.HeaderBytes + 120))
         from faults in features.Faults && !features.TransportStall ? Faults(bytes) : Gen.Constant(FaultPlan.Empty)
         from scriptSeed in Gen.Choose(0, int.MaxValue)
+        from closeAsCompletion in Gen.Elements(false, true)
         select new Scenario(frameMax, layout, [.. publishers.Select(p => (IReadOnlyList<PublishStep>)[.. features.Scripted ? p.Take(4) : p])], faults, seed,
             StallUntilQuiet: features.TransportStall)
         {
@@ -127,6 +128,7 @@ public static class ScenarioGenerators
             Noise = features.Noise,
             Script = features.Scripted ? ScriptGenerator.Build([.. publishers.Select(p => Math.Min(p.Count, 4))], features, new Random(scriptSeed)) : null,
             StallThroughDispose = features.StallThroughDispose,
+            CloseAsCompletion = closeAsCompletion,
         };
 
     /// <summary>The mixed scenarios (<see cref="ScenarioProfile.Mixed"/>).</summary>

@@ -37,11 +37,11 @@ public sealed record ScenarioProfile
     /// <summary>See <see cref="SwarmFeatures.Dispose"/>.</summary>
     public double Dispose { get; init; } = 0.4;
     /// <summary>See <see cref="SwarmFeatures.Reset"/>.</summary>
-    public double Reset { get; init; } = 0.3;
+    public double Reset { get; init; } = 0.4;
     /// <summary>See <see cref="SwarmFeatures.TransportStall"/>.</summary>
     public double TransportStall { get; init; } = 0.1;
     /// <summary>See <see cref="SwarmFeatures.StallThroughDispose"/>.</summary>
-    public double StallThroughDispose { get; init; } = 0.3;
+    public double StallThroughDispose { get; init; } = 0.5;
 
     /// <summary>The mix of everything, used when every invariant is checked at once (<c>--invariant all</c>, the self-test).</summary>
     public static ScenarioProfile Mixed { get; } = new() { Name = "mixed" };

@@ -36,6 +36,7 @@ public static class ScenarioShrinker
         if (s.QueueCapacity != WriterContext.DefaultQueueCapacity) yield return s with { QueueCapacity = WriterContext.DefaultQueueCapacity };
         if (s.OutputThreshold != 64 * 1024) yield return s with { OutputThreshold = 64 * 1024 };
         if (s.Noise) yield return s with { Noise = false };
+        if (s.CloseAsCompletion) yield return s with { CloseAsCompletion = false };
         if (s.StallThroughDispose) yield return s with { StallThroughDispose = false };
         if (s.Layout != ChannelLayout.OwnChannel) yield return s with { Layout = ChannelLayout.OwnChannel };
         if (s.FrameMax != 4096 && s.Publishers.All(p => p.All(x => x.HeaderBytes <= PublishCommandBuilder.MaxHeaderBytes(4096))))

@@ -4,7 +4,7 @@ namespace AmqpConformance.Properties.Generators;
 
 /// <summary>Builds the script of a scripted case from its publishers and its features: every publish becomes a call step, in an
 /// order that interleaves the publishers, and control steps land between them: holds with their releases (some racing a
-/// cancellation), cancellations of the call just made or of an older one, a reset with calls after it, disposal with calls pending
+/// cancellation), cancellations of the call just made or of an older one, a reset or an orderly close with calls after it, disposal with calls pending
 /// and calls after it. Drawn from a seeded <see cref="Random"/>, so a generated scenario carries its script explicitly.</summary>
 public static class ScriptGenerator
 {
@@ -26,14 +26,10 @@ public static class ScriptGenerator
         {
             if (i == resetAt && !reset)
             {
-                actions.Add(ScriptAction.Reset);
+                actions.Add(random.Next(2) == 0 ? ScriptAction.Reset : ScriptAction.Close);
                 reset = true;
             }
-            if (i == disposeAt && !disposed)
-            {
-                actions.Add(ScriptAction.Dispose);
-                disposed = true;
-            }
+            if (i == disposeAt && !disposed) Dispose();
             if (features.Holds && !holding && random.NextDouble() < 0.4)
             {
                 actions.Add(ScriptAction.Hold);
@@ -43,7 +39,7 @@ public static class ScriptGenerator
             actions.Add(ScriptAction.Call(p));
             if (features.Cancellation && random.NextDouble() < 0.35)
                 actions.Add(ScriptAction.Cancel(random.NextDouble() < 0.7 ? p : order[random.Next(0, i + 1)]));
-            if (holding && random.NextDouble() < 0.3)
+            if (holding && !(disposed && features.StallThroughDispose) && random.NextDouble() < 0.3)
             {
                 actions.Add(features.Cancellation && random.NextDouble() < 0.5
                     ? ScriptAction.ReleaseRacingCancel(order[random.Next(0, i + 1)])
@@ -51,9 +47,21 @@ public static class ScriptGenerator
                 holding = false;
             }
         }
-        if (features.Dispose && !disposed) actions.Add(ScriptAction.Dispose);
+        if (features.Dispose && !disposed) Dispose();
         if (holding && !features.StallThroughDispose && random.Next(2) == 0) actions.Add(ScriptAction.Release);
         return actions;
+
+        // Disposal; with the output to stay stalled through it, the output is held from just before it and never released.
+        void Dispose()
+        {
+            if (features.StallThroughDispose && !holding)
+            {
+                actions.Add(ScriptAction.Hold);
+                holding = true;
+            }
+            actions.Add(ScriptAction.Dispose);
+            disposed = true;
+        }
     }
 
     /// <summary>Every publish once, publishers interleaved at random, each publisher's publishes in its own order.</summary>

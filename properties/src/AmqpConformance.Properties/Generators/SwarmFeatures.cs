@@ -17,7 +17,7 @@ namespace AmqpConformance.Properties.Generators;
 /// <param name="Noise">Seeded timing noise at the output's touch points.</param>
 /// <param name="Holds">Scripted: the output holds flushes at times (a stalled socket on demand).</param>
 /// <param name="Dispose">Scripted: the writer is disposed part-way, with calls pending and calls after it.</param>
-/// <param name="Reset">Scripted: the transport is reset part-way, with calls after it.</param>
+/// <param name="Reset">Scripted: the transport is reset or closed part-way, with calls after it.</param>
 /// <param name="TransportStall">Free-running: the transport stalls from the start until the writer is blocked (the memory measurement).</param>
 /// <param name="StallThroughDispose">Scripted with disposal: the output stays stalled until disposal returns.</param>
 public sealed record SwarmFeatures(bool Scripted, bool Cancellation, bool Faults, bool Owners, bool Headers, bool LargeBodies,

@@ -11,6 +11,7 @@ internal sealed class CaseLifecycle(WriterCase world)
     private TimeSpan? _invokedAt;
     private TimeSpan? _returnedAt;
     private IReadOnlyList<int> _pending = [];
+    private bool _timedOut;
 
     /// <summary>Whether disposal has begun.</summary>
     public bool Begun => _disposal is not null;
@@ -47,11 +48,12 @@ internal sealed class CaseLifecycle(WriterCase world)
     public async Task AwaitAsync()
     {
         Begin();
-        await Task.WhenAny(_disposal!, Task.Delay(Bound, CancellationToken.None)).ConfigureAwait(false);
+        if (await Task.WhenAny(_disposal!, Task.Delay(Bound, CancellationToken.None)).ConfigureAwait(false) != _disposal) _timedOut = true;
     }
 
-    /// <summary>The record for the evidence.</summary>
+    /// <summary>The record for the evidence: a disposal that outlived its bound counts as not completed, even if it completed later
+    /// (once the harness let a stalled output go).</summary>
     public LifecycleRecord Record() =>
-        new(_invokedAt, _disposal is { IsCompleted: true } ? _returnedAt : null, Bound, _pending, world.Output.BytesWrittenAfterDispose,
+        new(_invokedAt, _disposal is { IsCompleted: true } && !_timedOut ? _returnedAt : null, Bound, _pending, world.Output.BytesWrittenAfterDispose,
             world.Scenario.StallThroughDispose && world.Scenario.Script is not null);
 }

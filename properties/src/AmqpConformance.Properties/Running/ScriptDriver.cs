@@ -33,11 +33,15 @@ internal static class ScriptDriver
                     PendingOf(world, action.Publisher)?.Cancel?.Invoke();
                     break;
                 case ScriptActionKind.ReleaseRacingCancel:
-                    if (PendingOf(world, action.Publisher) is { } racing) calls.ReleaseRacingCancel(racing);
+                    // The publisher's pending call, else the longest-parked call of any publisher: a race needs a call in flight.
+                    if ((PendingOf(world, action.Publisher) ?? OldestParked(world)) is { } racing) calls.ReleaseRacingCancel(racing);
                     else world.Output.Release();
                     break;
                 case ScriptActionKind.Reset:
                     world.Transport.Reset("reset by the script");
+                    break;
+                case ScriptActionKind.Close:
+                    world.Transport.Close("closed by the script");
                     break;
                 case ScriptActionKind.Dispose:
                     lifecycle.Begin();
@@ -74,6 +78,9 @@ internal static class ScriptDriver
         var wait = seen + new Harness.Verdicts.FaultsChecker().Grace + TimeSpan.FromMilliseconds(50) - world.Clock;
         if (wait > TimeSpan.Zero) await Task.Delay(wait).ConfigureAwait(false);
     }
+
+    private static CallTrace? OldestParked(WriterCase world) =>
+        world.AllTraces.Where(t => t.IsPending && !world.Output.HasStarted(t.Id)).MinBy(t => t.Started);
 
     private static CallTrace? PendingOf(WriterCase world, int publisher) =>
         publisher >= 0 && publisher < world.Traces.Count ? world.Traces[publisher].FirstOrDefault(t => t.IsPending) : null;

@@ -84,6 +84,7 @@ internal sealed class WriterCase : IAsyncDisposable
             TimeMode = FaultTimeMode.Virtual,
             PauseWriterThreshold = scenario.OutputThreshold,
             ResumeWriterThreshold = scenario.OutputThreshold / 2,
+            OrderlyCloseAsCompletion = scenario.CloseAsCompletion,
         });
         var broker = FakeBroker.FakeBroker.CreateWithoutListener(new FakeBrokerOptions
         {

@@ -38,6 +38,10 @@ public sealed record Scenario(int FrameMax, ChannelLayout Layout, IReadOnlyList<
     /// so the writer must give up on what it holds.</summary>
     public bool StallThroughDispose { get; init; }
 
+    /// <summary>Whether an orderly close of the transport reaches the writer as a completed flush (<c>FlushResult.IsCompleted</c>)
+    /// rather than an exception (see <c>FaultyTransportOptions.OrderlyCloseAsCompletion</c>).</summary>
+    public bool CloseAsCompletion { get; init; }
+
     /// <summary>Client level: whether the client's channels use publisher confirms (a publish then completes on the broker's ack).</summary>
     public bool Confirms { get; init; } = true;
 
@@ -68,6 +72,7 @@ public sealed record Scenario(int FrameMax, ChannelLayout Layout, IReadOnlyList<
         if (StallUntilQuiet) sb.Append(" stalled");
         if (StallThroughDispose) sb.Append(" stall-through-dispose");
         if (!Confirms) sb.Append(" confirms-off");
+        if (CloseAsCompletion) sb.Append(" close-as-completion");
         sb.Append(" [");
         for (int p = 0; p < Publishers.Count; p++)
         {

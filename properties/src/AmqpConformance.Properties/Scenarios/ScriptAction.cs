@@ -26,10 +26,13 @@ public sealed record ScriptAction(ScriptActionKind Kind, int Publisher = -1)
     /// <summary>The transport is reset.</summary>
     public static ScriptAction Reset { get; } = new(ScriptActionKind.Reset);
 
+    /// <summary>The transport is closed.</summary>
+    public static ScriptAction Close { get; } = new(ScriptActionKind.Close);
+
     /// <summary>Disposal starts.</summary>
     public static ScriptAction Dispose { get; } = new(ScriptActionKind.Dispose);
 
-    /// <summary>Compact: "call:p0", "hold", "release", "cancel:p1", "race:p2", "reset", "dispose".</summary>
+    /// <summary>Compact: "call:p0", "hold", "release", "cancel:p1", "race:p2", "reset", "close", "dispose".</summary>
     public override string ToString() => Kind switch
     {
         ScriptActionKind.Call => $"call:p{Publisher}",

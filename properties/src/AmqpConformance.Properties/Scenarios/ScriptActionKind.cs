@@ -12,11 +12,13 @@ public enum ScriptActionKind
     Release,
     /// <summary>The publisher's pending call has its cancellation token cancelled.</summary>
     Cancel,
-    /// <summary>The output releases its held flushes while, on another thread at the same moment, the publisher's pending call is
-    /// cancelled: cancellation racing completion.</summary>
+    /// <summary>The output releases its held flushes while, on another thread at the same moment, the publisher's pending call (or,
+    /// when it has none, the call parked longest) is cancelled: cancellation racing completion.</summary>
     ReleaseRacingCancel,
     /// <summary>The transport is reset (the writer's next flush fails); later calls are calls after a fault.</summary>
     Reset,
+    /// <summary>The transport is closed in an orderly way (as limit_data does); later calls are calls after a fault.</summary>
+    Close,
     /// <summary>The harness starts disposing the writer (and does not wait); later calls are calls after disposal.</summary>
     Dispose,
 }

@@ -215,6 +215,26 @@ public static class ZooWriters
             "When the wait for the lock is cancelled, releases the command and then disposes the body owner again.",
             "An owned body whose call is cancelled while waiting for the lock."),
 
+        // The first six, kept under their original names.
+        new(BrokenWriterModes.SplitLock, BugClass.Interleaving,
+            "Takes its lock once for the method and header frames and once more for each body frame, flushing in between.",
+            "Concurrent publishers with bodies of more than one frame."),
+        new(BrokenWriterModes.EarlyCompletion, BugClass.Bodies,
+            "Completes the caller once the command is queued but copies nothing, then writes the body later from the caller's memory.",
+            "A caller that reuses (or returns to a pool) its body buffer after the call completes."),
+        new(BrokenWriterModes.ThreadPoolDispatch, BugClass.Ordering,
+            "Copies the body, hands each command to the thread pool and completes the caller at once; whichever pool thread gets the lock first writes first.",
+            "A burst of publishes from one caller: they can reach the wire out of call order."),
+        new(BrokenWriterModes.LeakOnFault, BugClass.Pools,
+            "Stages the body in a rented buffer and, when the output throws, rethrows without returning it or releasing the command.",
+            "A transport fault while a command is being written."),
+        new(BrokenWriterModes.DoubleReturn, BugClass.Pools,
+            "Stages the body in a rented buffer that both the per-frame loop's cleanup and the command's cleanup return.",
+            "A body of more than one frame."),
+        new(BrokenWriterModes.TornCancellation, BugClass.Cancellation,
+            "Writes each body frame's header and half its payload, flushes, then checks the token, throwing with half a frame out.",
+            "A cancellation that lands while a body is being written."),
+
         // Correct but unusual: must pass.
         E(c => new OneBufferPerCommandWriter(c), BugClass.Correct,
             "None: serializes each command into one pooled buffer, one Write and one flush under a lock, completes after the flush.",

@@ -1,42 +1,60 @@
-using System.Diagnostics;
+using AmqpConformance.Harness.Writers;
 using AmqpConformance.SelfTest;
-using AmqpConformance.Harness.Verdicts;
-using AmqpConformance.Properties;
+using AmqpConformance.SelfTest.Zoo;
 using Xunit.Abstractions;
 
 namespace AmqpConformance.Suites.Tests.SelfTest;
 
-/// <summary>The harness's self-test: every deliberately broken writer must fail the conformance properties themselves (not a
-/// bespoke test) within the default number of cases. Prints which property caught it and after how many cases.</summary>
+/// <summary>The harness's self-test: every deliberately broken writer of the zoo must fail the conformance properties themselves (as
+/// a client repository's suite runs them, default cases), and every correct but unusual one must hold. Prints the kill-matrix row:
+/// what caught it, after how many cases. The same as <c>amqp-conformance selftest</c>.</summary>
 [Trait("Category", "SelfTest")]
 public sealed class BrokenWritersAreCaught(ITestOutputHelper output)
 {
-    public static TheoryData<string> BrokenWriters => [.. BrokenWriterModes.All.Select(f => f.Name)];
+    public static TheoryData<string> Broken => [.. ZooWriters.All.Where(e => !e.IsCorrect).Select(e => e.Name)];
+
+    public static TheoryData<string> Correct => [.. ZooWriters.All.Where(e => e.IsCorrect).Select(e => e.Name)];
 
     [Theory]
-    [MemberData(nameof(BrokenWriters))]
-    public void Broken_writer_fails_a_conformance_property(string name)
+    [MemberData(nameof(Broken))]
+    public void A_broken_writer_fails_a_conformance_property(string name)
     {
-        var factory = BrokenWriterModes.FromName(name)!;
-        var options = new PropertyRunOptions { MaxTest = PropertyRunOptions.DefaultCases, ShrinkBudget = TimeSpan.FromSeconds(10) };
-        var stopwatch = Stopwatch.StartNew();
-        int casesSpent = 0;
-        foreach (string invariant in InvariantNames.All)
+        var result = KillMatrix.Run(ZooWriters.FromName(name)!);
+        output.WriteLine($"{name} ({result.Entry.Class}): {(result.Caught ? $"caught by {result.Failure!.Invariant} after {result.CasesRun} case(s): {string.Join(", ", result.Rules)}" : "MISSED")} in {result.Elapsed.TotalSeconds:0.0} s");
+        Assert.True(result.Caught, $"{name} passed every conformance property ({result.CasesRun} cases): the harness missed it. Its bug: {result.Entry.Bug} Trigger: {result.Entry.Trigger}");
+        Assert.NotNull(result.Failure!.Replay);
+        Assert.NotNull(result.Failure.Counterexample);
+    }
+
+    [Theory]
+    [MemberData(nameof(Correct))]
+    public void A_correct_but_unusual_writer_holds(string name)
+    {
+        var result = KillMatrix.Run(ZooWriters.FromName(name)!);
+        Assert.False(result.Caught, result.Failure?.Describe());
+        Assert.Equal(12 * Properties.PropertyRunOptions.DefaultCases, result.CasesRun);
+    }
+
+    [Fact]
+    public void Every_zoo_writer_type_is_catalogued_and_says_what_it_is()
+    {
+        var assembly = typeof(ZooWriters).Assembly;
+        var doc = System.Xml.Linq.XDocument.Load(Path.ChangeExtension(assembly.Location, ".xml"));
+        string Summary(Type t) => doc.Descendants("member").FirstOrDefault(m => (string?)m.Attribute("name") == $"T:{t.FullName}")?.Element("summary")?.Value.Trim() ?? "";
+        var writerTypes = assembly.GetTypes().Where(t => typeof(IFrameWriter).IsAssignableFrom(t) && !t.IsAbstract).ToList();
+        Assert.Equal(ZooWriters.All.Count, writerTypes.Count);
+        Assert.Equal(ZooWriters.All.Count, ZooWriters.All.Select(e => e.Name).Distinct().Count());
+        foreach (var type in writerTypes)
         {
-            var outcome = ConformanceProperties.Check(factory, invariant, options);
-            casesSpent += outcome.CasesRun;
-            if (outcome.Holds)
-            {
-                output.WriteLine($"{name}: {invariant} holds over {outcome.CasesRun} cases");
-                continue;
-            }
-            output.WriteLine($"CAUGHT {name} by {invariant} after {outcome.CasesRun} case(s) ({casesSpent} cases in all, {stopwatch.Elapsed.TotalSeconds:0.0} s)");
-            output.WriteLine(outcome.Describe());
-            Assert.NotNull(outcome.Counterexample);
-            Assert.NotNull(outcome.Replay);
-            Assert.InRange(outcome.CasesRun, 1, PropertyRunOptions.DefaultCases);
-            return;
+            string bare = type.Name[..^"Writer".Length];
+            var entry = ZooWriters.FromName(bare) ?? ZooWriters.All.SingleOrDefault(e => e.Name == "Broken:" + bare);
+            Assert.True(entry is not null, $"{type.Name} is not in ZooWriters.All");
+            Assert.Equal(entry.IsCorrect, type.Namespace!.EndsWith(".Correct", StringComparison.Ordinal));
+            if (!entry.IsCorrect) Assert.StartsWith("DELIBERATELY BROKEN:", Summary(type), StringComparison.Ordinal);
         }
-        Assert.Fail($"{name} passed every conformance property over {PropertyRunOptions.DefaultCases} cases each: the harness missed a broken writer.");
+        Assert.True(ZooWriters.All.Count(e => !e.IsCorrect) >= 24);
+        Assert.True(ZooWriters.All.Count(e => e.IsCorrect) >= 2);
+        foreach (var bugClass in new[] { BugClass.Lifecycle, BugClass.Visibility, BugClass.QueueFull, BugClass.AfterFault, BugClass.Ordering, BugClass.Cancellation })
+            Assert.True(ZooWriters.All.Count(e => e.Class == bugClass) >= 3, $"fewer than 3 writers of class {bugClass}");
     }
 }

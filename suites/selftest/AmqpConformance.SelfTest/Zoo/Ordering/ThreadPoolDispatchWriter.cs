@@ -1,6 +1,6 @@
 using AmqpConformance.Harness.Writers;
 
-namespace AmqpConformance.SelfTest.Zoo;
+namespace AmqpConformance.SelfTest.Zoo.Ordering;
 
 /// <summary>
 /// DELIBERATELY BROKEN: copies the body (so memory is safe) and hands each command to the thread pool

@@ -2,7 +2,7 @@ using System.Buffers;
 using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
 
-namespace AmqpConformance.SelfTest.Zoo;
+namespace AmqpConformance.SelfTest.Zoo.Cancellation;
 
 /// <summary>
 /// DELIBERATELY BROKEN: an inline writer that honours cancellation in the middle of a body frame: it writes each

@@ -1,7 +1,7 @@
 using System.Threading.Channels;
 using AmqpConformance.Harness.Writers;
 
-namespace AmqpConformance.SelfTest.Zoo;
+namespace AmqpConformance.SelfTest.Zoo.Bodies;
 
 /// <summary>
 /// DELIBERATELY BROKEN: completes the caller as soon as the command is queued but copies nothing, then writes the

@@ -2,7 +2,7 @@ using System.Buffers;
 using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
 
-namespace AmqpConformance.SelfTest.Zoo;
+namespace AmqpConformance.SelfTest.Zoo.Pools;
 
 /// <summary>
 /// DELIBERATELY BROKEN: an inline writer that stages the body in a rented buffer; when the body needs more than one

@@ -2,7 +2,7 @@ using System.Buffers;
 using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
 
-namespace AmqpConformance.SelfTest.Zoo;
+namespace AmqpConformance.SelfTest.Zoo.Interleaving;
 
 /// <summary>
 /// DELIBERATELY BROKEN: takes its lock once for the method and header frames and then once more for each body

@@ -1,6 +1,6 @@
 using AmqpConformance.Harness.Writers;
 
-namespace AmqpConformance.SelfTest.Zoo;
+namespace AmqpConformance.SelfTest.Zoo.Pools;
 
 /// <summary>
 /// DELIBERATELY BROKEN: an inline writer that stages the body in a buffer rented from the pool and, when the output

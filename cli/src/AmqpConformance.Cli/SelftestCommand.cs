@@ -1,0 +1,155 @@
+using System.CommandLine;
+using System.Globalization;
+using System.Text.Json;
+using AmqpConformance.Properties;
+using AmqpConformance.SelfTest;
+using AmqpConformance.SelfTest.Zoo;
+using Spectre.Console;
+
+namespace AmqpConformance.Cli;
+
+/// <summary>
+/// <c>amqp-conformance selftest [--cases N] [--writer NAME ...] [--json FILE]</c>: runs the zoo of deliberately broken writers (and
+/// the correct but unusual ones) through the conformance properties as a suite runs them, and prints the kill matrix: writer, bug
+/// class, what caught it (property, invariants and rules), cases to failure, time. Exit 0 when every broken writer was caught and
+/// every correct one held; 1 otherwise; 2 on bad input; 130 when interrupted.
+/// </summary>
+internal static class SelftestCommand
+{
+    public static Command Create()
+    {
+        var cases = new Option<int>("--cases")
+        {
+            Description = "Cases per property (the suites' default).",
+            DefaultValueFactory = _ => PropertyRunOptions.DefaultCases,
+        };
+        var writer = new Option<string[]>("--writer")
+        {
+            Description = "Only the zoo writers whose name contains this (repeatable); default: the whole zoo.",
+            AllowMultipleArgumentsPerToken = true,
+        };
+        var json = new Option<string?>("--json") { Description = "Also write the kill matrix as JSON to this file." };
+        var replays = new Option<int>("--replays")
+        {
+            Description = "Also replay each caught writer's failure this many times from its printed replay token and count how often it came back.",
+        };
+        var command = new Command("selftest", "Run the zoo of deliberately broken writers through the properties and print the kill matrix.")
+        {
+            cases, writer, json, replays,
+        };
+        command.SetAction((parse, ct) => RunAsync(parse.GetValue(cases), parse.GetValue(writer) ?? [], parse.GetValue(json), parse.GetValue(replays),
+            parse.InvocationConfiguration.Output, parse.InvocationConfiguration.Error, ct));
+        return command;
+    }
+
+    internal static async Task<int> RunAsync(int cases, string[] writers, string? jsonPath, int replays, TextWriter output, TextWriter error,
+        CancellationToken cancellationToken)
+    {
+        if (cases < 1)
+        {
+            error.WriteLine($"selftest: --cases {cases}: must be at least 1.");
+            return ExitCodes.BadInput;
+        }
+        if (replays < 0)
+        {
+            error.WriteLine($"selftest: --replays {replays}: must be 0 or more.");
+            return ExitCodes.BadInput;
+        }
+        var entries = ZooWriters.All.Where(e => writers.Length == 0 || writers.Any(w => e.Name.Contains(w, StringComparison.OrdinalIgnoreCase))).ToList();
+        if (entries.Count == 0)
+        {
+            error.WriteLine($"selftest: --writer {string.Join(", ", writers)}: no zoo writer has that in its name.");
+            return ExitCodes.BadInput;
+        }
+        var results = new List<KillResult>();
+        var replayChecks = new Dictionary<string, ReplayCheck>();
+        var interruption = Task.Delay(Timeout.Infinite, cancellationToken);
+        foreach (var entry in entries)
+        {
+            var run = Task.Run(() => KillMatrix.Run(entry, cases, cancellationToken), CancellationToken.None);
+            if (await Task.WhenAny(run, interruption).ConfigureAwait(false) != run) break;
+            var result = await run.ConfigureAwait(false);
+            if (cancellationToken.IsCancellationRequested) break;
+            results.Add(result);
+            string replayNote = "";
+            if (replays > 0 && KillMatrix.CheckReplay(result, replays) is { } check)
+            {
+                replayChecks[entry.Name] = check;
+                replayNote = $"; replay reproduced it {check.Reproduced}/{check.Replays} ({check.OnFirstAttempt} on the first attempt)";
+            }
+            output.WriteLine($"{entry.Name}: {Verdict(result)} ({result.CasesRun} cases, {result.Elapsed.TotalSeconds:0.0} s{replayNote})");
+        }
+        Print(results, replayChecks, output);
+        if (jsonPath is not null && !TryWriteJson(jsonPath, results, replayChecks, error)) return ExitCodes.BadInput;
+        if (cancellationToken.IsCancellationRequested)
+        {
+            output.WriteLine($"Interrupted: {results.Count} of {entries.Count} writers ran.");
+            return ExitCodes.Interrupted;
+        }
+        return results.All(r => r.AsExpected) ? ExitCodes.Ok : ExitCodes.Violation;
+    }
+
+    private static string Verdict(KillResult r) => (r.Entry.IsCorrect, r.Caught) switch
+    {
+        (false, true) => "caught",
+        (false, false) => "MISSED",
+        (true, false) => "holds",
+        (true, true) => "FALSE POSITIVE",
+    };
+
+    private static void Print(IReadOnlyList<KillResult> results, IReadOnlyDictionary<string, ReplayCheck> replays, TextWriter output)
+    {
+        var console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(output) });
+        console.Profile.Width = Math.Max(console.Profile.Width, 160);
+        var table = new Table().Title("Kill matrix").AddColumns("writer", "class", "verdict", "caught by", "cases", "seconds", "replays");
+        foreach (var r in results)
+        {
+            string verdict = r.AsExpected ? $"[green]{Verdict(r)}[/]" : $"[red]{Verdict(r)}[/]";
+            string by = r.Failure is { } f ? $"{f.Invariant}: {string.Join(", ", r.Rules.Take(3))}" : "";
+            table.AddRow(Markup.Escape(r.Entry.Name), r.Entry.Class.ToString(), verdict, Markup.Escape(by),
+                r.CasesRun.ToString(CultureInfo.InvariantCulture), r.Elapsed.TotalSeconds.ToString("0.0", CultureInfo.InvariantCulture),
+                replays.TryGetValue(r.Entry.Name, out var c) ? $"{c.Reproduced}/{c.Replays} ({c.OnFirstAttempt} first)" : "");
+        }
+        console.Write(table);
+        var broken = results.Where(r => !r.Entry.IsCorrect).ToList();
+        var correct = results.Where(r => r.Entry.IsCorrect).ToList();
+        output.WriteLine($"Broken writers caught: {broken.Count(r => r.Caught)}/{broken.Count}; correct writers holding: {correct.Count(r => !r.Caught)}/{correct.Count}; " +
+            $"median cases to failure: {KillMatrix.MedianCasesToFailure(results)?.ToString("0.#", CultureInfo.InvariantCulture) ?? "-"}; " +
+            $"{results.Sum(r => r.Elapsed.TotalSeconds):0} s in all." +
+            (replays.Count == 0 ? "" : $" Replays reproducing >= 9/10: {replays.Values.Count(c => c.Reproduced * 10 >= c.Replays * 9)}/{replays.Count}."));
+    }
+
+    private static bool TryWriteJson(string path, IReadOnlyList<KillResult> results, IReadOnlyDictionary<string, ReplayCheck> replays, TextWriter error)
+    {
+        var document = results.Select(r => new
+        {
+            writer = r.Entry.Name,
+            @class = r.Entry.Class.ToString(),
+            correct = r.Entry.IsCorrect,
+            caught = r.Caught,
+            asExpected = r.AsExpected,
+            property = r.Failure?.Invariant,
+            rules = r.Rules,
+            casesToFailure = r.Caught ? r.CasesRun : (int?)null,
+            casesRun = r.CasesRun,
+            seconds = Math.Round(r.Elapsed.TotalSeconds, 3),
+            counterexample = r.Failure?.Counterexample?.ToString(),
+            replay = r.Failure?.Replay?.ToString(),
+            replayCheck = replays.GetValueOrDefault(r.Entry.Name),
+            bug = r.Entry.Bug,
+            trigger = r.Entry.Trigger,
+        });
+        try
+        {
+            string? folder = Path.GetDirectoryName(Path.GetFullPath(path));
+            if (folder is not null) Directory.CreateDirectory(folder);
+            File.WriteAllText(path, JsonSerializer.Serialize(document, new JsonSerializerOptions { WriteIndented = true }));
+            return true;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            error.WriteLine($"selftest: --json {path}: {e.Message}");
+            return false;
+        }
+    }
+}

@@ -1,0 +1,64 @@
+using System.Diagnostics;
+using AmqpConformance.Harness.Verdicts;
+using AmqpConformance.Properties;
+using AmqpConformance.SelfTest.Zoo;
+
+namespace AmqpConformance.SelfTest;
+
+/// <summary>
+/// The self-test: every zoo writer through the conformance properties exactly as a client repository's suite runs them (one
+/// property per invariant, in report order, <see cref="PropertyRunOptions.DefaultCases"/> cases each unless told otherwise), stopping
+/// at the first property that fails. A broken writer must be caught; a correct one must hold throughout.
+/// </summary>
+public static class KillMatrix
+{
+    /// <summary>How long shrinking may go on once a writer is caught (default 5 s): the self-test measures catching, not shrinking.</summary>
+    public static readonly TimeSpan DefaultShrinkBudget = TimeSpan.FromSeconds(5);
+
+    /// <summary>Runs <paramref name="entry"/> through the properties.</summary>
+    /// <param name="entry">The writer.</param>
+    /// <param name="cases">Cases per property.</param>
+    /// <param name="cancellationToken">Stops before the next property (the result then covers what ran).</param>
+    public static KillResult Run(ZooEntry entry, int cases = PropertyRunOptions.DefaultCases, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(entry);
+        var stopwatch = Stopwatch.StartNew();
+        int casesRun = 0;
+        foreach (string property in InvariantNames.All)
+        {
+            if (cancellationToken.IsCancellationRequested) break;
+            var options = new PropertyRunOptions { MaxTest = cases, ShrinkBudget = DefaultShrinkBudget, Cancellation = cancellationToken };
+            var outcome = ConformanceProperties.Check(entry.Factory, property, options);
+            casesRun += outcome.CasesRun;
+            if (!outcome.Holds) return new KillResult(entry, outcome, casesRun, stopwatch.Elapsed);
+        }
+        return new KillResult(entry, null, casesRun, stopwatch.Elapsed);
+    }
+
+    /// <summary>Replays <paramref name="result"/>'s failing case <paramref name="times"/> times from its replay token, as a user pasting
+    /// the printed replay line would (each replay runs the case up to <see cref="PropertyRunOptions.ReplayAttempts"/> times until it
+    /// fails). Null for a result that did not fail.</summary>
+    public static ReplayCheck? CheckReplay(KillResult result, int times)
+    {
+        ArgumentNullException.ThrowIfNull(result);
+        if (result.Failure is not { Replay: { } token } failure) return null;
+        int reproduced = 0, firstAttempt = 0;
+        for (int i = 0; i < times; i++)
+        {
+            var replay = ConformanceProperties.Check(result.Entry.Factory, failure.Invariant,
+                new PropertyRunOptions { Replay = token, ShrinkBudget = TimeSpan.Zero });
+            if (replay.Holds) continue;
+            reproduced++;
+            if (replay.ReplayAttemptsNeeded == 1) firstAttempt++;
+        }
+        return new ReplayCheck(times, reproduced, firstAttempt);
+    }
+
+    /// <summary>The median of the broken writers' cases to failure (caught ones only); null when none was caught.</summary>
+    public static double? MedianCasesToFailure(IEnumerable<KillResult> results)
+    {
+        var cases = results.Where(r => !r.Entry.IsCorrect && r.Caught).Select(r => (double)r.CasesRun).Order().ToList();
+        if (cases.Count == 0) return null;
+        return cases.Count % 2 == 1 ? cases[cases.Count / 2] : (cases[cases.Count / 2 - 1] + cases[cases.Count / 2]) / 2;
+    }
+}
