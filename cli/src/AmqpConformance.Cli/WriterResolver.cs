@@ -1,18 +1,19 @@
 using System.Reflection;
 using System.Runtime.Loader;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.SelfTest.Zoo;
 
 namespace AmqpConformance.Cli;
 
-/// <summary>Turns a <c>--writer</c> value into a <see cref="FrameWriterFactory"/>: a reference writer's name, or a writer of the
-/// user's own as <c>path/to/Assembly.dll:Namespace.Type</c> (a <see cref="FrameWriterFactory"/> with a public parameterless
+/// <summary>Turns a <c>--writer</c> value into a <see cref="FrameWriterFactory"/>: a reference writer's name, a self-test zoo
+/// writer's name (<c>Zoo:LazyFlush</c>, <c>Broken:SplitLock</c>: see <c>amqp-conformance selftest</c>), or a writer of the user's own as <c>path/to/Assembly.dll:Namespace.Type</c> (a <see cref="FrameWriterFactory"/> with a public parameterless
 /// constructor) or <c>path:Namespace.Type.Member</c> (a public static property or field returning one).</summary>
 internal static class WriterResolver
 {
     /// <summary>Resolves a --writer value: a reference writer's name, or <c>assembly-path:type</c> / <c>assembly-path:type.member</c>.</summary>
     public static bool TryResolve(string spec, out FrameWriterFactory? factory, out string? problem)
     {
-        factory = WriterModes.FromName(spec);
+        factory = WriterModes.FromName(spec) ?? ZooWriters.All.FirstOrDefault(e => e.Name.Equals(spec.Trim(), StringComparison.OrdinalIgnoreCase))?.Factory;
         problem = null;
         if (factory is not null) return true;
         int colon = spec.LastIndexOf(':');

@@ -152,6 +152,34 @@ public sealed class RunCommandTests : IDisposable
     }
 
     [Fact]
+    public void A_zoo_writer_can_be_run_by_name_and_fails_with_its_invariant()
+    {
+        var (code, output, _) = Invoke("--writer", "Zoo:LazyFlush", "--cases", "30", "--invariant", "visibility");
+        Assert.Equal(1, code);
+        Assert.Contains("Zoo:LazyFlush violates visibility", output, StringComparison.Ordinal);
+        Assert.Contains("--writer Zoo:LazyFlush", output, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Selftest_prints_the_kill_matrix_and_exits_0_when_broken_writers_are_caught_and_correct_ones_hold()
+    {
+        var output = new StringWriter();
+        var error = new StringWriter();
+        string json = Path.Combine(_reports, "selftest.json");
+        int code = await CliApplication.RunAsync(["selftest", "--writer", "LifoQueue", "--writer", "OneBufferPerCommand", "--cases", "20", "--json", json],
+            output, error, CancellationToken.None);
+        Assert.True(code == 0, output.ToString() + error);
+        Assert.Contains("Kill matrix", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains("Broken writers caught: 1/1; correct writers holding: 1/1", output.ToString(), StringComparison.Ordinal);
+        using var document = System.Text.Json.JsonDocument.Parse(File.ReadAllText(json));
+        var rows = document.RootElement.EnumerateArray().ToDictionary(r => r.GetProperty("writer").GetString()!);
+        Assert.True(rows["Zoo:LifoQueue"].GetProperty("caught").GetBoolean());
+        Assert.Equal("order", rows["Zoo:LifoQueue"].GetProperty("rules")[0].GetString()!.Split('/')[0]);
+        Assert.False(rows["Zoo:OneBufferPerCommand"].GetProperty("caught").GetBoolean());
+        Assert.Equal(12 * 20, rows["Zoo:OneBufferPerCommand"].GetProperty("casesRun").GetInt32());
+    }
+
+    [Fact]
     public async Task Sigint_stops_a_run_prints_what_ran_and_exits_130()
     {
         using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(2));
