@@ -58,7 +58,7 @@ public sealed record ScenarioProfile
         InvariantNames.Cancellation => Mixed with { Name = invariant, Scripted = 0.7, Cancellation = 0.95, LargeBodies = 0.3, SmallThreshold = 0.5 },
         InvariantNames.Backpressure => Mixed with { Name = invariant, Scripted = 0.5, SmallQueue = 0.9, SmallThreshold = 0.6, TransportStall = 0.8, Holds = 0.9 },
         InvariantNames.Visibility => Mixed with { Name = invariant, Scripted = 0.8, Faults = 0.1, Reset = 0.1 },
-        InvariantNames.Lifecycle => Mixed with { Name = invariant, Scripted = 0.9, Dispose = 0.9, StallThroughDispose = 0.4 },
+        InvariantNames.Lifecycle => Mixed with { Name = invariant, Scripted = 0.9, Dispose = 0.9, StallThroughDispose = 0.4, Holds = 0.9, SmallQueue = 0.9, ManyPublishers = 0.5 },
         _ => Mixed with { Name = invariant },
     };
 }

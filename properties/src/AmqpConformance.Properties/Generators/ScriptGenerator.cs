@@ -22,6 +22,9 @@ public static class ScriptGenerator
         int disposeAt = features.Dispose ? random.Next(Math.Max(1, order.Count - 2), order.Count + 1) : -1;
         if (features.Dispose && order.Count > 2 && random.Next(2) == 0) disposeAt = random.Next(1, order.Count);
         int resetAt = features.Reset ? random.Next(0, Math.Max(1, order.Count - 1)) : -1;
+        // With holds, the output often stalls a few calls before disposal, so that a writer that completes calls on enqueue
+        // has calls parked (queue full) when disposal begins.
+        int holdFrom = features.Dispose && features.Holds && disposeAt > 0 && random.Next(3) != 0 ? Math.Max(0, disposeAt - random.Next(2, 6)) : -1;
         for (int i = 0; i < order.Count; i++)
         {
             if (i == resetAt && !reset)
@@ -30,7 +33,7 @@ public static class ScriptGenerator
                 reset = true;
             }
             if (i == disposeAt && !disposed) Dispose();
-            if (features.Holds && !holding && random.NextDouble() < 0.4)
+            if (features.Holds && !holding && (i == holdFrom || random.NextDouble() < 0.4))
             {
                 actions.Add(ScriptAction.Hold);
                 holding = true;
@@ -39,7 +42,8 @@ public static class ScriptGenerator
             actions.Add(ScriptAction.Call(p));
             if (features.Cancellation && random.NextDouble() < 0.35)
                 actions.Add(ScriptAction.Cancel(random.NextDouble() < 0.7 ? p : order[random.Next(0, i + 1)]));
-            if (holding && !(disposed && features.StallThroughDispose) && random.NextDouble() < 0.3)
+            bool keepHolding = (holdFrom >= 0 && i >= holdFrom && !disposed) || (disposed && features.StallThroughDispose);
+            if (holding && !keepHolding && random.NextDouble() < 0.3)
             {
                 actions.Add(features.Cancellation && random.NextDouble() < 0.5
                     ? ScriptAction.ReleaseRacingCancel(order[random.Next(0, i + 1)])
