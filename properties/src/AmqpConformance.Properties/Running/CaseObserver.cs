@@ -22,7 +22,8 @@ internal sealed class CaseObserver(WriterCase world)
     public IReadOnlyList<VisibilityLapse> Lapses => _lapses;
 
     /// <summary>Waits until the writer stops moving: nothing changed on its output, its calls or its pool over a few rounds
-    /// through the thread pool's global queue (so work the writer queued before has run), bounded by
+    /// through the thread pool's global queue (so work the writer queued before has run), and it is not in the middle of writing
+    /// (memory taken, not yet committed: a thread descheduled there), bounded by
     /// <see cref="WriterRunOptions.SettleLimit"/>. A settle that times out only makes the next step come earlier; no verdict
     /// depends on it.</summary>
     public async Task SettleAsync()
@@ -33,7 +34,7 @@ internal sealed class CaseObserver(WriterCase world)
         while (quiet < QuietRounds && limit.Elapsed < world.Options.SettleLimit)
         {
             long now = Activity();
-            if (now == last) quiet++;
+            if (now == last && !world.Output.IsWriting) quiet++;
             else
             {
                 quiet = 0;

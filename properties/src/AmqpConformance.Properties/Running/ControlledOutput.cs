@@ -27,6 +27,7 @@ internal sealed class ControlledOutput : PipeWriter
     private long _flushes;
     private long _activity;
     private int _pendingFlushes;
+    private int _writing;
     private bool _holding;
     private long _committedAtFault = -1;
     private long _committedAtDispose = -1;
@@ -51,6 +52,10 @@ internal sealed class ControlledOutput : PipeWriter
 
     /// <summary>A counter that moves whenever the writer touches the output: the harness's sign that the writer is still busy.</summary>
     public long Activity => Interlocked.Read(ref _activity);
+
+    /// <summary>Whether the writer is in the middle of writing: it got memory and has not committed it yet (a thread that was
+    /// descheduled there is still busy, however quiet it looks).</summary>
+    public bool IsWriting => Volatile.Read(ref _writing) != 0;
 
     /// <summary>Whether a flush is pending: held by the harness or waiting for the transport.</summary>
     public bool IsFlushPending => Volatile.Read(ref _pendingFlushes) > 0;
@@ -125,6 +130,7 @@ internal sealed class ControlledOutput : PipeWriter
     public override void Advance(int bytes)
     {
         Touch();
+        Volatile.Write(ref _writing, 0);
         _inner.Advance(bytes);
         lock (_gate)
         {
@@ -137,6 +143,7 @@ internal sealed class ControlledOutput : PipeWriter
     public override Memory<byte> GetMemory(int sizeHint = 0)
     {
         Touch();
+        Volatile.Write(ref _writing, 1);
         Perturb();
         var memory = _inner.GetMemory(sizeHint);
         lock (_gate) _last = memory;
@@ -168,6 +175,7 @@ internal sealed class ControlledOutput : PipeWriter
     public override ValueTask<FlushResult> FlushAsync(CancellationToken cancellationToken = default)
     {
         Touch();
+        Volatile.Write(ref _writing, 0);
         long n = Interlocked.Increment(ref _flushes);
         FireTriggers(n);
         return FlushCoreAsync(cancellationToken);
