@@ -13,6 +13,9 @@ public sealed record RunResult(Scenario Scenario, ConformanceEvidence Evidence, 
     /// <summary>What the run put the writer through (cancellations while parked, disposal with calls pending...).</summary>
     public RunEvents Events { get; init; } = new();
 
+    /// <summary>Where the run's time went; null for a runner that does not measure it.</summary>
+    public RunPhases? Phases { get; init; }
+
     /// <summary>Checks one invariant over <see cref="Evidence"/>.</summary>
     public Verdict Check(string invariant) => InvariantCheckers.Check(invariant, Evidence);
 

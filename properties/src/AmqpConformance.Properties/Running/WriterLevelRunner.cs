@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Harness.Writers;
 using AmqpConformance.Properties.Scenarios;
@@ -29,7 +30,9 @@ public static class WriterLevelRunner
         ArgumentNullException.ThrowIfNull(factory);
         ArgumentNullException.ThrowIfNull(scenario);
         options ??= WriterRunOptions.Default;
+        long started = Stopwatch.GetTimestamp();
         await using var world = await WriterCase.OpenAsync(factory, scenario, options, cancellationToken).ConfigureAwait(false);
+        long opened = Stopwatch.GetTimestamp();
         var calls = new CallLauncher(world);
         var observer = new CaseObserver(world);
         var lifecycle = new CaseLifecycle(world);
@@ -37,6 +40,7 @@ public static class WriterLevelRunner
         if (scenario.Script is null) await FreeRunDriver.RunAsync(world, calls, observer).ConfigureAwait(false);
         else await ScriptDriver.RunAsync(world, calls, observer, lifecycle).ConfigureAwait(false);
 
+        long driven = Stopwatch.GetTimestamp();
         bool stallThroughDispose = scenario.StallThroughDispose && scenario.Script is not null;
         if (stallThroughDispose)
         {
@@ -53,7 +57,11 @@ public static class WriterLevelRunner
         await lifecycle.AwaitAsync().ConfigureAwait(false);
         await observer.SettleAsync().ConfigureAwait(false); // late writes after disposal show up now
         await world.EndConnectionAsync().ConfigureAwait(false);
-        return new RunResult(scenario, Evidence(world, observer, lifecycle), world.Connection.Log) { Events = world.Events };
+        long ended = Stopwatch.GetTimestamp();
+        var evidence = Evidence(world, observer, lifecycle);
+        var phases = new RunPhases(Stopwatch.GetElapsedTime(started, opened), Stopwatch.GetElapsedTime(opened, driven),
+            Stopwatch.GetElapsedTime(driven, ended), Stopwatch.GetElapsedTime(ended));
+        return new RunResult(scenario, evidence, world.Connection.Log) { Events = world.Events, Phases = phases };
     }
 
     private static ConformanceEvidence Evidence(WriterCase world, CaseObserver observer, CaseLifecycle lifecycle)
