@@ -4,7 +4,7 @@ namespace AmqpConformance.Properties.Generators;
 
 /// <summary>Builds the script of a scripted case from its publishers and its features: every publish becomes a call step, in an
 /// order that interleaves the publishers, and control steps land between them: holds with their releases (some racing a
-/// cancellation), cancellations of the call just made or of an older one, a reset or an orderly close with calls after it, disposal with calls pending
+/// cancellation or the next call), cancellations of the call just made or of an older one, a reset or an orderly close with calls after it, disposal with calls pending
 /// and calls after it. Drawn from a seeded <see cref="Random"/>, so a generated scenario carries its script explicitly.</summary>
 public static class ScriptGenerator
 {
@@ -16,7 +16,7 @@ public static class ScriptGenerator
         ArgumentNullException.ThrowIfNull(random);
         var order = CallOrder(stepCounts, random);
         var actions = new List<ScriptAction>();
-        bool holding = false, reset = false, disposed = false;
+        bool holding = false, reset = false, disposed = false, raceNextCall = false;
         // Disposal and resets land after at least one call and, where there are enough calls, before the last one or two, so
         // that there are calls pending at the time and calls after it.
         int disposeAt = features.Dispose ? random.Next(Math.Max(1, order.Count - 2), order.Count + 1) : -1;
@@ -39,16 +39,27 @@ public static class ScriptGenerator
                 holding = true;
             }
             int p = order[i];
-            actions.Add(ScriptAction.Call(p));
+            if (raceNextCall && holding)
+            {
+                actions.Add(ScriptAction.ReleaseRacingCall(p));
+                holding = false;
+            }
+            else actions.Add(ScriptAction.Call(p));
+            raceNextCall = false;
             if (features.Cancellation && random.NextDouble() < 0.35)
                 actions.Add(ScriptAction.Cancel(random.NextDouble() < 0.7 ? p : order[random.Next(0, i + 1)]));
             bool keepHolding = (holdFrom >= 0 && i >= holdFrom && !disposed) || (disposed && features.StallThroughDispose);
             if (holding && !keepHolding && random.NextDouble() < 0.3)
             {
-                actions.Add(features.Cancellation && random.NextDouble() < 0.5
-                    ? ScriptAction.ReleaseRacingCancel(order[random.Next(0, i + 1)])
-                    : ScriptAction.Release);
-                holding = false;
+                // Release now, or race the release with the next call, or with a cancellation.
+                if (i + 1 < order.Count && random.Next(3) == 0) raceNextCall = true;
+                else
+                {
+                    actions.Add(features.Cancellation && random.NextDouble() < 0.5
+                        ? ScriptAction.ReleaseRacingCancel(order[random.Next(0, i + 1)])
+                        : ScriptAction.Release);
+                    holding = false;
+                }
             }
         }
         if (features.Dispose && !disposed) Dispose();

@@ -58,6 +58,20 @@ internal sealed class CallLauncher(WriterCase world)
         return trace.Done;
     }
 
+    /// <summary>Starts <paramref name="trace"/>'s call while, on another thread at the same moment, the output releases its held flushes.</summary>
+    public void StartRacingRelease(CallTrace trace, PublishStep step)
+    {
+        using var start = new Barrier(2);
+        var releaser = Task.Run(() =>
+        {
+            start.SignalAndWait();
+            world.Output.Release();
+        });
+        start.SignalAndWait();
+        _ = Start(trace, step);
+        releaser.Wait();
+    }
+
     /// <summary>Cancels <paramref name="trace"/>'s call from another thread at the same moment the output releases its held flushes.</summary>
     public void ReleaseRacingCancel(CallTrace trace)
     {

@@ -21,7 +21,11 @@ internal static class ScriptDriver
             switch (action.Kind)
             {
                 case ScriptActionKind.Call:
-                    await CallAsync(world, calls, observer, lifecycle, action.Publisher, next).ConfigureAwait(false);
+                    await CallAsync(world, calls, observer, lifecycle, action.Publisher, next, racingRelease: false).ConfigureAwait(false);
+                    break;
+                case ScriptActionKind.ReleaseRacingCall:
+                    await CallAsync(world, calls, observer, lifecycle, action.Publisher, next, racingRelease: true).ConfigureAwait(false);
+                    world.Output.Release(); // a skipped call still ends the hold
                     break;
                 case ScriptActionKind.Hold:
                     world.Output.Hold();
@@ -51,7 +55,8 @@ internal static class ScriptDriver
         }
     }
 
-    private static async Task CallAsync(WriterCase world, CallLauncher calls, CaseObserver observer, CaseLifecycle lifecycle, int publisher, int[] next)
+    private static async Task CallAsync(WriterCase world, CallLauncher calls, CaseObserver observer, CaseLifecycle lifecycle, int publisher, int[] next,
+        bool racingRelease)
     {
         if (publisher < 0 || publisher >= next.Length) return;
         var traces = world.Traces[publisher];
@@ -63,7 +68,9 @@ internal static class ScriptDriver
         await GiveFaultGraceAsync(world).ConfigureAwait(false);
         if (lifecycle.Begun) world.Events.Add(RunEvent.CallAfterDispose);
         next[publisher]++;
-        _ = calls.Start(trace, world.Scenario.Publishers[publisher][trace.IndexInPublisher]);
+        var step = world.Scenario.Publishers[publisher][trace.IndexInPublisher];
+        if (racingRelease) calls.StartRacingRelease(trace, step);
+        else _ = calls.Start(trace, step);
         await observer.SettleAsync().ConfigureAwait(false);
         observer.NoteStarted(trace);
     }

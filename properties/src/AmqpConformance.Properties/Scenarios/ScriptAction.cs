@@ -5,7 +5,7 @@ namespace AmqpConformance.Properties.Scenarios;
 /// makes a timing-dependent failure replay.</summary>
 /// <param name="Kind">What to do.</param>
 /// <param name="Publisher">The publisher it concerns (<see cref="ScriptActionKind.Call"/>, <see cref="ScriptActionKind.Cancel"/>,
-/// <see cref="ScriptActionKind.ReleaseRacingCancel"/>); -1 otherwise.</param>
+/// <see cref="ScriptActionKind.ReleaseRacingCancel"/>, <see cref="ScriptActionKind.ReleaseRacingCall"/>); -1 otherwise.</param>
 public sealed record ScriptAction(ScriptActionKind Kind, int Publisher = -1)
 {
     /// <summary>Publisher <paramref name="publisher"/> starts its next publish.</summary>
@@ -16,6 +16,9 @@ public sealed record ScriptAction(ScriptActionKind Kind, int Publisher = -1)
 
     /// <summary>Held flushes complete while publisher <paramref name="publisher"/>'s pending call is cancelled.</summary>
     public static ScriptAction ReleaseRacingCancel(int publisher) => new(ScriptActionKind.ReleaseRacingCancel, publisher);
+
+    /// <summary>Held flushes complete while publisher <paramref name="publisher"/> starts its next publish.</summary>
+    public static ScriptAction ReleaseRacingCall(int publisher) => new(ScriptActionKind.ReleaseRacingCall, publisher);
 
     /// <summary>The output holds flushes.</summary>
     public static ScriptAction Hold { get; } = new(ScriptActionKind.Hold);
@@ -32,12 +35,13 @@ public sealed record ScriptAction(ScriptActionKind Kind, int Publisher = -1)
     /// <summary>Disposal starts.</summary>
     public static ScriptAction Dispose { get; } = new(ScriptActionKind.Dispose);
 
-    /// <summary>Compact: "call:p0", "hold", "release", "cancel:p1", "race:p2", "reset", "close", "dispose".</summary>
+    /// <summary>Compact: "call:p0", "hold", "release", "cancel:p1", "race:p2", "race-call:p0", "reset", "close", "dispose".</summary>
     public override string ToString() => Kind switch
     {
         ScriptActionKind.Call => $"call:p{Publisher}",
         ScriptActionKind.Cancel => $"cancel:p{Publisher}",
         ScriptActionKind.ReleaseRacingCancel => $"race:p{Publisher}",
+        ScriptActionKind.ReleaseRacingCall => $"race-call:p{Publisher}",
         _ => Kind.ToString().ToLowerInvariant(),
     };
 }

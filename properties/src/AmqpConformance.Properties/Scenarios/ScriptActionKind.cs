@@ -15,6 +15,9 @@ public enum ScriptActionKind
     /// <summary>The output releases its held flushes while, on another thread at the same moment, the publisher's pending call (or,
     /// when it has none, the call parked longest) is cancelled: cancellation racing completion.</summary>
     ReleaseRacingCancel,
+    /// <summary>The output releases its held flushes while, on another thread at the same moment, the publisher starts its next
+    /// publish: a new call racing the writer's wake-up (a fast path overtaking what is queued shows here).</summary>
+    ReleaseRacingCall,
     /// <summary>The transport is reset (the writer's next flush fails); later calls are calls after a fault.</summary>
     Reset,
     /// <summary>The transport is closed in an orderly way (as limit_data does); later calls are calls after a fault.</summary>
