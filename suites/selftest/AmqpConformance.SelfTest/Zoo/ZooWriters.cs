@@ -247,11 +247,12 @@ public static class ZooWriters
             "None."),
     ];
 
-    /// <summary>The zoo writer called <paramref name="name"/> (with or without the "Zoo:" prefix, case-insensitive), or null.</summary>
+    /// <summary>The zoo writer called <paramref name="name"/>, case-insensitive, or null: its full name ("Zoo:LazyFlush", or
+    /// "Broken:SplitLock" for the first six), or the name without the "Zoo:" prefix.</summary>
     public static ZooEntry? FromName(string name)
     {
         ArgumentNullException.ThrowIfNull(name);
-        string bare = name.StartsWith("Zoo:", StringComparison.OrdinalIgnoreCase) ? name["Zoo:".Length..] : name;
-        return All.FirstOrDefault(e => e.Name.Equals("Zoo:" + bare, StringComparison.OrdinalIgnoreCase));
+        return All.FirstOrDefault(e => e.Name.Equals(name, StringComparison.OrdinalIgnoreCase))
+            ?? All.FirstOrDefault(e => e.Name.Equals("Zoo:" + name, StringComparison.OrdinalIgnoreCase));
     }
 }
