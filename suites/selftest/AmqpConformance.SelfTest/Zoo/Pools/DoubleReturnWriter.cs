@@ -8,15 +8,24 @@ namespace AmqpConformance.SelfTest.Zoo.Pools;
 /// DELIBERATELY BROKEN: an inline writer that stages the body in a rented buffer; when the body needs more than one
 /// body frame, the per-frame loop's cleanup returns the staging buffer after the last chunk, and the command's cleanup
 /// returns it again (a double return; with a real pool, two later renters would share one array). Bodies that fit
-/// one frame are handled correctly.
+/// one frame are handled correctly, and so are faults, disposal and calls after either.
 /// </summary>
 public sealed class DoubleReturnWriter(WriterContext context) : IFrameWriter
 {
+    private const string Name = "double-return";
     private readonly SemaphoreSlim _lock = new(1, 1);
+    private Exception? _fault;
+    private int _disposed;
 
     public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
         await _lock.EnterOrReleaseAsync(command, context.Pool, cancellationToken).ConfigureAwait(false);
+        if (Stopped() is { } stopped)
+        {
+            command.Release(context.Pool);
+            _lock.Release();
+            throw stopped;
+        }
         int length = command.Body.Length;
         byte[] staging = context.Pool.Rent(length);
         try
@@ -32,7 +41,15 @@ public sealed class DoubleReturnWriter(WriterContext context) : IFrameWriter
                 // BUG: "done with the staging buffer" after the last chunk of a multi-frame body...
                 if (frames > 1 && i == frames - 1) context.Pool.Return(staging);
             }
-            CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+            try
+            {
+                CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+            }
+            catch (Exception ex)
+            {
+                Interlocked.CompareExchange(ref _fault, ex, null);
+                throw ZooHelpers.Faulted(Name, ex);
+            }
         }
         finally
         {
@@ -44,6 +61,16 @@ public sealed class DoubleReturnWriter(WriterContext context) : IFrameWriter
 
     public async ValueTask DisposeAsync()
     {
-        await _lock.WaitAsync(TimeSpan.FromSeconds(5)).ConfigureAwait(false);
+        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (await _lock.WaitAsync(context.DrainTimeout).ConfigureAwait(false))
+        {
+            _lock.Release();
+            return;
+        }
+        Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up on the call in progress."), null);
+        context.Output.CancelPendingFlush();
+        if (await _lock.WaitAsync(context.DrainTimeout).ConfigureAwait(false)) _lock.Release();
     }
+
+    private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));
 }
