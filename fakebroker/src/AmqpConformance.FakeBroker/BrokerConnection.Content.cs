@@ -1,0 +1,143 @@
+using System.Buffers;
+using System.Security.Cryptography;
+using AmqpConformance.Protocol;
+
+namespace AmqpConformance.FakeBroker;
+
+/// <content>Content assembly: a basic.publish's header and body frames gathered into one message (validated as they come),
+/// routed when complete, and the publisher confirms that completion makes due.</content>
+public sealed partial class BrokerConnection
+{
+    private readonly HashSet<ChannelState> _confirmsDue = [];
+
+    private FrameOutcome HandleHeaderFrame(in RawFrame frame)
+    {
+        if (!_channels.TryGetValue(frame.Channel, out var ch) || ch.Content is not { } pending)
+            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "content-without-method",
+                "expected method frame, got non method frame instead", 0, 0);
+        if (pending.HeaderReceived)
+            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "header-during-body",
+                "expected content body, got non content body frame instead", pending.Method.ClassId, pending.Method.MethodId);
+        byte[] payload = frame.Payload.ToArray();
+        ushort classId = System.Buffers.Binary.BinaryPrimitives.ReadUInt16BigEndian(payload);
+        ushort weight = System.Buffers.Binary.BinaryPrimitives.ReadUInt16BigEndian(payload.AsSpan(2));
+        ulong bodySize = System.Buffers.Binary.BinaryPrimitives.ReadUInt64BigEndian(payload.AsSpan(4));
+        if (classId != pending.Method.ClassId)
+            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "header-wrong-class",
+                $"expected content header for class {pending.Method.ClassId}, got one for class {classId} instead",
+                pending.Method.ClassId, pending.Method.MethodId);
+        if (weight != 0)
+            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "header-nonzero-weight",
+                $"expected content header for class {pending.Method.ClassId}, got non content header frame instead (weight {weight})",
+                pending.Method.ClassId, pending.Method.MethodId);
+        if (bodySize > (ulong)_options.MaxPayloadWhenUnlimited)
+            throw new ProtocolViolationException(ReplyCodes.FrameError, "body-size-too-large",
+                $"content body size {bodySize} exceeds maximum allowed size {_options.MaxPayloadWhenUnlimited}",
+                pending.Method.ClassId, pending.Method.MethodId);
+        ContentHeader header;
+        try
+        {
+            header = ContentHeader.Decode(payload);
+        }
+        catch (AmqpDecodeException ex)
+        {
+            throw new ProtocolViolationException(ReplyCodes.FrameError, "undecodable-content-header",
+                $"cannot decode content header properties ({ex.Message})", pending.Method.ClassId, pending.Method.MethodId);
+        }
+        pending.SetHeader(header, payload);
+        if (pending.IsComplete) CompleteContent(ch);
+        return FrameOutcome.Continue;
+    }
+
+    private FrameOutcome HandleBodyFrame(long sequence, in RawFrame frame)
+    {
+        if (!_channels.TryGetValue(frame.Channel, out var ch) || ch.Content is not { } pending)
+            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "content-without-method",
+                "expected method frame, got non method frame instead", 0, 0);
+        if (!pending.HeaderReceived)
+            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "body-without-header",
+                $"expected content header for class {pending.Method.ClassId}, got non content header frame instead",
+                pending.Method.ClassId, pending.Method.MethodId);
+        bool overranBefore = pending.Overran;
+        pending.Append(frame.Payload);
+        if (Strict)
+        {
+            if (pending.Overran && !overranBefore)
+                Report(sequence, ReplyCodes.UnexpectedFrame, "body-exceeds-declared-size",
+                    $"Body frames on channel {ch.Number} carry {pending.Received} bytes but the content header declared {pending.DeclaredSize}; " +
+                    "RabbitMQ 3.x keeps waiting and closes with 505 on the channel's next non-body frame.");
+            else if (!pending.IsComplete && !pending.Overran && FrameMax != 0 && frame.ClaimedSize != FrameMax - AmqpConstants.FrameOverhead)
+                Report(sequence, ReplyCodes.FrameError, "body-frame-not-full",
+                    $"A non-final body frame on channel {ch.Number} carries {frame.ClaimedSize} bytes, not frame_max - 8 = {FrameMax - AmqpConstants.FrameOverhead}.");
+        }
+        if (pending.IsComplete) CompleteContent(ch);
+        return FrameOutcome.Continue;
+    }
+
+    private void StartContent(ChannelState ch, BasicPublish method, long sequence)
+    {
+        ch.Content = new PendingContent(method, sequence);
+        _midContent.Add(ch.Number);
+    }
+
+    private void CompleteContent(ChannelState ch)
+    {
+        var content = ch.Content!;
+        ch.Content = null;
+        _midContent.Remove(ch.Number);
+        if (ch.Closing) return;
+        var publish = content.Method;
+        _currentMethod = publish;
+        if (publish.Immediate)
+            throw new ProtocolViolationException(ReplyCodes.NotImplemented, "immediate-flag", "immediate=true");
+        ulong? confirm = ch.ConfirmMode ? ch.NextConfirmSequence++ : null;
+        var host = Host!;
+        var queues = host.Route(publish.Exchange, publish.RoutingKey, content.Header!.Properties.Headers);
+        var message = new DeliveredMessage
+        {
+            ConnectionId = Id,
+            Channel = ch.Number,
+            Exchange = publish.Exchange,
+            RoutingKey = publish.RoutingKey,
+            Mandatory = publish.Mandatory,
+            ConfirmSequence = confirm,
+            Properties = content.Header.Properties,
+            HeaderPayload = content.HeaderPayload,
+            Body = content.TakeBody(keep: queues.Count > 0 || publish.Mandatory || _options.KeepPublished),
+            MethodSequence = content.MethodSequence,
+            RoutedTo = [.. queues.Select(q => q.Name)],
+        };
+        AddPublished(message);
+        if (queues.Count == 0 && publish.Mandatory)
+            SendContent(ch.Number, new BasicReturn { ReplyCode = ReplyCodes.NoRoute, ReplyText = "NO_ROUTE", Exchange = publish.Exchange, RoutingKey = publish.RoutingKey }, message);
+        host.Enqueue(message, queues);
+        if (confirm is { } seq)
+        {
+            ch.PendingConfirmUpTo = seq;
+            ch.PendingConfirmCount++;
+            _confirmsDue.Add(ch);
+        }
+    }
+
+    /// <summary>Sends the publisher confirms due after a read batch: one basic.ack per publish, or one with
+    /// multiple=true covering them all when <see cref="FakeBrokerOptions.CoalesceConfirms"/> is on.</summary>
+    private void FlushConfirms()
+    {
+        if (_confirmsDue.Count == 0) return;
+        foreach (var ch in _confirmsDue)
+        {
+            if (ch.PendingConfirmCount == 0 || ch.Closing || ch.Closed) continue;
+            if (_options.CoalesceConfirms && ch.PendingConfirmCount > 1)
+            {
+                SendMethod(ch.Number, new BasicAck { DeliveryTag = ch.PendingConfirmUpTo, Multiple = true });
+            }
+            else
+            {
+                for (ulong tag = ch.PendingConfirmUpTo - (ulong)ch.PendingConfirmCount + 1; tag <= ch.PendingConfirmUpTo; tag++)
+                    SendMethod(ch.Number, new BasicAck { DeliveryTag = tag, Multiple = false });
+            }
+            ch.PendingConfirmCount = 0;
+        }
+        _confirmsDue.Clear();
+    }
+}
