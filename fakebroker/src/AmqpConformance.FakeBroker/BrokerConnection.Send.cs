@@ -14,9 +14,11 @@ public sealed partial class BrokerConnection
     private long _lastSentTimestamp = Stopwatch.GetTimestamp();
 
     /// <summary>One thing for the writer loop to put on the wire, whole: a method (with its content, if any), a
-    /// heartbeat, or raw bytes (the protocol header sent back on a version mismatch).</summary>
+    /// heartbeat, or raw bytes (the protocol header sent back on a version mismatch). A heartbeat carries the last-sent
+    /// timestamp its decision was based on (<paramref name="QuietSince"/>): the writer drops it if anything else went out
+    /// since, so a frame queued just before it cannot make it a heartbeat on a busy connection.</summary>
     private sealed record OutboundItem(ushort Channel, IAmqpMethod? Method, ReadOnlyMemory<byte> HeaderPayload,
-        ReadOnlyMemory<byte> Body, bool Heartbeat = false, byte[]? Raw = null);
+        ReadOnlyMemory<byte> Body, bool Heartbeat = false, byte[]? Raw = null, long QuietSince = 0);
 
     /// <summary>Queues a method frame. Safe from any thread; dropped once the connection ended.</summary>
     internal void SendMethod(ushort channel, IAmqpMethod method) =>
@@ -27,7 +29,8 @@ public sealed partial class BrokerConnection
     internal void SendContent(ushort channel, IAmqpMethod method, DeliveredMessage message) =>
         _outbound.Writer.TryWrite(new OutboundItem(channel, method, message.HeaderPayload, message.Body));
 
-    private void SendHeartbeat() => _outbound.Writer.TryWrite(new OutboundItem(0, null, default, default, Heartbeat: true));
+    private void SendHeartbeat(long quietSince) =>
+        _outbound.Writer.TryWrite(new OutboundItem(0, null, default, default, Heartbeat: true, QuietSince: quietSince));
 
     private void SendRaw(byte[] bytes) => _outbound.Writer.TryWrite(new OutboundItem(0, null, default, default, Raw: bytes));
 
@@ -41,7 +44,8 @@ public sealed partial class BrokerConnection
             {
                 while (reader.TryRead(out var item))
                 {
-                    Write(output, item);
+                    // Only this loop moves the last-sent timestamp, so the check and the write cannot race.
+                    if (!item.Heartbeat || item.QuietSince == Interlocked.Read(ref _lastSentTimestamp)) Write(output, item);
                     if (!item.Heartbeat) Interlocked.Exchange(ref _lastSentTimestamp, Stopwatch.GetTimestamp());
                     if (output.UnflushedBytes < 256 * 1024 && reader.TryPeek(out _)) continue;
                     var flush = await output.FlushAsync(_abort.Token).ConfigureAwait(false);
@@ -188,8 +192,8 @@ public sealed partial class BrokerConnection
                     return;
                 }
                 // A little slack: the timer and the writer's clock reads are not exact.
-                var quiet = Stopwatch.GetElapsedTime(Interlocked.Read(ref _lastSentTimestamp));
-                if (quiet >= half - TimeSpan.FromMilliseconds(20)) SendHeartbeat();
+                long lastSent = Interlocked.Read(ref _lastSentTimestamp);
+                if (Stopwatch.GetElapsedTime(lastSent) >= half - TimeSpan.FromMilliseconds(20)) SendHeartbeat(lastSent);
             }
         }
         catch (OperationCanceledException)
