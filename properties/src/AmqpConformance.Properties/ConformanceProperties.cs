@@ -104,8 +104,10 @@ public static class ConformanceProperties
                 return true;
             }
             int attempts = options.Replay is not null && _shrinking is null ? Math.Max(1, options.ReplayAttempts) : 1;
+            var replaying = Stopwatch.StartNew();
             for (int attempt = 1; attempt <= attempts; attempt++)
             {
+                if (attempt > 1 && (replaying.Elapsed > options.ReplayBudget || options.Cancellation.IsCancellationRequested)) break;
                 var (result, verdict) = Judge(scenario);
                 if (_shrinking is null) _events.Add(result.Events);
                 if (verdict.Holds) continue;

@@ -17,10 +17,15 @@ public sealed record PropertyRunOptions
     /// <summary>Replays exactly one earlier case instead of generating new ones.</summary>
     public ReplayToken? Replay { get; init; }
 
-    /// <summary>When replaying: how many times the replayed case is run until it fails again (default 10). A scripted case is
-    /// driven step by step and fails again on the first attempt; a free-running one depends on thread timing and may need more.
-    /// The outcome says which attempt failed (<see cref="PropertyOutcome.ReplayAttemptsNeeded"/>).</summary>
-    public int ReplayAttempts { get; init; } = 10;
+    /// <summary>When replaying: at most how many times the replayed case is run until it fails again (default 100; see also
+    /// <see cref="ReplayBudget"/>). A scripted case is driven step by step and fails again on the first attempt; a free-running one
+    /// depends on thread timing, and a race that shows once in a few dozen runs still comes back. The outcome says which attempt
+    /// failed (<see cref="PropertyOutcome.ReplayAttemptsNeeded"/>).</summary>
+    public int ReplayAttempts { get; init; } = 100;
+
+    /// <summary>When replaying: no further attempt starts once this much time has gone by (default 30 s), so a replay that does not
+    /// come back ends in bounded time. The first attempt always runs.</summary>
+    public TimeSpan ReplayBudget { get; init; } = TimeSpan.FromSeconds(30);
 
     /// <summary>Limits of each run.</summary>
     public WriterRunOptions Runner { get; init; } = WriterRunOptions.Default;
