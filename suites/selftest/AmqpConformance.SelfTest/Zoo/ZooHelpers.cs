@@ -23,6 +23,21 @@ internal static class ZooHelpers
         }
     }
 
+    /// <summary>The disposal the lock-based zoo writers share (and get right): waits for the call in progress to let go of
+    /// <paramref name="gate"/> within the drain timeout; if it does not, hands <paramref name="recordFault"/> the reason (so later
+    /// calls fail), cancels the pending flush and waits once more, again bounded.</summary>
+    public static async ValueTask DrainAsync(this SemaphoreSlim gate, WriterContext context, Action<Exception> recordFault)
+    {
+        if (await gate.WaitAsync(context.DrainTimeout).ConfigureAwait(false))
+        {
+            gate.Release();
+            return;
+        }
+        recordFault(new TimeoutException("DisposeAsync gave up on the call in progress."));
+        context.Output.CancelPendingFlush();
+        if (await gate.WaitAsync(context.DrainTimeout).ConfigureAwait(false)) gate.Release();
+    }
+
     /// <summary>The exception for a call refused because the writer stopped on <paramref name="cause"/>.</summary>
     public static FrameWriterFaultedException Faulted(string writer, Exception cause) =>
         new($"The {writer} writer has stopped ({cause.GetType().Name}: {cause.Message}); the command was not written.", cause);

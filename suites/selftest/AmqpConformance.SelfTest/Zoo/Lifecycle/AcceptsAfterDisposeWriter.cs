@@ -61,13 +61,6 @@ public sealed class AcceptsAfterDisposeWriter(WriterContext context) : IFrameWri
     public async ValueTask DisposeAsync()
     {
         if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        if (await _lock.WaitAsync(context.DrainTimeout).ConfigureAwait(false))
-        {
-            _lock.Release();
-            return;
-        }
-        Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up on the call in progress."), null);
-        context.Output.CancelPendingFlush();
-        if (await _lock.WaitAsync(context.DrainTimeout).ConfigureAwait(false)) _lock.Release();
+        await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
     }
 }
