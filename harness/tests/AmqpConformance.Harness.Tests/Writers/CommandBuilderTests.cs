@@ -139,14 +139,21 @@ public class CommandBuilderTests
             CommandBuilder.Build(pool, 4096, 1, publish, properties, body).Release(pool);
         }
 
-        long before = GC.GetAllocatedBytesForCurrentThread();
-        for (int i = 0; i < 100; i++)
+        // The runtime itself may allocate on this thread now and then while it tiers the code up (a loaded run once saw 7,480 B
+        // in one round): the least a round of 100 builds allocates is what building costs, and it must be nothing. A builder
+        // that allocates does so in every round.
+        long least = long.MaxValue;
+        for (int round = 0; round < 5 && least > 0; round++)
         {
-            CommandBuilder.BuildPublish(pool, 4096, 1, "ex", "rk", false, properties, body).Release(pool);
-            CommandBuilder.Build(pool, 4096, 1, publish, properties, body).Release(pool);
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            for (int i = 0; i < 100; i++)
+            {
+                CommandBuilder.BuildPublish(pool, 4096, 1, "ex", "rk", false, properties, body).Release(pool);
+                CommandBuilder.Build(pool, 4096, 1, publish, properties, body).Release(pool);
+            }
+            least = Math.Min(least, GC.GetAllocatedBytesForCurrentThread() - before);
         }
-        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-        Assert.Equal(0, allocated);
+        Assert.Equal(0, least);
     }
 
     /// <summary>Hands out one preallocated array, so rents themselves allocate nothing.</summary>
