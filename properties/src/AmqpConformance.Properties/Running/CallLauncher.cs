@@ -59,32 +59,29 @@ internal sealed class CallLauncher(WriterCase world)
     }
 
     /// <summary>Starts <paramref name="trace"/>'s call while, on another thread at the same moment, the output releases its held flushes.</summary>
-    public void StartRacingRelease(CallTrace trace, PublishStep step)
-    {
-        using var start = new Barrier(2);
-        var releaser = Task.Run(() =>
-        {
-            start.SignalAndWait();
-            world.Output.Release();
-        });
-        start.SignalAndWait();
-        _ = Start(trace, step);
-        releaser.Wait();
-    }
+    public void StartRacingRelease(CallTrace trace, PublishStep step) =>
+        AtTheSameMoment(onAnotherThread: world.Output.Release, here: () => _ = Start(trace, step));
 
     /// <summary>Cancels <paramref name="trace"/>'s call from another thread at the same moment the output releases its held flushes.</summary>
     public void ReleaseRacingCancel(CallTrace trace)
     {
-        using var start = new Barrier(2);
         var cancel = trace.Cancel;
-        var racer = Task.Run(() =>
+        AtTheSameMoment(onAnotherThread: () => { if (cancel is not null) FireRacing(trace); }, here: world.Output.Release);
+    }
+
+    /// <summary>Runs <paramref name="onAnotherThread"/> on a pool thread and <paramref name="here"/> on this one, both let go by one
+    /// barrier so they race; returns when both are done.</summary>
+    private static void AtTheSameMoment(Action onAnotherThread, Action here)
+    {
+        using var start = new Barrier(2);
+        var other = Task.Run(() =>
         {
             start.SignalAndWait();
-            if (cancel is not null) FireRacing(trace);
+            onAnotherThread();
         });
         start.SignalAndWait();
-        world.Output.Release();
-        racer.Wait();
+        here();
+        other.Wait();
     }
 
     private void FireRacing(CallTrace trace)
