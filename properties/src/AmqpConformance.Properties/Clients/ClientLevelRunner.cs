@@ -68,7 +68,7 @@ public sealed class ClientLevelRunner : IAsyncDisposable
                 traces.Add(new CallTrace
                 {
                     Id = nextId++, Publisher = p, IndexInPublisher = i, Channel = 0,
-                    ExpectedBody = WriterCase.BodyBytes(scenario.Seed, nextId - 1, scenario.Publishers[p][i].BodyLength),
+                    ExpectedBody = BodyPattern.Create(scenario.Seed, nextId - 1, scenario.Publishers[p][i].BodyLength),
                 });
 
         IClientSession? session = null;

@@ -150,16 +150,6 @@ internal sealed class WriterCase : IAsyncDisposable
         try { await _downstream.ConfigureAwait(false); } catch (Exception) { /* the drain ends with the transport */ }
     }
 
-    /// <summary>The deterministic body bytes of call <paramref name="callId"/>.</summary>
-    internal static byte[] BodyBytes(int seed, int callId, int length)
-    {
-        var bytes = GC.AllocateUninitializedArray<byte>(length);
-        new Random(HashCode.Combine(seed, callId)).NextBytes(bytes);
-        // Keep the poison byte out of real bodies so poison on the wire is unambiguous.
-        for (int i = 0; i < bytes.Length; i++) if (bytes[i] == Harness.Verdicts.PublishCall.PoisonByte) bytes[i] = 0x5A;
-        return bytes;
-    }
-
     private static List<IReadOnlyList<CallTrace>> BuildTraces(Scenario scenario)
     {
         var all = new List<IReadOnlyList<CallTrace>>();
@@ -172,7 +162,7 @@ internal sealed class WriterCase : IAsyncDisposable
                 mine.Add(new CallTrace
                 {
                     Id = nextId, Publisher = p, IndexInPublisher = i, Channel = scenario.ChannelOf(p),
-                    ExpectedBody = BodyBytes(scenario.Seed, nextId, steps[i].BodyLength),
+                    ExpectedBody = BodyPattern.Create(scenario.Seed, nextId, steps[i].BodyLength),
                 });
             all.Add(mine);
         }
