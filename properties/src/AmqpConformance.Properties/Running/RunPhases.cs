@@ -5,4 +5,9 @@ namespace AmqpConformance.Properties.Running;
 /// <param name="Drive">Running the calls (free or scripted, settling between steps).</param>
 /// <param name="Finish">Visibility check, disposal, the last settle, ending the connection.</param>
 /// <param name="Evidence">Collecting the evidence (frame log snapshot, ledgers).</param>
-public sealed record RunPhases(TimeSpan Open, TimeSpan Drive, TimeSpan Finish, TimeSpan Evidence);
+public sealed record RunPhases(TimeSpan Open, TimeSpan Drive, TimeSpan Finish, TimeSpan Evidence)
+{
+    /// <summary>Time the harness skipped on the case's clock instead of waiting it (a fault's grace period: see
+    /// <see cref="WriterRunOptions.FaultGraceRealWait"/>); not part of the other phases.</summary>
+    public TimeSpan Skipped { get; init; }
+}

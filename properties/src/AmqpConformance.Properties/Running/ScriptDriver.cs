@@ -65,7 +65,7 @@ internal static class ScriptDriver
         // A publisher's calls on a shared channel wait for the channel, as a client's channel lock would: here the step is skipped.
         if (world.AllTraces.Any(t => t.IsPending && t.Channel == trace.Channel)) return;
         await observer.CheckVisibilityAsync($"before call {trace.Id}").ConfigureAwait(false);
-        await GiveFaultGraceAsync(world).ConfigureAwait(false);
+        await GiveFaultGraceAsync(world, observer).ConfigureAwait(false);
         if (lifecycle.Begun) world.Events.Add(RunEvent.CallAfterDispose);
         next[publisher]++;
         var step = world.Scenario.Publishers[publisher][trace.IndexInPublisher];
@@ -75,15 +75,21 @@ internal static class ScriptDriver
         observer.NoteStarted(trace);
     }
 
-    /// <summary>When the writer has seen a fault and already let a later call succeed without failing any, waits out the faults
-    /// invariant's grace period before the next call, so that call's outcome is judged, not excused.</summary>
-    private static async Task GiveFaultGraceAsync(WriterCase world)
+    /// <summary>When the writer has seen a fault and already let a later call succeed without failing any, lets the faults
+    /// invariant's grace period pass before the next call, so that call's outcome is judged, not excused: the writer gets
+    /// <see cref="WriterRunOptions.FaultGraceRealWait"/> of real time and settles, then the case's clock skips the rest.</summary>
+    private static async Task GiveFaultGraceAsync(WriterCase world, CaseObserver observer)
     {
         if (world.Output.FaultObservedAt is not { } seen) return;
         var after = world.AllTraces.Where(t => t.Attempted && t.Started > seen && t.Done.IsCompleted).ToList();
         if (after.Any(t => t.Outcome == CallOutcome.Failed) || !after.Any(t => t.Outcome == CallOutcome.Succeeded)) return;
-        var wait = seen + new Harness.Verdicts.FaultsChecker().Grace + TimeSpan.FromMilliseconds(50) - world.Clock;
-        if (wait > TimeSpan.Zero) await Task.Delay(wait).ConfigureAwait(false);
+        var graceEnds = seen + new Harness.Verdicts.FaultsChecker().Grace + TimeSpan.FromMilliseconds(50);
+        var real = graceEnds - world.Clock;
+        if (real > world.Options.FaultGraceRealWait) real = world.Options.FaultGraceRealWait;
+        if (real > TimeSpan.Zero) await Task.Delay(real).ConfigureAwait(false);
+        await observer.SettleAsync().ConfigureAwait(false);
+        var rest = graceEnds - world.Clock;
+        if (rest > TimeSpan.Zero) world.Time.Skip(rest);
     }
 
     private static CallTrace? OldestParked(WriterCase world) =>

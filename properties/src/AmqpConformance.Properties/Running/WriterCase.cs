@@ -21,9 +21,10 @@ internal sealed class WriterCase : IAsyncDisposable
     private readonly Task _downstream;
     private long _completions;
 
-    private WriterCase(FrameWriterFactory factory, Scenario scenario, WriterRunOptions options, FakeBroker.FakeBroker broker,
+    private WriterCase(FrameWriterFactory factory, Scenario scenario, WriterRunOptions options, CaseClock time, FakeBroker.FakeBroker broker,
         FaultyTransport transport, BrokerConnection connection, long outputWireOffset, Task downstream)
     {
+        Time = time;
         Factory = factory;
         Scenario = scenario;
         Options = options;
@@ -68,7 +69,10 @@ internal sealed class WriterCase : IAsyncDisposable
     /// <summary>Counts one completed call.</summary>
     public void NoteCompletion() => Interlocked.Increment(ref _completions);
 
-    /// <summary>The case's clock: the broker's frame log, so call times compare with frame times.</summary>
+    /// <summary>The case's clock, which the harness may move forward (<see cref="CaseClock.Skip"/>); the broker's frame log reads it.</summary>
+    public CaseClock Time { get; }
+
+    /// <summary>Now on the case's clock, as the broker's frame log counts it, so call times compare with frame times.</summary>
     public TimeSpan Clock => Connection.Log.Elapsed;
 
     /// <summary>Every call trace, by id.</summary>
@@ -86,13 +90,14 @@ internal sealed class WriterCase : IAsyncDisposable
             ResumeWriterThreshold = scenario.OutputThreshold / 2,
             OrderlyCloseAsCompletion = scenario.CloseAsCompletion,
         });
+        var time = new CaseClock();
         var broker = FakeBroker.FakeBroker.CreateWithoutListener(new FakeBrokerOptions
         {
             FrameMax = 0,
             HeartbeatSeconds = 0,
             KeepPublished = false,
             HandshakeTimeout = Timeout.InfiniteTimeSpan,
-            FrameLog = new FrameLogOptions { CaptureBodies = true, RecordSent = false },
+            FrameLog = new FrameLogOptions { CaptureBodies = true, RecordSent = false, Clock = time },
         });
         var connection = broker.Serve(transport.BrokerSide);
         try
@@ -118,7 +123,7 @@ internal sealed class WriterCase : IAsyncDisposable
         foreach (var fault in scenario.Faults.For(FaultDirection.Downstream)) transport.DownstreamFaults.Add(fault);
         if (scenario.StallUntilQuiet) transport.UpstreamFaults.Add(new StallFault(0));
         var downstream = Task.Run(() => DrainAsync(transport.ClientSide.Input), CancellationToken.None);
-        var world = new WriterCase(factory, scenario, options, broker, transport, connection, outputOffset, downstream);
+        var world = new WriterCase(factory, scenario, options, time, broker, transport, connection, outputOffset, downstream);
         try
         {
             world.Writer = factory.CreateWriter(world.Context);

@@ -23,6 +23,13 @@ public sealed record WriterRunOptions
     /// changed over a few rounds through the thread pool, and never waits longer than this (default 250 ms).</summary>
     public TimeSpan SettleLimit { get; init; } = TimeSpan.FromMilliseconds(250);
 
+    /// <summary>How long, in real time, a writer that let a call succeed after it saw a fault gets to act on the fault before the
+    /// harness moves the case's clock past the faults invariant's grace period and makes the next call (default 200 ms, and the
+    /// writer has settled by then). The rest of the grace is skipped on the case's clock, not waited: a writer that accepts calls
+    /// for ever after a fault is caught just the same, in a fifth of the time. A correct writer is blamed only if the thread
+    /// handling its fault was kept off the CPU for this long while the harness ran.</summary>
+    public TimeSpan FaultGraceRealWait { get; init; } = TimeSpan.FromMilliseconds(200);
+
     /// <summary>How long without progress counts as "the writer is blocked" in a transport-stalled run (default 20 ms).</summary>
     public TimeSpan QuietPeriod { get; init; } = TimeSpan.FromMilliseconds(20);
 

@@ -1,5 +1,3 @@
-using System.Diagnostics;
-
 namespace AmqpConformance.Protocol.Recording;
 
 /// <summary>
@@ -12,7 +10,7 @@ public sealed class FrameLog
     private readonly List<FrameRecord> _frames = [];
     private readonly List<ProtocolFinding> _findings = [];
     private readonly List<Action<FrameRecord>> _subscribers = [];
-    private readonly long _startTimestamp = Stopwatch.GetTimestamp();
+    private readonly long _startTimestamp;
     private long _dropped;
 
     /// <summary>Creates an empty log.</summary>
@@ -20,6 +18,7 @@ public sealed class FrameLog
     {
         ConnectionId = connectionId;
         Options = options ?? FrameLogOptions.Default;
+        _startTimestamp = Options.Clock.GetTimestamp();
         StartedAt = DateTimeOffset.UtcNow;
     }
 
@@ -32,8 +31,9 @@ public sealed class FrameLog
     /// <summary>Wall-clock time of the log's start; <see cref="FrameRecord.Timestamp"/> counts from here.</summary>
     public DateTimeOffset StartedAt { get; }
 
-    /// <summary>Time elapsed since the log started, on the same clock as <see cref="FrameRecord.Timestamp"/>.</summary>
-    public TimeSpan Elapsed => Stopwatch.GetElapsedTime(_startTimestamp);
+    /// <summary>Time elapsed since the log started, on the same clock as <see cref="FrameRecord.Timestamp"/>
+    /// (<see cref="FrameLogOptions.Clock"/>).</summary>
+    public TimeSpan Elapsed => Options.Clock.GetElapsedTime(_startTimestamp);
 
     /// <summary>How many frames the log holds: every frame recorded, unless <see cref="FrameLogOptions.MaxRetainedFrames"/>
     /// made it drop the oldest (<see cref="DroppedFrames"/> of them).</summary>

@@ -1,0 +1,56 @@
+using AmqpConformance.Harness.Faults;
+using AmqpConformance.Harness.Verdicts;
+using AmqpConformance.Harness.Writers;
+using AmqpConformance.Properties.Running;
+using AmqpConformance.Properties.Scenarios;
+using AmqpConformance.SelfTest.Zoo;
+
+namespace AmqpConformance.Properties.Tests.Running;
+
+/// <summary>The faults invariant's grace period is skipped on the case's clock, not waited in real time, and still catches a
+/// writer that accepts calls after a fault.</summary>
+public sealed class FaultGraceTests
+{
+    /// <summary>One publisher: a call that goes through, a reset, then three calls (the first sees the fault).</summary>
+    private static Scenario CallsAfterAReset() => new(4096, ChannelLayout.OwnChannel,
+        [[new PublishStep(100), new PublishStep(100), new PublishStep(100), new PublishStep(100)]], FaultPlan.Empty, Seed: 11)
+    {
+        Script = [ScriptAction.Call(0), ScriptAction.Reset, ScriptAction.Call(0), ScriptAction.Call(0), ScriptAction.Call(0)],
+    };
+
+    [Fact]
+    public async Task A_writer_that_accepts_calls_after_a_fault_is_judged_past_the_grace_the_harness_skipped()
+    {
+        var swallow = ZooWriters.FromName("Zoo:SwallowAfterFault")!.Factory;
+        var result = await WriterLevelRunner.RunAsync(swallow, CallsAfterAReset());
+        var grace = new FaultsChecker().Grace;
+        Assert.True(result.Phases!.Skipped >= grace - WriterRunOptions.Default.FaultGraceRealWait,
+            $"the harness skipped {result.Phases.Skipped.TotalMilliseconds:0} ms of the {grace.TotalMilliseconds:0} ms grace");
+        var seen = result.Evidence.Fault!.ObservedAt!.Value;
+        var last = result.Evidence.Calls.MaxBy(c => c.Started)!;
+        Assert.True(last.Started > seen + grace, $"the last call started at {last.Started.TotalMilliseconds:0} ms, the fault was seen at {seen.TotalMilliseconds:0} ms");
+        Assert.Contains(result.Check(InvariantNames.Faults).Violations, v => v.Rule == "succeeded-after-fault");
+    }
+
+    [Theory]
+    [InlineData("Background")]
+    [InlineData("Inline")]
+    [InlineData("Coalescing")]
+    public async Task A_reference_writer_holds_the_faults_invariant_after_a_reset(string mode)
+    {
+        var result = await WriterLevelRunner.RunAsync(WriterModes.FromName(mode)!, CallsAfterAReset());
+        Assert.NotNull(result.Evidence.Fault);
+        Assert.True(result.Check(InvariantNames.Faults).Holds, result.Check(InvariantNames.Faults).ToString());
+    }
+
+    [Fact]
+    public void The_case_clock_moves_forward_by_what_is_skipped_and_never_back()
+    {
+        var clock = new CaseClock();
+        long before = clock.GetTimestamp();
+        clock.Skip(TimeSpan.FromSeconds(2));
+        Assert.True(clock.GetElapsedTime(before) >= TimeSpan.FromSeconds(2));
+        Assert.Equal(TimeSpan.FromSeconds(2), clock.Skipped);
+        Assert.Throws<ArgumentOutOfRangeException>(() => clock.Skip(TimeSpan.FromTicks(-1)));
+    }
+}
