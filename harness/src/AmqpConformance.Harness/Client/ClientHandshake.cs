@@ -60,17 +60,24 @@ public static class ClientHandshake
 
     /// <summary>Opens <paramref name="channels"/> on an open connection by writing channel.open (and, with <paramref name="confirms"/>,
     /// confirm.select) straight to <paramref name="transport"/> and reading each reply: for a caller that hands the output to a writer
-    /// under test afterwards and wants nothing but its commands to go through the writer.</summary>
+    /// under test afterwards and wants nothing but its commands to go through the writer. All the requests go out in one flush and
+    /// the replies are read after (channels are independent, so a broker answers them in order): one round trip, not one per channel.</summary>
     /// <exception cref="HarnessConnectionException">The broker refused or closed the connection.</exception>
     public static async Task OpenChannelsAsync(IDuplexPipe transport, IEnumerable<ushort> channels, bool confirms, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(transport);
         ArgumentNullException.ThrowIfNull(channels);
+        int opened = 0;
         foreach (ushort channel in channels)
         {
             transport.Output.WriteMethodFrame(channel, new ChannelOpen());
             if (confirms) transport.Output.WriteMethodFrame(channel, new ConfirmSelect());
-            await FlushAsync(transport, cancellationToken).ConfigureAwait(false);
+            opened++;
+        }
+        if (opened == 0) return;
+        await FlushAsync(transport, cancellationToken).ConfigureAwait(false);
+        for (int i = 0; i < opened; i++)
+        {
             await ReadMethodAsync<ChannelOpenOk>(transport, cancellationToken).ConfigureAwait(false);
             if (confirms) await ReadMethodAsync<ConfirmSelectOk>(transport, cancellationToken).ConfigureAwait(false);
         }
@@ -107,7 +114,9 @@ public static class ClientHandshake
             }
             finally
             {
-                input.AdvanceTo(buffer.Start, buffer.End);
+                // Frames after the one found stay unexamined: the next read returns them at once (replies may come back to back).
+                if (method is null) input.AdvanceTo(buffer.Start, buffer.End);
+                else input.AdvanceTo(buffer.Start);
             }
             switch (method)
             {
