@@ -1,0 +1,194 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Net;
+using System.Net.Sockets;
+using AmqpConformance.TestSupport.Peers;
+
+namespace AmqpConformance.FakeBroker.Benchmarks;
+
+/// <summary>
+/// <c>race</c> mode: the fake broker against a local RabbitMQ, side by side in one run, with the same publisher
+/// (<see cref="ConfirmPublisher"/>: confirms on, a bounded window, publishing to an exclusive queue of its own). For each
+/// body size and connection count it measures RabbitMQ, then a fresh in-process fake broker, each after a warm-up that is
+/// not printed, and prints one table row: messages/s and body MB/s (10^6 bytes) of each, and the ratio fake/RabbitMQ of
+/// messages/s. Then one verdict per goal (fake >= 10x RabbitMQ at 256 B, >= 3x at 1 MiB; the worst connection count
+/// counts). When RabbitMQ does not answer (refused, no handshake) it says why and measures the fake broker alone. Exits 0
+/// (goals met or not: this is a benchmark), 2 on bad options, 1 if the fake broker's own measurement fails.
+/// Options: <see cref="RaceOptions"/>.
+/// </summary>
+internal static class RaceBenchmark
+{
+    private const int FrameMax = 131072; // RabbitMQ's default, which it offers in connection.tune
+    private static readonly (int Size, double Ratio)[] Goals = [(256, 10), (1024 * 1024, 3)];
+
+    public static async Task<int> RunAsync(string[] args)
+    {
+        RaceOptions? options = RaceOptions.Parse(args, Environment.GetEnvironmentVariable("RABBITMQ_URL"), out string? error);
+        if (options is null)
+        {
+            Console.Error.WriteLine($"race: {error}");
+            return 2;
+        }
+        try
+        {
+            return await RaceAsync(options);
+        }
+        catch (Exception e)
+        {
+            Console.Error.WriteLine($"race: failed: {e.GetType().Name}: {e.Message}");
+            return 1;
+        }
+    }
+
+    private static async Task<int> RaceAsync(RaceOptions options)
+    {
+        using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(15));
+        CancellationToken ct = timeout.Token;
+        var clock = Stopwatch.StartNew();
+
+        (bool rabbitUp, string rabbitWhat) = await ProbeAsync(options, ct);
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"race: fake broker vs {(rabbitUp ? rabbitWhat : "RabbitMQ (not measured)")} at {options.RabbitMqText}; confirms on, publishing to an exclusive queue per connection; " +
+            $"~{options.Megabytes} MB or at most {options.MaxMessages} messages per measurement, window {options.Window} / {options.WindowMegabytes} MB per connection; " +
+            $"{Environment.ProcessorCount} cores, load {LoadAverage()}"));
+        if (!rabbitUp) Console.WriteLine($"RabbitMQ not reachable at {options.RabbitMqText}: {rabbitWhat}; measuring the fake broker alone");
+
+        Console.WriteLine($"{"body",-8} {"conns",5} {"rabbit msg/s",13} {"rabbit MB/s",12} {"fake msg/s",12} {"fake MB/s",10} {"fake/rabbit",12}");
+        var ratios = new Dictionary<int, List<double>>();
+        foreach (int size in options.Sizes)
+        {
+            int window = options.WindowFor(size);
+            int warmMessages = Math.Max(2 * window, options.MessagesPerCell(size) / 8);
+            if (rabbitUp) await TryMeasureAsync(options.RabbitMq!, options.RabbitMqHandshake, size, 1, warmMessages, window, ct);
+            await MeasureFakeAsync(size, 1, warmMessages, window, ct);
+            foreach (int connections in options.Connections)
+            {
+                int messages = Math.Max(connections, options.MessagesPerCell(size));
+                Result? rabbit = null;
+                if (rabbitUp)
+                {
+                    (rabbit, string? failure) = await TryMeasureAsync(options.RabbitMq!, options.RabbitMqHandshake, size, connections, messages, window, ct);
+                    if (failure is not null) Console.WriteLine($"RabbitMQ failed at {SizeName(size)} x {connections}: {failure}");
+                }
+                Result fake = await MeasureFakeAsync(size, connections, messages, window, ct);
+                double? ratio = rabbit is { } r ? fake.MessagesPerSecond / r.MessagesPerSecond : null;
+                if (ratio is { } q) (ratios.TryGetValue(size, out var list) ? list : ratios[size] = []).Add(q);
+                Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                    $"{SizeName(size),-8} {connections,5} {Column(rabbit?.MessagesPerSecond, 13)} {Column(rabbit?.MegabytesPerSecond, 12)} " +
+                    $"{fake.MessagesPerSecond,10:F0} {fake.MegabytesPerSecond,10:F0} {(ratio is { } x ? x.ToString("F2", CultureInfo.InvariantCulture) + "x" : "-"),12}"));
+                if (rabbit?.Nacked + fake.Nacked is > 0)
+                    Console.WriteLine($"  nacked: RabbitMQ {rabbit?.Nacked ?? 0}, fake {fake.Nacked} (counted as settled)");
+            }
+        }
+
+        foreach ((int size, double goal) in Goals) Console.WriteLine(Verdict(size, goal, options, rabbitUp, ratios));
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"run took {clock.Elapsed.TotalSeconds:F0} s; load {LoadAverage()}"));
+        return 0;
+    }
+
+    /// <summary>Whether RabbitMQ takes a whole publisher setup (handshake, channel, confirm.select, queue.declare) within 5 s;
+    /// with it its product and version, without it why not.</summary>
+    private static async Task<(bool Up, string What)> ProbeAsync(RaceOptions options, CancellationToken ct)
+    {
+        if (options.RabbitMq is null) return (false, "--rabbitmq none");
+        using var probe = CancellationTokenSource.CreateLinkedTokenSource(ct);
+        probe.CancelAfter(TimeSpan.FromSeconds(5));
+        try
+        {
+            await using ConfirmPublisher publisher = await ConfirmPublisher.OpenAsync(options.RabbitMq, options.RabbitMqHandshake, 256, 1, probe.Token);
+            return (true, publisher.ServerProduct);
+        }
+        catch (OperationCanceledException) when (!ct.IsCancellationRequested)
+        {
+            return (false, "no complete handshake within 5 s");
+        }
+        catch (Exception e) when (e is SocketException or IOException or PeerExpectationException)
+        {
+            return (false, $"{e.GetType().Name}: {e.Message}");
+        }
+    }
+
+    /// <summary>A RabbitMQ measurement, or why it failed (the run goes on without it).</summary>
+    private static async Task<(Result? Result, string? Failure)> TryMeasureAsync(EndPoint endpoint, ClientHandshake handshake, int size,
+        int connections, int messages, int window, CancellationToken ct)
+    {
+        try
+        {
+            return (await MeasureAsync(endpoint, handshake, size, connections, messages, window, ct), null);
+        }
+        catch (Exception e) when (e is SocketException or IOException or PeerExpectationException)
+        {
+            return (null, $"{e.GetType().Name}: {e.Message}");
+        }
+    }
+
+    /// <summary>A fresh fake broker on 127.0.0.1: default options but frame_max 131072 (RabbitMQ's, stated here though it is the
+    /// default too) and <see cref="FakeBrokerOptions.KeepPublished"/> off (it would keep every body of a long run twice:
+    /// in the queue and in the connection's list of publishes). Fails if the broker flagged the benchmark's own traffic.</summary>
+    private static async Task<Result> MeasureFakeAsync(int size, int connections, int messages, int window, CancellationToken ct)
+    {
+        await using FakeBroker broker = await FakeBroker.StartAsync(new FakeBrokerOptions { FrameMax = FrameMax, KeepPublished = false }, ct);
+        Result result = await MeasureAsync(broker.Endpoint, ClientHandshake.Default, size, connections, messages, window, ct);
+        foreach (BrokerConnection connection in broker.Connections)
+            if (connection.Log.Findings() is { Count: > 0 } findings)
+                throw new InvalidOperationException($"the fake broker flagged the benchmark's own traffic: {findings[0]}");
+        return result;
+    }
+
+    /// <summary>Sets up <paramref name="connections"/> publishers, then times them publishing <paramref name="messages"/> in
+    /// all (split evenly) at once, until the last is confirmed. Setup and closing are not timed.</summary>
+    private static async Task<Result> MeasureAsync(EndPoint endpoint, ClientHandshake handshake, int size, int connections, int messages,
+        int window, CancellationToken ct)
+    {
+        var publishers = new List<ConfirmPublisher>();
+        try
+        {
+            for (int c = 0; c < connections; c++) publishers.Add(await ConfirmPublisher.OpenAsync(endpoint, handshake, size, window, ct));
+            var watch = Stopwatch.StartNew();
+            long[] nacked = await Task.WhenAll(publishers.Select((p, c) =>
+                Task.Run(() => p.PublishAsync(messages / connections + (c < messages % connections ? 1 : 0), ct), ct)));
+            watch.Stop();
+            return new Result(messages, (long)messages * size, watch.Elapsed, nacked.Sum());
+        }
+        finally
+        {
+            foreach (ConfirmPublisher p in publishers) await p.DisposeAsync();
+        }
+    }
+
+    private static string Verdict(int size, double goal, RaceOptions options, bool rabbitUp, Dictionary<int, List<double>> ratios)
+    {
+        string name = string.Create(CultureInfo.InvariantCulture, $"goal fake >= {goal:0}x RabbitMQ msg/s at {SizeName(size)}");
+        if (!options.Sizes.Contains(size)) return $"{name}: not measured ({SizeName(size)} not in --sizes)";
+        if (!rabbitUp || !ratios.TryGetValue(size, out List<double>? list) || list.Count == 0) return $"{name}: not judged (RabbitMQ not measured)";
+        double worst = list.Min();
+        string partial = list.Count < options.Connections.Count ? $", {list.Count} of {options.Connections.Count} connection counts measured" : "";
+        return string.Create(CultureInfo.InvariantCulture, $"{name}: worst {worst:F2}x{partial}: {(worst >= goal ? "met" : "NOT met")}");
+    }
+
+    private static string Column(double? value, int width) =>
+        (value is { } v ? v.ToString("F0", CultureInfo.InvariantCulture) : "-").PadLeft(width);
+
+    private static string SizeName(int size) => size >= 1 << 20 && size % (1 << 20) == 0 ? $"{size >> 20} MiB"
+        : size >= 1024 && size % 1024 == 0 ? $"{size >> 10} KiB" : $"{size} B";
+
+    /// <summary>The 1-minute load average where the OS tells it (/proc/loadavg), else "?".</summary>
+    private static string LoadAverage()
+    {
+        try
+        {
+            return File.ReadAllText("/proc/loadavg").Split(' ')[0];
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return "?";
+        }
+    }
+
+    /// <summary>One measurement: messages and body bytes confirmed in <paramref name="Elapsed"/>, of which <paramref name="Nacked"/> nacked.</summary>
+    private readonly record struct Result(long Messages, long BodyBytes, TimeSpan Elapsed, long Nacked)
+    {
+        public double MessagesPerSecond => Messages / Elapsed.TotalSeconds;
+        public double MegabytesPerSecond => BodyBytes / 1e6 / Elapsed.TotalSeconds;
+    }
+}
