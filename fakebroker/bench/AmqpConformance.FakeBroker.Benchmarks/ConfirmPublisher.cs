@@ -1,4 +1,3 @@
-using System.Buffers;
 using System.Net;
 using AmqpConformance.Protocol;
 using AmqpConformance.TestSupport;
@@ -12,7 +11,9 @@ namespace AmqpConformance.FakeBroker.Benchmarks;
 /// server-named, exclusive, auto-delete, non-durable queue, then <see cref="PublishAsync"/> writes basic.publish commands
 /// to that queue through the default exchange, at most <c>window</c> unconfirmed at a time, while a second task reads
 /// basic.ack / basic.nack (multiple or single) as they come. The command is serialized once by the codec
-/// (<see cref="FrameBytes.Publish"/>) and written again and again; several go out in one flush while the window allows.
+/// (<see cref="FrameBytes.Publish"/>), laid end to end as often as fit in 64 KiB, and written again and again with
+/// <see cref="AmqpPeer.SendBytesAsync"/>: several commands in one write while the window allows, and a large one straight
+/// from its array (not copied into the pipe's 4 KiB segments first).
 /// </summary>
 /// <remarks>
 /// Routed to a queue on purpose: RabbitMQ confirms an unroutable publish as soon as its channel has routed it to nothing,
@@ -26,13 +27,18 @@ internal sealed class ConfirmPublisher : IAsyncDisposable
     private const int FlushBytes = 64 * 1024; // several small commands per flush; a large one alone
 
     private readonly AmqpTestClient _client;
-    private readonly byte[] _command;
+    private readonly byte[] _commands; // _perWrite copies of one publish command, end to end
+    private readonly int _commandLength;
+    private readonly int _perWrite;
     private readonly int _window;
 
     private ConfirmPublisher(AmqpTestClient client, byte[] command, int bodySize, int window, string queue)
     {
         _client = client;
-        _command = command;
+        _commandLength = command.Length;
+        _perWrite = Math.Max(1, FlushBytes / command.Length);
+        _commands = new byte[_perWrite * command.Length];
+        for (int i = 0; i < _perWrite; i++) command.CopyTo(_commands, i * command.Length);
         BodySize = bodySize;
         _window = window;
         Queue = queue;
@@ -98,7 +104,6 @@ internal sealed class ConfirmPublisher : IAsyncDisposable
             }
         }, CancellationToken.None);
 
-        int perFlush = Math.Max(1, FlushBytes / _command.Length);
         try
         {
             int sent = 0;
@@ -106,10 +111,9 @@ internal sealed class ConfirmPublisher : IAsyncDisposable
             {
                 await window.WaitAsync(stop.Token).ConfigureAwait(false);
                 int batch = 1;
-                while (batch < perFlush && sent + batch < messages && window.Wait(0)) batch++;
-                for (int i = 0; i < batch; i++) _client.Output.Write(_command);
+                while (batch < _perWrite && sent + batch < messages && window.Wait(0)) batch++;
                 Volatile.Write(ref written, written + batch);
-                await _client.FlushAsync(stop.Token).ConfigureAwait(false);
+                await _client.SendBytesAsync(_commands.AsMemory(0, batch * _commandLength), stop.Token).ConfigureAwait(false);
                 sent += batch;
             }
         }

@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
+using AmqpConformance.Protocol;
 using AmqpConformance.TestSupport.Peers;
 
 namespace AmqpConformance.FakeBroker.Benchmarks;
@@ -48,10 +49,11 @@ internal static class RaceBenchmark
 
         (bool rabbitUp, string rabbitWhat) = await ProbeAsync(options, ct);
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"race: fake broker vs {(rabbitUp ? rabbitWhat : "RabbitMQ (not measured)")} at {options.RabbitMqText}; confirms on, publishing to an exclusive queue per connection; " +
+            $"race: fake broker vs {(rabbitUp ? $"{rabbitWhat} at {options.RabbitMqText}" : "RabbitMQ (not measured)")}; confirms on, publishing to an exclusive queue per connection; " +
             $"~{options.Megabytes} MB or at most {options.MaxMessages} messages per measurement, window {options.Window} / {options.WindowMegabytes} MB per connection; " +
             $"{Environment.ProcessorCount} cores, load {LoadAverage()}"));
-        if (!rabbitUp) Console.WriteLine($"RabbitMQ not reachable at {options.RabbitMqText}: {rabbitWhat}; measuring the fake broker alone");
+        if (options.RabbitMq is null) Console.WriteLine("RabbitMQ not measured (--rabbitmq none); measuring the fake broker alone");
+        else if (!rabbitUp) Console.WriteLine($"RabbitMQ not reachable at {options.RabbitMqText}: {rabbitWhat}; measuring the fake broker alone");
 
         Console.WriteLine($"{"body",-8} {"conns",5} {"rabbit msg/s",13} {"rabbit MB/s",12} {"fake msg/s",12} {"fake MB/s",10} {"fake/rabbit",12}");
         var ratios = new Dictionary<int, List<double>>();
@@ -104,7 +106,7 @@ internal static class RaceBenchmark
         }
         catch (Exception e) when (e is SocketException or IOException or PeerExpectationException)
         {
-            return (false, $"{e.GetType().Name}: {e.Message}");
+            return (false, Reason(e));
         }
     }
 
@@ -118,7 +120,7 @@ internal static class RaceBenchmark
         }
         catch (Exception e) when (e is SocketException or IOException or PeerExpectationException)
         {
-            return (null, $"{e.GetType().Name}: {e.Message}");
+            return (null, Reason(e));
         }
     }
 
@@ -165,6 +167,13 @@ internal static class RaceBenchmark
         string partial = list.Count < options.Connections.Count ? $", {list.Count} of {options.Connections.Count} connection counts measured" : "";
         return string.Create(CultureInfo.InvariantCulture, $"{name}: worst {worst:F2}x{partial}: {(worst >= goal ? "met" : "NOT met")}");
     }
+
+    /// <summary>Why a RabbitMQ step failed, in one line: the broker's close (code and text) when it closed, else the exception.</summary>
+    private static string Reason(Exception e) => e is PeerExpectationException { Method: ConnectionClose c }
+        ? $"connection.close {c.ReplyCode.ToString(CultureInfo.InvariantCulture)} {c.ReplyText}"
+        : e is PeerExpectationException { Method: ChannelClose ch }
+            ? $"channel.close {ch.ReplyCode.ToString(CultureInfo.InvariantCulture)} {ch.ReplyText}"
+            : $"{e.GetType().Name}: {e.Message}";
 
     private static string Column(double? value, int width) =>
         (value is { } v ? v.ToString("F0", CultureInfo.InvariantCulture) : "-").PadLeft(width);

@@ -6,7 +6,7 @@ namespace AmqpConformance.FakeBroker.Benchmarks;
 
 /// <summary>
 /// What the <c>race</c> mode measures, from its command line: <c>--sizes 256,65536,1048576 --connections 1,4
-/// --megabytes 64 --max-messages 200000 --window 1000 --window-megabytes 16 --rabbitmq 127.0.0.1:5672</c>.
+/// --megabytes 128 --max-messages 200000 --window 1000 --window-megabytes 16 --rabbitmq 127.0.0.1:5672</c>.
 /// <c>--rabbitmq</c> takes host:port, an amqp://user:password@host:port/vhost URI, or <c>none</c> (fake broker only);
 /// without it the RABBITMQ_URL environment variable (same forms), else 127.0.0.1:5672 as guest/guest on "/".
 /// </summary>
@@ -19,7 +19,7 @@ internal sealed record RaceOptions
     public IReadOnlyList<int> Connections { get; init; } = [1, 4];
 
     /// <summary>Body bytes per measurement (over all its connections), in MB (10^6 bytes).</summary>
-    public int Megabytes { get; init; } = 64;
+    public int Megabytes { get; init; } = 128;
 
     /// <summary>The most messages per measurement, so that small bodies do not take minutes against RabbitMQ.</summary>
     public int MaxMessages { get; init; } = 200_000;
@@ -46,7 +46,7 @@ internal sealed record RaceOptions
     /// <summary>The window for <paramref name="bodySize"/>: <see cref="Window"/>, lowered to fit <see cref="WindowMegabytes"/>.</summary>
     public int WindowFor(int bodySize) => (int)Math.Clamp(WindowMegabytes * 1_000_000L / bodySize, 1, Window);
 
-    private const string Usage = "use --sizes 256,65536,1048576 --connections 1,4 --megabytes 64 --max-messages 200000 " +
+    private const string Usage = "use --sizes 256,65536,1048576 --connections 1,4 --megabytes 128 --max-messages 200000 " +
                                  "--window 1000 --window-megabytes 16 --rabbitmq host:port|amqp://user:pass@host:port/vhost|none";
 
     /// <summary>Parses the arguments after <c>race</c>; null with a one-line <paramref name="error"/> when they are wrong.</summary>
