@@ -121,6 +121,21 @@ internal sealed class ConfirmPublisher : IAsyncDisposable
         {
             // The reader failed and stopped the writer: its exception is the one to report (awaited below).
         }
+        catch
+        {
+            // The writer failed (the transport broke, or the caller cancelled): stop the reader before the window it
+            // releases into is disposed, and report the writer's failure.
+            await stop.CancelAsync().ConfigureAwait(false);
+            try
+            {
+                await confirms.ConfigureAwait(false);
+            }
+            catch (Exception)
+            {
+                // Secondary to the writer's failure.
+            }
+            throw;
+        }
         return await confirms.ConfigureAwait(false);
     }
 
