@@ -363,8 +363,8 @@ public sealed partial class BrokerConnection
     {
         long offset = _receivedOffset;
         _receivedOffset += frame.WireLength;
-        return AppendRecord(FrameDirection.Received, offset, frame.TypeOctet, frame.Channel, frame.Size, frame.Payload,
-            payloadPresent: status != FrameReadStatus.PayloadTooLarge, endValid: status != FrameReadStatus.BadFrameEnd);
+        return Log.Record(FrameDirection.Received, offset, frame.TypeOctet, frame.Channel, frame.Size, frame.Payload,
+            payloadPresent: status != FrameReadStatus.PayloadTooLarge, frameEndValid: status != FrameReadStatus.BadFrameEnd);
     }
 
     private static string FrameTypeName(byte type) => type switch

@@ -10,7 +10,6 @@ namespace AmqpConformance.FakeBroker;
 public sealed partial class BrokerConnection
 {
     private long _sentOffset;
-    private readonly PayloadSlab _receivedPayloads = new(), _sentPayloads = new();
     private long _lastSentTimestamp = Stopwatch.GetTimestamp();
 
     /// <summary>One thing for the writer loop to put on the wire, whole: a method (with its content, if any), a
@@ -105,65 +104,11 @@ public sealed partial class BrokerConnection
         long offset = _sentOffset;
         _sentOffset += payload.Length + AmqpConstants.FrameOverhead;
         if (Log.Options.RecordSent)
-            AppendRecord(FrameDirection.Sent, offset, (byte)type, channel, payload.Length, new ReadOnlySequence<byte>(payload), payloadPresent: true, endValid: true);
-    }
-
-    /// <summary>Records one frame, received or sent: method and header frames keep their payload and ids, body frames
-    /// their digest (and payload with <see cref="FrameLogOptions.CaptureBodies"/>). Returns its sequence number.
-    /// <paramref name="payloadPresent"/> is false for a frame refused from its header alone (too large): then only
-    /// the header's fields are known.</summary>
-    private long AppendRecord(FrameDirection direction, long offset, byte typeOctet, ushort channel, int size,
-        in ReadOnlySequence<byte> payload, bool payloadPresent, bool endValid)
-    {
-        var type = (FrameType)typeOctet;
-        ushort classId = 0, methodId = 0;
-        string? name = null;
-        long? declared = null;
-        ulong? digest = null;
-        ReadOnlyMemory<byte>? kept = null;
-        if (payloadPresent)
-        {
-            switch (type)
-            {
-                case FrameType.Method:
-                    kept = (direction == FrameDirection.Received ? _receivedPayloads : _sentPayloads).Copy(payload);
-                    MethodCodec.TryReadIds(kept.Value.Span, out classId, out methodId);
-                    name = MethodCodec.NameOf(classId, methodId);
-                    break;
-                case FrameType.Header:
-                    kept = (direction == FrameDirection.Received ? _receivedPayloads : _sentPayloads).Copy(payload);
-                    ReadHeaderIds(kept.Value.Span, out classId, out declared);
-                    break;
-                case FrameType.Body:
-                    digest = Digest(payload);
-                    if (Log.Options.CaptureBodies) kept = payload.ToArray();
-                    break;
-                default:
-                    if (type != FrameType.Heartbeat || payload.Length > 0) kept = payload.ToArray();
-                    break;
-            }
-        }
-        var timestamp = Log.Elapsed;
-        var fields = new FrameFields(direction, offset, timestamp, type, channel, size, classId, methodId, name,
-            declared, digest, kept, endValid);
-        return Log.Append(fields, FrameFields.ToRecord).Sequence;
+            Log.Record(FrameDirection.Sent, offset, (byte)type, channel, payload.Length, new ReadOnlySequence<byte>(payload));
     }
 
     /// <summary>The body-frame digest the log records: <see cref="FrameDigest.Compute(ReadOnlySpan{byte})"/>.</summary>
     internal static ulong Digest(ReadOnlySpan<byte> payload) => FrameDigest.Compute(payload);
-
-    /// <summary>The digest of a payload that may span pipe segments.</summary>
-    private static ulong Digest(in ReadOnlySequence<byte> payload) => FrameDigest.Compute(payload);
-
-    private static void ReadHeaderIds(ReadOnlySpan<byte> payload, out ushort classId, out long? declaredBodySize)
-    {
-        classId = 0;
-        declaredBodySize = null;
-        if (payload.Length < 12) return;
-        classId = System.Buffers.Binary.BinaryPrimitives.ReadUInt16BigEndian(payload);
-        ulong size = System.Buffers.Binary.BinaryPrimitives.ReadUInt64BigEndian(payload[4..]);
-        declaredBodySize = (long)Math.Min(size, long.MaxValue);
-    }
 
     /// <summary>
     /// Heartbeats as RabbitMQ 3.x sends and expects them (measured against 3.10): every half interval the broker

@@ -33,15 +33,18 @@ public sealed record ConnectionSummary(long Id, DateTimeOffset AcceptedAt, DateT
     internal static ConnectionSummary Of(BrokerConnection connection, DateTimeOffset endedAt)
     {
         FrameLog log = connection.Log;
-        IReadOnlyList<FrameRecord> frames = log.Snapshot();
         IReadOnlyList<ProtocolFinding> findings = log.Findings();
         long received = -1, sent = -1, estimate = ConnectionOverheadBytes;
-        for (int i = frames.Count - 1; i >= 0; i--)
+        // Read as facts, a batch at a time: making a record per frame just to add up sizes would cost more than the log.
+        var batch = new FrameFacts[256];
+        for (long next = 0; log.CopyFacts(next, batch) is var n and > 0; next = batch[n - 1].Sequence + 1)
         {
-            FrameRecord f = frames[i];
-            estimate += RecordOverheadBytes + (f.Payload?.Length ?? 0);
-            if (f.Direction == FrameDirection.Received && received < 0) received = f.WireOffset + f.WireLength;
-            else if (f.Direction == FrameDirection.Sent && sent < 0) sent = f.WireOffset + f.WireLength;
+            foreach (var f in batch.AsSpan(0, n))
+            {
+                estimate += RecordOverheadBytes + Math.Max(f.PayloadLength, 0);
+                if (f.Direction == FrameDirection.Received) received = f.WireOffset + f.WireLength;
+                else sent = f.WireOffset + f.WireLength;
+            }
         }
         return new ConnectionSummary(connection.Id, log.StartedAt, endedAt, connection.CloseInfo, log.NextSequence,
             Math.Max(received, 0), Math.Max(sent, 0), findings.Count, findings.Any(f => f.Rule == InternalErrorRule), estimate);

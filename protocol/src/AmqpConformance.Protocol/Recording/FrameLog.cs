@@ -2,16 +2,23 @@ namespace AmqpConformance.Protocol.Recording;
 
 /// <summary>
 /// Append-only record of every frame of one connection, plus the broker's findings on it.
-/// Thread-safe: one appender (the connection's reader or writer loop) and any number of readers.
+/// Thread-safe: appenders (the connection's reader and writer loops) and any number of readers; every reader sees a
+/// consistent prefix of the frames, in sequence order.
 /// </summary>
-public sealed class FrameLog
+/// <remarks>Frames are stored as 32-byte <see cref="FrameEntry"/> structs in segment arrays and their payloads in the
+/// log's <see cref="PayloadStore"/>: recording a frame with <see cref="Record"/> creates no object. <see cref="FrameRecord"/>
+/// objects are made only when asked for: by <see cref="Snapshot"/>, and for each frame while anyone is subscribed
+/// (<see cref="Subscribe"/>). <see cref="CopyFacts"/> reads frames without making records. A record made for a frame
+/// refers to the log's payload memory, which is never written again while any record can refer to it.</remarks>
+public sealed partial class FrameLog
 {
     private readonly object _gate = new();
-    private readonly List<FrameRecord> _frames = [];
+    private readonly FrameSegments _frames = new();
+    private readonly PayloadStore _payloads = new();
+    private readonly Dictionary<long, FrameRecord> _records = [];
     private readonly List<ProtocolFinding> _findings = [];
-    private readonly List<Action<FrameRecord>> _subscribers = [];
+    private volatile Action<FrameRecord>[] _subscribers = [];
     private readonly long _startTimestamp;
-    private long _dropped;
 
     /// <summary>Creates an empty log.</summary>
     public FrameLog(long connectionId = 0, FrameLogOptions? options = null)
@@ -37,14 +44,14 @@ public sealed class FrameLog
 
     /// <summary>How many frames the log holds: every frame recorded, unless <see cref="FrameLogOptions.MaxRetainedFrames"/>
     /// made it drop the oldest (<see cref="DroppedFrames"/> of them).</summary>
-    public int Count { get { lock (_gate) return _frames.Count; } }
+    public int Count { get { lock (_gate) return (int)_frames.Count; } }
 
     /// <summary>How many of the oldest frames were dropped from memory under <see cref="FrameLogOptions.MaxRetainedFrames"/>
     /// (always 0 without it): the first held frame has this sequence number.</summary>
-    public long DroppedFrames { get { lock (_gate) return _dropped; } }
+    public long DroppedFrames { get { lock (_gate) return _frames.First; } }
 
     /// <summary>The sequence number the next appended frame gets (the number of frames recorded so far).</summary>
-    public long NextSequence { get { lock (_gate) return _dropped + _frames.Count; } }
+    public long NextSequence { get { lock (_gate) return _frames.Next; } }
 
     /// <summary>Appends a frame. Its <see cref="FrameRecord.Sequence"/> must equal <see cref="NextSequence"/>
     /// (use <see cref="Append(Func{long, FrameRecord})"/> to have it assigned). Subscribers are called on the
@@ -52,7 +59,7 @@ public sealed class FrameLog
     public void Append(FrameRecord record)
     {
         ArgumentNullException.ThrowIfNull(record);
-        Append(seq => record.Sequence == seq ? record
+        Append(record, static (seq, record) => record.Sequence == seq ? record
             : throw new ArgumentException($"Record sequence {record.Sequence} is not the next one ({seq}).", nameof(record)));
     }
 
@@ -60,46 +67,82 @@ public sealed class FrameLog
     public FrameRecord Append(Func<long, FrameRecord> create)
     {
         ArgumentNullException.ThrowIfNull(create);
+        return Append(create, static (seq, create) => create(seq));
+    }
+
+    /// <summary>Appends the record <paramref name="create"/> makes from <paramref name="state"/> and the next sequence
+    /// number; returns it. The log keeps that very record (it is what <see cref="Snapshot"/> returns for it).
+    /// Recording a wire frame with <see cref="Record"/> is cheaper: it makes no record at all.</summary>
+    public FrameRecord Append<TState>(TState state, Func<long, TState, FrameRecord> create)
+    {
+        ArgumentNullException.ThrowIfNull(create);
         FrameRecord record;
         Action<FrameRecord>[] subscribers;
         lock (_gate)
         {
-            record = create(_dropped + _frames.Count);
-            _frames.Add(record);
+            record = create(_frames.Next, state);
+            _records.Add(_frames.Next, record);
+            _frames.Add(new FrameEntry
+            {
+                WireOffset = record.WireOffset,
+                TimestampTicks = record.Timestamp.Ticks,
+                Size = record.Size,
+                Channel = record.Channel,
+                TypeOctet = (byte)record.Type,
+                Flags = FrameEntryFlags.Record | (record.Direction == FrameDirection.Sent ? FrameEntryFlags.Sent : 0),
+            });
             DropOldestIfOverBound();
-            subscribers = _subscribers.Count == 0 ? [] : [.. _subscribers];
+            subscribers = _subscribers;
         }
         foreach (var s in subscribers) s(record);
         return record;
     }
 
-    /// <summary>Appends the record <paramref name="create"/> makes from <paramref name="state"/> and the next sequence
-    /// number; returns it. The same as <see cref="Append(Func{long, FrameRecord})"/>, but a static lambda with its
-    /// inputs in <paramref name="state"/> allocates no closure, which matters on the broker's per-frame path.</summary>
-    public FrameRecord Append<TState>(TState state, Func<long, TState, FrameRecord> create)
-    {
-        ArgumentNullException.ThrowIfNull(create);
-        FrameRecord record;
-        Action<FrameRecord>[]? subscribers = null;
-        lock (_gate)
-        {
-            record = create(_dropped + _frames.Count, state);
-            _frames.Add(record);
-            DropOldestIfOverBound();
-            if (_subscribers.Count != 0) subscribers = [.. _subscribers];
-        }
-        if (subscribers is not null) foreach (var s in subscribers) s(record);
-        return record;
-    }
-
     /// <summary>Under <see cref="FrameLogOptions.MaxRetainedFrames"/> = n: once 2n frames are held, drops all but the
-    /// newest n (one batch, so the cost per append stays constant). Called under the lock.</summary>
+    /// newest n (one batch, so the cost per append stays constant), and the payload memory only they used. Called under
+    /// the lock.</summary>
     private void DropOldestIfOverBound()
     {
         if (Options.MaxRetainedFrames is not { } max || _frames.Count < 2L * max) return;
-        int drop = _frames.Count - max;
-        _frames.RemoveRange(0, drop);
-        _dropped += drop;
+        _frames.DropBefore(_frames.Next - max);
+        long keepFrom = _payloads.NextIndex;
+        for (long seq = _frames.First; seq < _frames.Next; seq++)
+        {
+            ref readonly var entry = ref _frames[seq];
+            if (!entry.Has(FrameEntryFlags.Payload)) continue;
+            keepFrom = PayloadStore.IndexOf(entry.Slot);
+            break;
+        }
+        _payloads.ReleaseBefore(keepFrom);
+        if (_records.Count > 0)
+            foreach (long seq in _records.Keys.Where(k => k < _frames.First).ToList()) _records.Remove(seq);
+    }
+
+    /// <summary>The record of a held frame. Called under the lock, after <see cref="PayloadStore.Expose"/>.</summary>
+    private FrameRecord ToRecord(in FrameEntry entry, long sequence)
+    {
+        if (entry.Has(FrameEntryFlags.Record)) return _records[sequence];
+        ReadOnlyMemory<byte>? payload = null;
+        if (entry.Has(FrameEntryFlags.Payload)) payload = _payloads.Resolve(entry.Slot, entry.Has(FrameEntryFlags.OwnArray));
+        var type = (FrameType)entry.TypeOctet;
+        var read = new FrameEntryReading(entry, payload is { } p ? p.Span : default);
+        return new FrameRecord
+        {
+            Sequence = sequence,
+            Direction = entry.Direction,
+            WireOffset = entry.WireOffset,
+            Timestamp = new TimeSpan(entry.TimestampTicks),
+            Type = type,
+            Channel = entry.Channel,
+            Size = entry.Size,
+            ClassId = read.ClassId,
+            MethodId = read.MethodId,
+            MethodName = type == FrameType.Method ? MethodCodec.NameOf(read.ClassId, read.MethodId) : null,
+            DeclaredBodySize = read.DeclaredBodySize,
+            PayloadDigest = read.Digest,
+            Payload = payload,
+            FrameEndValid = entry.Has(FrameEntryFlags.FrameEndValid),
+        };
     }
 
     /// <summary>Records a validation finding.</summary>
@@ -110,23 +153,68 @@ public sealed class FrameLog
     }
 
     /// <summary>A copy of the frames held so far, in sequence order (all recorded frames unless
-    /// <see cref="FrameLogOptions.MaxRetainedFrames"/> dropped the oldest).</summary>
-    public IReadOnlyList<FrameRecord> Snapshot() { lock (_gate) return [.. _frames]; }
+    /// <see cref="FrameLogOptions.MaxRetainedFrames"/> dropped the oldest). Makes one record per frame: callers that
+    /// only need a frame's numbers can use <see cref="CopyFacts"/> instead.</summary>
+    public IReadOnlyList<FrameRecord> Snapshot()
+    {
+        lock (_gate)
+        {
+            _payloads.Expose();
+            var records = new FrameRecord[(int)_frames.Count];
+            for (int i = 0; i < records.Length; i++)
+            {
+                long sequence = _frames.First + i;
+                records[i] = ToRecord(_frames[sequence], sequence);
+            }
+            return records;
+        }
+    }
+
+    /// <summary>Copies the facts of the held frames from <paramref name="fromSequence"/> on (from the first held one if
+    /// that was dropped) into <paramref name="destination"/>, in sequence order, without making records; returns how
+    /// many it copied (fewer than the span holds once the newest frame is reached). Call again from the last copied
+    /// sequence + 1 to read on.</summary>
+    public int CopyFacts(long fromSequence, Span<FrameFacts> destination)
+    {
+        lock (_gate)
+        {
+            long sequence = Math.Max(fromSequence, _frames.First);
+            int n = (int)Math.Clamp(_frames.Next - sequence, 0, destination.Length);
+            for (int i = 0; i < n; i++) destination[i] = Facts(_frames[sequence + i], sequence + i);
+            return n;
+        }
+    }
+
+    private FrameFacts Facts(in FrameEntry entry, long sequence)
+    {
+        if (entry.Has(FrameEntryFlags.Record)) return new FrameFacts(_records[sequence]);
+        if (!entry.Has(FrameEntryFlags.Payload)) return new FrameFacts(entry, sequence, default, -1);
+        var payload = _payloads.Resolve(entry.Slot, entry.Has(FrameEntryFlags.OwnArray));
+        return new FrameFacts(entry, sequence, payload.Span, payload.Length);
+    }
 
     /// <summary>A copy of the findings so far.</summary>
     public IReadOnlyList<ProtocolFinding> Findings() { lock (_gate) return [.. _findings]; }
 
     /// <summary>Calls <paramref name="onFrame"/> for every frame appended from now on, until the returned handle is disposed.
-    /// The callback runs on the appending thread: keep it short and never block in it.</summary>
+    /// The callback runs on the appending thread: keep it short and never block in it. Each frame reaches each
+    /// subscriber once, as a <see cref="FrameRecord"/> made for it (so subscribing costs one record per frame).</summary>
     public IDisposable Subscribe(Action<FrameRecord> onFrame)
     {
         ArgumentNullException.ThrowIfNull(onFrame);
-        lock (_gate) _subscribers.Add(onFrame);
+        lock (_gate) _subscribers = [.. _subscribers, onFrame];
         return new Subscription(this, onFrame);
     }
 
     private sealed class Subscription(FrameLog log, Action<FrameRecord> onFrame) : IDisposable
     {
-        public void Dispose() { lock (log._gate) log._subscribers.Remove(onFrame); }
+        public void Dispose()
+        {
+            lock (log._gate)
+            {
+                int at = Array.IndexOf(log._subscribers, onFrame);
+                if (at >= 0) log._subscribers = [.. log._subscribers[..at], .. log._subscribers[(at + 1)..]];
+            }
+        }
     }
 }

@@ -1,0 +1,23 @@
+namespace AmqpConformance.Protocol.Recording;
+
+/// <summary>The yes/no facts of a <see cref="FrameEntry"/>, in one byte; they also say what its
+/// <see cref="FrameEntry.Slot"/> holds.</summary>
+[Flags]
+internal enum FrameEntryFlags : byte
+{
+    None = 0,
+    Sent = 1,
+    FrameEndValid = 2,
+
+    /// <summary>The slot holds the payload's digest (a body frame whose payload is not kept).</summary>
+    Digest = 4,
+
+    /// <summary>The slot holds where the payload is in the log's <see cref="PayloadStore"/>.</summary>
+    Payload = 8,
+
+    /// <summary>With <see cref="Payload"/>: the payload has an array of its own (its length is the array's).</summary>
+    OwnArray = 16,
+
+    /// <summary>The frame was appended as a ready-made <see cref="FrameRecord"/>, which the log keeps and returns.</summary>
+    Record = 32,
+}

@@ -1,0 +1,73 @@
+using System.Buffers;
+
+namespace AmqpConformance.Protocol.Recording;
+
+/// <content>Recording a frame straight from the wire: the log reads what it stores from the payload itself, and makes
+/// no object for it.</content>
+public sealed partial class FrameLog
+{
+    /// <summary>Records one frame as it crossed the wire; returns its sequence number. Method and header frames keep
+    /// their payload (copied into the log's memory) and ids (a header also its declared body size); body frames their
+    /// digest (<see cref="FrameDigest"/>), and their payload too with <see cref="FrameLogOptions.CaptureBodies"/>; other
+    /// frame types keep a non-empty payload. <paramref name="payloadPresent"/> is false for a frame refused from its
+    /// header alone (too large): then only the header's fields are known.</summary>
+    /// <remarks>Allocation-free except for a new 64 KiB payload chunk now and then, a segment array every 1024 frames
+    /// (none once <see cref="FrameLogOptions.MaxRetainedFrames"/> recycles them), payloads over 1 KiB (their own array),
+    /// and, while anyone is subscribed, the record the subscribers get. Safe to call from any thread; frames appended
+    /// concurrently get sequence numbers in the order they enter the log's lock.</remarks>
+    public long Record(FrameDirection direction, long wireOffset, byte typeOctet, ushort channel, int size,
+        in ReadOnlySequence<byte> payload, bool payloadPresent = true, bool frameEndValid = true)
+    {
+        var entry = new FrameEntry
+        {
+            WireOffset = wireOffset,
+            TimestampTicks = Elapsed.Ticks,
+            Size = size,
+            Channel = channel,
+            TypeOctet = typeOctet,
+            Flags = (direction == FrameDirection.Sent ? FrameEntryFlags.Sent : 0) | (frameEndValid ? FrameEntryFlags.FrameEndValid : 0),
+        };
+        bool keep = payloadPresent && Classify(ref entry, payload);
+        long sequence;
+        FrameRecord? record = null;
+        Action<FrameRecord>[] subscribers;
+        lock (_gate)
+        {
+            if (keep)
+            {
+                entry.Slot = _payloads.Keep(payload, out bool ownArray);
+                entry.Flags |= FrameEntryFlags.Payload | (ownArray ? FrameEntryFlags.OwnArray : 0);
+            }
+            sequence = _frames.Add(entry);
+            subscribers = _subscribers;
+            if (subscribers.Length != 0)
+            {
+                _payloads.Expose();
+                record = ToRecord(entry, sequence);
+            }
+            DropOldestIfOverBound();
+        }
+        if (record is not null) foreach (var s in subscribers) s(record);
+        return sequence;
+    }
+
+    /// <summary>Computes a body frame's digest (outside the lock: it reads only the payload); returns whether to keep
+    /// the payload: always for method and header frames, for body frames with <see cref="FrameLogOptions.CaptureBodies"/>
+    /// (the digest is then read back from it), for others when not empty.</summary>
+    private bool Classify(ref FrameEntry entry, in ReadOnlySequence<byte> payload)
+    {
+        switch ((FrameType)entry.TypeOctet)
+        {
+            case FrameType.Method:
+            case FrameType.Header:
+                return true;
+            case FrameType.Body:
+                if (Options.CaptureBodies) return true;
+                entry.Slot = FrameDigest.Compute(payload);
+                entry.Flags |= FrameEntryFlags.Digest;
+                return false;
+            default:
+                return entry.TypeOctet != (byte)FrameType.Heartbeat || !payload.IsEmpty;
+        }
+    }
+}

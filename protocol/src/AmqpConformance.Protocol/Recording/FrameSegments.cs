@@ -1,0 +1,62 @@
+namespace AmqpConformance.Protocol.Recording;
+
+/// <summary>The frames a <see cref="FrameLog"/> holds: <see cref="FrameEntry"/> structs in fixed-size segment arrays
+/// (each under the large-object threshold), addressed by sequence number. Appending fills the last segment and starts
+/// a new one when it is full, so nothing is ever copied to grow; dropping the oldest frames releases whole segments,
+/// which are kept for reuse by later appends (entries hold no references, so there is nothing to clear).</summary>
+/// <remarks>Not thread-safe: the log calls every member under its lock. A segment is only recycled under that lock,
+/// and readers read entries under it, so no reader can see a recycled segment. Records handed out never point into
+/// segments (only into payload arrays), which is what makes recycling them safe.</remarks>
+internal sealed class FrameSegments
+{
+    /// <summary>Entries per segment: 2048 x 32 bytes = 64 KiB, below the 85,000-byte large-object threshold.</summary>
+    public const int SegmentLength = 2048;
+
+    private readonly List<FrameEntry[]> _segments = [];
+    private readonly Stack<FrameEntry[]> _spare = new();
+
+    /// <summary>Sequence number of the first entry of the first segment.</summary>
+    private long _segmentBase;
+
+    /// <summary>Sequence number of the first frame held (= how many were dropped).</summary>
+    public long First { get; private set; }
+
+    /// <summary>Sequence number the next frame gets (= how many were ever appended).</summary>
+    public long Next { get; private set; }
+
+    /// <summary>How many frames are held.</summary>
+    public long Count => Next - First;
+
+    /// <summary>Appends <paramref name="entry"/>; returns its sequence number.</summary>
+    public long Add(in FrameEntry entry)
+    {
+        long offset = Next - _segmentBase;
+        int segment = (int)(offset / SegmentLength);
+        if (segment == _segments.Count) _segments.Add(_spare.Count > 0 ? _spare.Pop() : new FrameEntry[SegmentLength]);
+        _segments[segment][(int)(offset % SegmentLength)] = entry;
+        return Next++;
+    }
+
+    /// <summary>The entry of <paramref name="sequence"/>, which must be held (First &lt;= sequence &lt; Next).</summary>
+    public ref readonly FrameEntry this[long sequence]
+    {
+        get
+        {
+            long offset = sequence - _segmentBase;
+            return ref _segments[(int)(offset / SegmentLength)][(int)(offset % SegmentLength)];
+        }
+    }
+
+    /// <summary>Drops every frame before <paramref name="sequence"/>; segments left wholly unused are kept for reuse.</summary>
+    public void DropBefore(long sequence)
+    {
+        First = Math.Clamp(sequence, First, Next);
+        while (First - _segmentBase >= SegmentLength)
+        {
+            var segment = _segments[0];
+            _segments.RemoveAt(0);
+            _spare.Push(segment);
+            _segmentBase += SegmentLength;
+        }
+    }
+}

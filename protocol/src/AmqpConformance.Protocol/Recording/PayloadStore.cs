@@ -1,0 +1,110 @@
+using System.Buffers;
+
+namespace AmqpConformance.Protocol.Recording;
+
+/// <summary>The memory a <see cref="FrameLog"/> keeps payloads in. Small payloads (method and header frames) are copied
+/// into shared 64 KiB chunks; larger ones (captured bodies) get an array of their own. Every array is registered in a
+/// table under an index that only grows, and a frame's <see cref="FrameEntry.Slot"/> names its array by that index,
+/// so entries hold no references. Not thread-safe: the log uses it under its lock.</summary>
+/// <remarks>
+/// <para>Indices follow sequence order: when an array of its own is registered while a chunk is being filled, the
+/// chunk is registered again under a new index before it takes the next payload. So the frames the log still holds
+/// refer to indices from the first held frame's on, and <see cref="ReleaseBefore"/> can let go of the rest.</para>
+/// <para>A released chunk is reused for new payloads only when no <see cref="FrameRecord"/> can refer to it: when it
+/// was registered after the last <see cref="Expose"/>, which the log calls whenever it hands out records (snapshots,
+/// subscribers). Otherwise it is left to the garbage collector, which frees it once no record refers to it.</para>
+/// </remarks>
+internal sealed class PayloadStore
+{
+    /// <summary>Size of a shared chunk.</summary>
+    public const int ChunkSize = 64 * 1024;
+
+    /// <summary>Payloads longer than this get an array of their own (they would waste too much of a chunk).</summary>
+    public const int MaxInChunk = 1024;
+
+    /// <summary>One registered array, and the index it was first registered under (a chunk may be registered again).</summary>
+    private readonly record struct Registered(byte[] Array, long FirstIndex, bool IsChunk);
+
+    private readonly List<Registered> _table = [];
+    private readonly Stack<byte[]> _free = new();
+    private long _base;
+    private byte[]? _chunk;
+    private long _chunkFirstIndex;
+    private long _chunkIndex = -1;
+    private int _used;
+    private long _exposedThrough = -1;
+
+    /// <summary>The index the next registered array gets (every held payload's index is below it).</summary>
+    public long NextIndex => _base + _table.Count;
+
+    /// <summary>Copies <paramref name="payload"/> in; returns its slot and whether it got an array of its own.</summary>
+    public ulong Keep(in ReadOnlySequence<byte> payload, out bool ownArray)
+    {
+        int n = (int)payload.Length;
+        ownArray = n > MaxInChunk;
+        if (ownArray)
+        {
+            long index = Register(payload.ToArray(), -1, isChunk: false);
+            return (ulong)index << 32;
+        }
+        if (_chunk is null || ChunkSize - _used < n)
+        {
+            _chunk = _free.Count > 0 ? _free.Pop() : GC.AllocateUninitializedArray<byte>(ChunkSize);
+            _used = 0;
+            _chunkIndex = _chunkFirstIndex = Register(_chunk, -1, isChunk: true);
+        }
+        else if (_chunkIndex != NextIndex - 1)
+        {
+            _chunkIndex = Register(_chunk, _chunkFirstIndex, isChunk: true);
+        }
+        payload.CopyTo(_chunk.AsSpan(_used, n));
+        ulong slot = (ulong)_chunkIndex << 32 | (ulong)_used << 16 | (uint)n;
+        _used += n;
+        return slot;
+    }
+
+    private long Register(byte[] array, long firstIndex, bool isChunk)
+    {
+        long index = NextIndex;
+        _table.Add(new Registered(array, firstIndex < 0 ? index : firstIndex, isChunk));
+        return index;
+    }
+
+    /// <summary>The index a slot names.</summary>
+    public static long IndexOf(ulong slot) => (long)(slot >> 32);
+
+    /// <summary>The payload a slot names (held: not released).</summary>
+    public ReadOnlyMemory<byte> Resolve(ulong slot, bool ownArray)
+    {
+        byte[] array = _table[(int)(IndexOf(slot) - _base)].Array;
+        return ownArray ? array : array.AsMemory((int)(slot >> 16) & 0xFFFF, (int)(slot & 0xFFFF));
+    }
+
+    /// <summary>Records handed out from now on may refer to any array registered so far: none of them will be reused.</summary>
+    public void Expose() => _exposedThrough = NextIndex - 1;
+
+    /// <summary>Lets go of the arrays registered under indices below <paramref name="index"/> (no held frame refers to
+    /// them). Chunks no record can refer to, and not registered again above, are kept for reuse.</summary>
+    public void ReleaseBefore(long index)
+    {
+        int count = (int)Math.Clamp(index - _base, 0, _table.Count);
+        if (count == 0) return;
+        for (int i = 0; i < count; i++)
+        {
+            var r = _table[i];
+            if (r.IsChunk && r.FirstIndex > _exposedThrough && !ReferenceEquals(r.Array, _chunk) && !RegisteredAgain(i))
+                _free.Push(r.Array);
+        }
+        _table.RemoveRange(0, count);
+        _base += count;
+    }
+
+    /// <summary>Whether the chunk at table position <paramref name="at"/> is registered again later (the next chunk
+    /// registered after it is the same array).</summary>
+    private bool RegisteredAgain(int at)
+    {
+        for (int i = at + 1; i < _table.Count; i++)
+            if (_table[i].IsChunk) return ReferenceEquals(_table[i].Array, _table[at].Array);
+        return false;
+    }
+}
