@@ -22,7 +22,7 @@ public sealed partial class BrokerConnection
                     : $"expected content header for class {pending.Method.ClassId}, got non content header frame instead",
                 pending.Method.ClassId, pending.Method.MethodId);
         }
-        var method = DecodeMethod(frame.Payload);
+        var method = DecodeChannelMethod(frame.Payload);
         _currentMethod = method;
         if (ch is null)
         {
@@ -40,6 +40,19 @@ public sealed partial class BrokerConnection
         HandleChannelMethod(ch, method, sequence);
         return FrameOutcome.Continue;
     }
+
+    /// <summary>Decodes a method on a channel; a basic.publish with the same bytes as the last one decoded is not decoded
+    /// again but shared (see <see cref="RepeatedPayload{T}"/>).</summary>
+    private IAmqpMethod DecodeChannelMethod(in ReadOnlySequence<byte> payload)
+    {
+        if (_publishes.TryGet(payload, out var repeated)) return repeated;
+        var method = DecodeMethod(payload);
+        if (method is BasicPublish publish && payload.Length <= RepeatedPayload<BasicPublish>.MaxKept)
+            _publishes.Remember(payload.ToArray(), publish);
+        return method;
+    }
+
+    private readonly RepeatedPayload<BasicPublish> _publishes = new();
 
     // ------------------------------------------------------------------ channel lifecycle
 

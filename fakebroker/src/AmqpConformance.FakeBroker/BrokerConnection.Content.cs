@@ -9,6 +9,7 @@ namespace AmqpConformance.FakeBroker;
 public sealed partial class BrokerConnection
 {
     private readonly HashSet<ChannelState> _confirmsDue = [];
+    private readonly RepeatedPayload<ContentHeader> _headers = new();
 
     private FrameOutcome HandleHeaderFrame(in RawFrame frame)
     {
@@ -18,7 +19,9 @@ public sealed partial class BrokerConnection
         if (pending.HeaderReceived)
             throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "header-during-body",
                 "expected content body, got non content body frame instead", pending.Method.ClassId, pending.Method.MethodId);
-        byte[] payload = frame.Payload.ToArray();
+        // The header a publisher sent last time, if these are the same bytes: already decoded, and its array kept.
+        bool repeated = _headers.TryGet(frame.Payload, out var header);
+        byte[] payload = repeated ? _headers.Bytes : frame.Payload.ToArray();
         ushort classId = System.Buffers.Binary.BinaryPrimitives.ReadUInt16BigEndian(payload);
         ushort weight = System.Buffers.Binary.BinaryPrimitives.ReadUInt16BigEndian(payload.AsSpan(2));
         ulong bodySize = System.Buffers.Binary.BinaryPrimitives.ReadUInt64BigEndian(payload.AsSpan(4));
@@ -34,15 +37,18 @@ public sealed partial class BrokerConnection
             throw new ProtocolViolationException(ReplyCodes.FrameError, "body-size-too-large",
                 $"content body size {bodySize} exceeds maximum allowed size {_options.MaxPayloadWhenUnlimited}",
                 pending.Method.ClassId, pending.Method.MethodId);
-        ContentHeader header;
-        try
+        if (!repeated)
         {
-            header = ContentHeader.Decode(payload);
-        }
-        catch (AmqpDecodeException ex)
-        {
-            throw new ProtocolViolationException(ReplyCodes.FrameError, "undecodable-content-header",
-                $"cannot decode content header properties ({ex.Message})", pending.Method.ClassId, pending.Method.MethodId);
+            try
+            {
+                header = ContentHeader.Decode(payload);
+            }
+            catch (AmqpDecodeException ex)
+            {
+                throw new ProtocolViolationException(ReplyCodes.FrameError, "undecodable-content-header",
+                    $"cannot decode content header properties ({ex.Message})", pending.Method.ClassId, pending.Method.MethodId);
+            }
+            _headers.Remember(payload, header);
         }
         pending.SetHeader(header, payload);
         if (pending.IsComplete) CompleteContent(ch);
@@ -76,7 +82,8 @@ public sealed partial class BrokerConnection
 
     private void StartContent(ChannelState ch, BasicPublish method, long sequence)
     {
-        ch.Content = new PendingContent(method, sequence);
+        ch.Content = (ch.SpareContent ?? new PendingContent()).Start(method, sequence);
+        ch.SpareContent = null;
         _midContent.Add(ch.Number);
     }
 
@@ -93,24 +100,35 @@ public sealed partial class BrokerConnection
         ulong? confirm = ch.ConfirmMode ? ch.NextConfirmSequence++ : null;
         var host = Host!;
         var queues = host.Route(publish.Exchange, publish.RoutingKey, content.Header!.Properties.Headers);
-        var message = new DeliveredMessage
+        if (queues.Count > 0 || publish.Mandatory || _options.KeepPublished)
         {
-            ConnectionId = Id,
-            Channel = ch.Number,
-            Exchange = publish.Exchange,
-            RoutingKey = publish.RoutingKey,
-            Mandatory = publish.Mandatory,
-            ConfirmSequence = confirm,
-            Properties = content.Header.Properties,
-            HeaderPayload = content.HeaderPayload,
-            Body = content.TakeBody(keep: queues.Count > 0 || publish.Mandatory || _options.KeepPublished),
-            MethodSequence = content.MethodSequence,
-            RoutedTo = [.. queues.Select(q => q.Name)],
-        };
-        AddPublished(message);
-        if (queues.Count == 0 && publish.Mandatory)
-            SendContent(ch.Number, new BasicReturn { ReplyCode = ReplyCodes.NoRoute, ReplyText = "NO_ROUTE", Exchange = publish.Exchange, RoutingKey = publish.RoutingKey }, message);
-        host.Enqueue(message, queues);
+            // Somebody will read this message (a queue, the publisher's basic.return, or Published): make it.
+            var routedTo = new string[queues.Count];
+            for (int i = 0; i < routedTo.Length; i++) routedTo[i] = queues[i].Name;
+            var message = new DeliveredMessage
+            {
+                ConnectionId = Id,
+                Channel = ch.Number,
+                Exchange = publish.Exchange,
+                RoutingKey = publish.RoutingKey,
+                Mandatory = publish.Mandatory,
+                ConfirmSequence = confirm,
+                Properties = content.Header.Properties,
+                HeaderPayload = content.HeaderPayload,
+                Body = content.TakeBody(keep: true),
+                MethodSequence = content.MethodSequence,
+                RoutedTo = routedTo,
+            };
+            AddPublished(message);
+            if (queues.Count == 0 && publish.Mandatory)
+                SendContent(ch.Number, new BasicReturn { ReplyCode = ReplyCodes.NoRoute, ReplyText = "NO_ROUTE", Exchange = publish.Exchange, RoutingKey = publish.RoutingKey }, message);
+            if (queues.Count > 0) host.Enqueue(message, queues);
+        }
+        else
+        {
+            content.TakeBody(keep: false); // unroutable and unread: the body buffer goes back to the pool
+        }
+        ch.SpareContent = content; // nothing refers to it any more: the next publish on the channel reuses it
         if (confirm is { } seq)
         {
             ch.PendingConfirmUpTo = seq;

@@ -34,6 +34,9 @@ internal sealed class ChannelState(BrokerConnection owner, ushort number)
     /// <summary>The command being assembled, if any.</summary>
     public PendingContent? Content { get; set; }
 
+    /// <summary>A completed command's assembler, kept to assemble the next one (<see cref="PendingContent.Start"/>).</summary>
+    public PendingContent? SpareContent { get; set; }
+
     // ---- under the virtual host's lock ----
 
     /// <summary>basic.qos global=true: limit for the whole channel; 0 = none.</summary>

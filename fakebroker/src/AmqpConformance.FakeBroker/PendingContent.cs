@@ -4,16 +4,32 @@ using AmqpConformance.Protocol;
 namespace AmqpConformance.FakeBroker;
 
 /// <summary>A content-bearing command being assembled on one channel: its method, then its header, then its
-/// body frames until the declared body size is reached (RabbitMQ's command assembler, as a class).</summary>
-internal sealed class PendingContent(BasicPublish method, long methodSequence)
+/// body frames until the declared body size is reached (RabbitMQ's command assembler, as a class). A channel reuses its
+/// instance for the next command once one completed (<see cref="Start"/>), so assembling a message allocates nothing here.</summary>
+internal sealed class PendingContent
 {
     private byte[]? _body;
     private int _written;
 
-    public BasicPublish Method { get; } = method;
+    /// <summary>Starts assembling a new command: everything of the previous one is forgotten (its body was taken).</summary>
+    public PendingContent Start(BasicPublish method, long methodSequence)
+    {
+        Method = method;
+        MethodSequence = methodSequence;
+        Header = null;
+        HeaderPayload = [];
+        DeclaredSize = 0;
+        Received = 0;
+        InterleavingReported = false;
+        _body = null;
+        _written = 0;
+        return this;
+    }
+
+    public BasicPublish Method { get; private set; } = new();
 
     /// <summary>Frame-log sequence of the method frame.</summary>
-    public long MethodSequence { get; } = methodSequence;
+    public long MethodSequence { get; private set; }
 
     /// <summary>The header, once it arrived.</summary>
     public ContentHeader? Header { get; private set; }

@@ -191,12 +191,9 @@ internal sealed class VirtualHost
         lock (Gate)
         {
             if (!_exchanges.TryGetValue(exchangeName, out var exchange)) throw NoExchange(exchangeName);
+            // The default exchange routes to at most one queue: no list to make (nothing at all when unroutable).
+            if (exchangeName.Length == 0) return _queues.TryGetValue(routingKey, out var direct) ? [direct] : [];
             var result = new List<BrokerQueue>();
-            if (exchangeName.Length == 0)
-            {
-                if (_queues.TryGetValue(routingKey, out var direct)) result.Add(direct);
-                return result;
-            }
             var visited = new HashSet<string>(StringComparer.Ordinal);
             Collect(exchange, routingKey, headers, result, visited);
             return result;
