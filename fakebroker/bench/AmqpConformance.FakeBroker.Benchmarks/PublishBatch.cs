@@ -19,9 +19,13 @@ internal sealed class PublishBatch
         Bytes = output.WrittenMemory.ToArray();
         BodySize = bodySize;
         Commands = commands;
+        FramesPerCommand = 2 + (bodySize + frameMax - 9) / (frameMax - 8);
     }
 
     public byte[] Bytes { get; }
     public int BodySize { get; }
     public int Commands { get; }
+
+    /// <summary>Frames one command takes: method, header, and the body split at frame_max - 8.</summary>
+    public int FramesPerCommand { get; }
 }
