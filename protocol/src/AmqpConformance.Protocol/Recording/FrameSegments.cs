@@ -32,10 +32,14 @@ internal sealed class FrameSegments
     {
         long offset = Next - _segmentBase;
         int segment = (int)(offset / SegmentLength);
-        if (segment == _segments.Count) _segments.Add(_spare.Count > 0 ? _spare.Pop() : new FrameEntry[SegmentLength]);
+        if (segment == _segments.Count) _segments.Add(_spare.Count > 0 ? _spare.Pop() : NewSegment());
         _segments[segment][(int)(offset % SegmentLength)] = entry;
         return Next++;
     }
+
+    /// <summary>A new segment, on the pinned object heap: it lives as long as the log, so there it is never copied from
+    /// generation to generation nor compacted, and young collections do not touch it (it holds no references).</summary>
+    private static FrameEntry[] NewSegment() => GC.AllocateUninitializedArray<FrameEntry>(SegmentLength, pinned: true);
 
     /// <summary>The entry of <paramref name="sequence"/>, which must be held (First &lt;= sequence &lt; Next).</summary>
     public ref readonly FrameEntry this[long sequence]

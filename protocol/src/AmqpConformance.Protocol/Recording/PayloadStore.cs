@@ -49,7 +49,8 @@ internal sealed class PayloadStore
         }
         if (_chunk is null || ChunkSize - _used < n)
         {
-            _chunk = _free.Count > 0 ? _free.Pop() : GC.AllocateUninitializedArray<byte>(ChunkSize);
+            // Pinned object heap, as the log's segments: long-lived, never copied or compacted by the collector.
+            _chunk = _free.Count > 0 ? _free.Pop() : GC.AllocateUninitializedArray<byte>(ChunkSize, pinned: true);
             _used = 0;
             _chunkIndex = _chunkFirstIndex = Register(_chunk, -1, isChunk: true);
         }
