@@ -9,7 +9,9 @@ using AmqpConformance.TestSupport.Peers;
 // records (digests only) and drops them (unroutable). Prints MB/s, msgs/s, the ratio fake/raw, GC pause share and
 // allocation per message and per frame, then one verdict line per goal: fake/raw >= 0.3 for bodies under 64 KiB and
 // >= 0.7 for larger ones, <= 16 B allocated per frame, GC pauses < 5 % of the run (each judged on its worst row).
-// Usage: dotnet run -c Release --project fakebroker/bench/AmqpConformance.FakeBroker.Benchmarks [-- --clients 1,4 --megabytes 256 --sizes 256,1048576 --retain 100000]
+// Usage: dotnet run -c Release --project fakebroker/bench/AmqpConformance.FakeBroker.Benchmarks [-- --clients 1,4 --megabytes 256 --sizes 256,1048576 --retain 100000 --trace-allocations]
+// --trace-allocations samples the runtime's GC allocation ticks during each broker measurement and prints the types
+// that took the most bytes per message (a sample: one type per ~100 KB allocated).
 // --retain N sets FrameLogOptions.MaxRetainedFrames (the log still records every frame, but holds only the newest N
 // in memory); without it the log holds every frame, as by default. "gc pause" is the share of the fake broker's
 // measurement spent in garbage-collection pauses, "gen2" the full collections during it.
@@ -23,6 +25,8 @@ int[] clientCounts = [1, 4];
 int[] bodySizes = [256, 1 << 20];
 long megabytes = 256;
 int? retain = null;
+bool traceAllocations = args.Contains("--trace-allocations");
+args = [.. args.Where(a => a != "--trace-allocations")];
 for (int i = 0; i + 1 < args.Length; i += 2)
 {
     switch (args[i])
@@ -31,12 +35,13 @@ for (int i = 0; i + 1 < args.Length; i += 2)
         case "--megabytes": megabytes = long.Parse(args[i + 1], CultureInfo.InvariantCulture); break;
         case "--sizes": bodySizes = [.. args[i + 1].Split(',').Select(s => int.Parse(s, CultureInfo.InvariantCulture))]; break;
         case "--retain": retain = int.Parse(args[i + 1], CultureInfo.InvariantCulture); break;
-        default: Console.Error.WriteLine($"unknown option {args[i]} (use --clients 1,4 --megabytes 256 --sizes 256,1048576 --retain 100000)"); return 2;
+        default: Console.Error.WriteLine($"unknown option {args[i]} (use --clients 1,4 --megabytes 256 --sizes 256,1048576 --retain 100000 --trace-allocations)"); return 2;
     }
 }
 
 const int FrameMax = 131072;
 const int SmallBody = 64 * 1024;
+using AllocationSampler? sampler = traceAllocations ? new AllocationSampler() : null;
 using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(10));
 CancellationToken ct = timeout.Token;
 
@@ -60,7 +65,9 @@ foreach (int size in bodySizes)
     {
         int repeats = (int)Math.Max(1, megabytes * 1024 * 1024 / clients / batch.Bytes.Length);
         Result raw = await MeasureRawAsync(batch, clients, repeats, ct);
+        sampler?.Start();
         Result fake = await MeasureFakeAsync(batch, clients, repeats, retain, ct);
+        var sampled = sampler?.Stop();
         double ratio = fake.MegabytesPerSecond / raw.MegabytesPerSecond;
         if (size < SmallBody) worstSmall = Math.Min(worstSmall, ratio);
         else worstLarge = Math.Min(worstLarge, ratio);
@@ -70,6 +77,8 @@ foreach (int size in bodySizes)
         worstGcShare = Math.Max(worstGcShare, gcShare);
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"{SizeName(size),-8} {clients,7} {raw.MegabytesPerSecond,10:F0} {raw.MessagesPerSecond,12:F0} {fake.MegabytesPerSecond,10:F0} {fake.MessagesPerSecond,12:F0} {ratio,9:F2} {gcShare,9:P0} {fake.Gen2Collections,5} {fake.AllocatedBytes / (double)fake.Messages,10:F0} {perFrame,11:F1} {raw.CpuTime.TotalMicroseconds / raw.Messages,10:F2} {fake.CpuTime.TotalMicroseconds / fake.Messages,11:F2}"));
+        foreach (var (type, bytes) in sampled?.Take(6) ?? [])
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"    sampled {bytes / (double)fake.Messages,10:F1} B/msg  {type}"));
     }
 }
 if (worstSmall != double.MaxValue) Verdict($"worst fake/raw, bodies under 64 KiB: {worstSmall:F2} (goal >= 0.30)", worstSmall >= 0.3);
