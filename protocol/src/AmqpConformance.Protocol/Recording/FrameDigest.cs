@@ -10,7 +10,7 @@ namespace AmqpConformance.Protocol.Recording;
 /// form, so <c>xxh64sum</c> (<c>xxhsum -H1</c>) prints the same digits for the same bytes.
 /// </summary>
 /// <remarks>A fingerprint for spotting changed or swapped bodies, not a cryptographic hash. Computed by
-/// System.IO.Hashing's <see cref="XxHash64"/> (vectorised, runs at memory speed), so the broker can digest every body
+/// System.IO.Hashing's <see cref="XxHash64"/> (runs at memory speed), so the broker can digest every body
 /// frame it records without slowing ingest. Every producer and checker of <see cref="FrameRecord.PayloadDigest"/> goes
 /// through this one entry point; none allocates.</remarks>
 public static class FrameDigest
