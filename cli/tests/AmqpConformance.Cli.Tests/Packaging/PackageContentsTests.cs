@@ -16,7 +16,7 @@ public sealed class PackageContentsTests(PackedFeed feed, ITestOutputHelper outp
     /// brings ASP.NET Core, so nothing a client test project references does.</summary>
     private static readonly Dictionary<string, (string[] Packages, string[] Frameworks)> Expected = new()
     {
-        ["AmqpConformance.Protocol"] = ([], []),
+        ["AmqpConformance.Protocol"] = (["System.IO.Hashing"], []),
         ["AmqpConformance.Harness"] = (["AmqpConformance.Protocol"], []),
         ["AmqpConformance.FakeBroker"] = (["AmqpConformance.Protocol"], []),
         ["AmqpConformance.Toxiproxy"] = (["AmqpConformance.Harness"], []),
