@@ -11,10 +11,6 @@ namespace AmqpConformance.Properties.Running;
 internal sealed class CaseObserver(WriterCase world)
 {
     private const int QuietRounds = 4;
-
-    /// <summary>After this many rounds in a row that saw the writer move, the settle stops spinning through the thread pool (which,
-    /// on a small machine, takes the CPU the writer needs) and waits for the output's next change, or 1 ms, between looks.</summary>
-    private const int BusyRounds = 8;
     private readonly List<VisibilityLapse> _lapses = [];
     private readonly HashSet<int> _lapsed = [];
     private long _peakBytesHeld;
@@ -29,29 +25,22 @@ internal sealed class CaseObserver(WriterCase world)
     /// through the thread pool's global queue (so work the writer queued before has run), and it is not in the middle of writing
     /// (memory taken, not yet committed: a thread descheduled there), bounded by
     /// <see cref="WriterRunOptions.SettleLimit"/>. A settle that times out only makes the next step come earlier; no verdict
-    /// depends on it. While the writer keeps moving, the looks are spaced by its output's changes (or 1 ms), not spun.</summary>
+    /// depends on it.</summary>
     public async Task SettleAsync()
     {
         var limit = Stopwatch.StartNew();
         long last = -1;
-        int quiet = 0, busy = 0;
+        int quiet = 0;
         while (quiet < QuietRounds && limit.Elapsed < world.Options.SettleLimit)
         {
-            var changed = world.Output.WhenChanged;
             long now = Activity();
-            if (now == last && !world.Output.IsWriting)
-            {
-                quiet++;
-                busy = 0;
-            }
+            if (now == last && !world.Output.IsWriting) quiet++;
             else
             {
                 quiet = 0;
                 last = now;
-                busy++;
             }
-            if (busy > BusyRounds) await Task.WhenAny(changed, Task.Delay(1)).ConfigureAwait(false);
-            else await RoundTripAsync().ConfigureAwait(false);
+            await RoundTripAsync().ConfigureAwait(false);
         }
         SampleStall();
     }
