@@ -62,7 +62,8 @@ internal sealed class CaseObserver(WriterCase world)
             var changed = world.Output.WhenChanged;
             missing = Unflushed();
             if (missing.Count == 0) break;
-            await Task.WhenAny(changed, Task.Delay(world.Options.VisibilityBound - idle.Elapsed)).ConfigureAwait(false);
+            // A transport fault the idle writer has not met yet ends the wait too: the bytes cannot go out then.
+            await Task.WhenAny(changed, world.Transport.Completion, Task.Delay(world.Options.VisibilityBound - idle.Elapsed)).ConfigureAwait(false);
             if (!CanJudgeVisibility()) return;
             if (world.Output.Activity != activity)
             {
@@ -120,7 +121,8 @@ internal sealed class CaseObserver(WriterCase world)
     }
 
     private bool CanJudgeVisibility() =>
-        !world.Output.IsHolding && world.Output.FaultObservedAt is null && world.Transport.Termination is null && !world.Connection.Completion.IsCompleted;
+        !world.Output.IsHolding && world.Output.FaultObservedAt is null && world.Transport.Termination is null && !world.Transport.Completion.IsCompleted
+        && !world.Connection.Completion.IsCompleted;
 
     private List<int> Unflushed() =>
         [.. world.AllTraces.Where(t => t.Done.IsCompleted && t.Outcome == CallOutcome.Succeeded && !_lapsed.Contains(t.Id) && !world.Output.IsVisible(t.Id)).Select(t => t.Id)];
