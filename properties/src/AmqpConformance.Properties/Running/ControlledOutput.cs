@@ -69,7 +69,8 @@ internal sealed class ControlledOutput : PipeWriter
     /// <summary>When a flush first threw or reported the reader gone; null while the output is healthy.</summary>
     public TimeSpan? FaultObservedAt { get; private set; }
 
-    /// <summary>When the writer first cancelled a pending flush (giving up on a stalled output); null if it never did.</summary>
+    /// <summary>When the writer first cancelled a pending flush, or called CancelPendingFlush with bytes committed and not yet flushed
+    /// (giving up on a stalled output); null if it never did.</summary>
     public TimeSpan? FlushCancelledAt { get; private set; }
 
     /// <summary>Bytes committed after the fault was reported.</summary>
@@ -160,7 +161,9 @@ internal sealed class ControlledOutput : PipeWriter
         {
             held = [.. _held];
             _held.Clear();
-            if (FlushCancelledAt is null && (held.Length > 0 || _pendingFlushes > 0)) FlushCancelledAt = _clock();
+            // Giving up on bytes already committed but not yet flushed is giving up on the output too (a writer descheduled
+            // between its write and its flush when its drain timeout ran out): they reach the broker only if something flushes later.
+            if (FlushCancelledAt is null && (held.Length > 0 || _pendingFlushes > 0 || _committed > _flushedOffset)) FlushCancelledAt = _clock();
         }
         foreach (var h in held) h.TrySetResult(false);
         _inner.CancelPendingFlush();
