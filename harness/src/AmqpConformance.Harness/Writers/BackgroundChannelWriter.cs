@@ -23,8 +23,9 @@ namespace AmqpConformance.Harness.Writers;
 /// completing on enqueue.</para>
 /// <para><b>Disposal:</b> completes the queue, lets the loop write and flush everything queued, then returns. If that
 /// takes longer than the drain timeout (<see cref="WriterContext.DrainTimeout"/>; the output is stalled) it cancels
-/// the pending flush, the loop faults and releases what is left, and disposal waits at most one more drain timeout
-/// for it before returning, so disposal never hangs. Later calls throw <see cref="ObjectDisposedException"/>.</para>
+/// the pending flush, the loop stops between commands, faults and releases what is left, and disposal waits at most
+/// <see cref="WriterContext.GiveUpWait"/> for it before returning, so disposal never hangs and, unless the machine keeps
+/// the loop off the CPU that long, nothing is written after it returns. Later calls throw <see cref="ObjectDisposedException"/>.</para>
 /// </remarks>
 public sealed class BackgroundChannelWriter : IFrameWriter
 {
@@ -110,14 +111,14 @@ public sealed class BackgroundChannelWriter : IFrameWriter
             new TimeoutException($"DisposeAsync gave up draining after {_drainTimeout.TotalSeconds:0.###} s: the output did not accept the queued commands."), null);
         _stop.Cancel();
         _context.Output.CancelPendingFlush();
-        await WaitForLoopAsync().ConfigureAwait(false);
+        await WaitForLoopAsync(_context.GiveUpWait).ConfigureAwait(false);
     }
 
-    private async Task<bool> WaitForLoopAsync()
+    private async Task<bool> WaitForLoopAsync(TimeSpan? timeout = null)
     {
         try
         {
-            await _loop.WaitAsync(_drainTimeout).ConfigureAwait(false);
+            await _loop.WaitAsync(timeout ?? _drainTimeout).ConfigureAwait(false);
             return true;
         }
         catch (TimeoutException)
@@ -136,7 +137,7 @@ public sealed class BackgroundChannelWriter : IFrameWriter
         {
             while (await reader.WaitToReadAsync(_stop.Token).ConfigureAwait(false))
             {
-                while (reader.TryRead(out current))
+                while (Volatile.Read(ref _faultCause) is null && reader.TryRead(out current))
                 {
                     holding = true;
                     CommandFraming.Write(output, current.Command, current.Body, _context.FrameMax);
@@ -146,6 +147,8 @@ public sealed class BackgroundChannelWriter : IFrameWriter
                     holding = false;
                     current.Release(_context.Pool);
                 }
+                // A disposal that gave up stops the loop between commands (not only at its next wait).
+                if (Volatile.Read(ref _faultCause) is not null) throw new IOException("The writer stopped with commands still queued.");
             }
         }
         catch (Exception ex)

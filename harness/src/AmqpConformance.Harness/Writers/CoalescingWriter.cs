@@ -32,7 +32,8 @@ namespace AmqpConformance.Harness.Writers;
 /// (inner: the original failure), and their commands are released.</para>
 /// <para><b>Disposal:</b> stops accepting calls, lets the loop write and flush everything queued, then returns; if
 /// that takes longer than the drain timeout (<see cref="WriterContext.DrainTimeout"/>) the pending flush is cancelled,
-/// the remaining calls fault, and disposal waits at most one more timeout. Later calls get <see cref="ObjectDisposedException"/>.</para>
+/// the loop stops between commands, the remaining calls fault, and disposal waits at most <see cref="WriterContext.GiveUpWait"/>
+/// (twice: the loop, then the output gate) for a write in progress to end. Later calls get <see cref="ObjectDisposedException"/>.</para>
 /// <para><b>Completion and allocation:</b> pending entries are pooled <see cref="IValueTaskSource"/>s, so a call that is
 /// not cancelled allocates nothing of its own. The callers of one flushed batch are completed together by one thread-pool
 /// work item, their continuations running one after another there (never on the writer's loop): one thread hop per batch
@@ -198,7 +199,8 @@ public sealed partial class CoalescingWriter : IFrameWriter
                     if (Volatile.Read(ref _faultCause) is not null)
                         throw new IOException("A fast-path write failed."); // already recorded; fail what is queued
                     long bytes = 0;
-                    while (bytes < _maxBatchBytes && reader.TryRead(out var entry))
+                    // A disposal that gave up (or a fault) stops the batch between commands, not after it.
+                    while (bytes < _maxBatchBytes && Volatile.Read(ref _faultCause) is null && reader.TryRead(out var entry))
                     {
                         Interlocked.Decrement(ref _queuedCount);
                         if (!entry.TryStartWriting())
@@ -210,6 +212,7 @@ public sealed partial class CoalescingWriter : IFrameWriter
                         CommandFraming.Write(output, entry.Command, entry.Command.Body.Span, _context.FrameMax);
                         bytes += entry.Command.WireLength(_context.FrameMax);
                     }
+                    if (Volatile.Read(ref _faultCause) is not null) throw new IOException("The writer stopped while writing a batch.");
                     if (batch.Count == 0) continue;
                     var result = await output.FlushAsync(_stop.Token).ConfigureAwait(false);
                     Interlocked.Increment(ref _flushes);
@@ -262,15 +265,15 @@ public sealed partial class CoalescingWriter : IFrameWriter
             new TimeoutException($"DisposeAsync gave up draining after {_drainTimeout.TotalSeconds:0.###} s: the output did not accept the queued commands."), null);
         _stop.Cancel();
         _context.Output.CancelPendingFlush();
-        await WaitForLoopAsync().ConfigureAwait(false);
-        if (await _outputGate.WaitAsync(_drainTimeout).ConfigureAwait(false)) _outputGate.Release();
+        await WaitForLoopAsync(_context.GiveUpWait).ConfigureAwait(false);
+        if (await _outputGate.WaitAsync(_context.GiveUpWait).ConfigureAwait(false)) _outputGate.Release();
     }
 
-    private async Task<bool> WaitForLoopAsync()
+    private async Task<bool> WaitForLoopAsync(TimeSpan? timeout = null)
     {
         try
         {
-            await _loop.WaitAsync(_drainTimeout).ConfigureAwait(false);
+            await _loop.WaitAsync(timeout ?? _drainTimeout).ConfigureAwait(false);
             return true;
         }
         catch (TimeoutException)

@@ -22,6 +22,13 @@ public sealed record WriterContext(PipeWriter Output, ArrayPool<byte> Pool, int 
 
     /// <summary>How long <see cref="IAsyncDisposable.DisposeAsync"/> may wait for the output to take what the writer holds before
     /// it gives up on it (releasing the commands and failing their calls). Disposal must return within twice this even if the
-    /// output never accepts another byte; the harness shortens it when it keeps the output stalled through disposal.</summary>
+    /// output never accepts another byte (plus <see cref="GiveUpWait"/> for a write in progress that a busy machine keeps off the
+    /// CPU); the harness shortens it when it keeps the output stalled through disposal.</summary>
     public TimeSpan DrainTimeout { get; init; } = DefaultDrainTimeout;
+
+    /// <summary>How long a writer that gave up draining (its flush cancelled) waits for a write already in progress to end before
+    /// DisposeAsync returns: at least the drain timeout and at least 1 s. Nothing in such a write blocks any more, so it ends as
+    /// soon as its thread runs; the wait is for a thread a busy machine keeps off the CPU, whose bytes would otherwise land after
+    /// DisposeAsync returned.</summary>
+    public TimeSpan GiveUpWait => DrainTimeout > TimeSpan.FromSeconds(1) ? DrainTimeout : TimeSpan.FromSeconds(1);
 }
