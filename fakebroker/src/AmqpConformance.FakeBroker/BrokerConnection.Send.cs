@@ -1,7 +1,6 @@
 using System.Buffers;
 using System.Diagnostics;
 using System.IO.Pipelines;
-using System.Security.Cryptography;
 using AmqpConformance.Protocol;
 using AmqpConformance.Protocol.Recording;
 
@@ -106,9 +105,6 @@ public sealed partial class BrokerConnection
         if (Log.Options.RecordSent)
             Log.Record(FrameDirection.Sent, offset, (byte)type, channel, payload.Length, new ReadOnlySequence<byte>(payload));
     }
-
-    /// <summary>The body-frame digest the log records: <see cref="FrameDigest.Compute(ReadOnlySpan{byte})"/>.</summary>
-    internal static ulong Digest(ReadOnlySpan<byte> payload) => FrameDigest.Compute(payload);
 
     /// <summary>
     /// Heartbeats as RabbitMQ 3.x sends and expects them (measured against 3.10): every half interval the broker

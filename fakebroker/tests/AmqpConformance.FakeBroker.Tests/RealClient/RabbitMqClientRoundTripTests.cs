@@ -127,7 +127,7 @@ public sealed class RabbitMqClientRoundTripTests(ITestOutputHelper output)
             for (int i = 0; i < bodies.Count; i++)
             {
                 if (i < bodies.Count - 1) Assert.Equal(maxBody, bodies[i].Size);
-                Assert.Equal(BrokerConnection.Digest(body.AsSpan(offset, bodies[i].Size)), bodies[i].PayloadDigest);
+                Assert.Equal(FrameDigest.Compute(body.AsSpan(offset, bodies[i].Size)), bodies[i].PayloadDigest);
                 offset += bodies[i].Size;
             }
             Assert.Equal(body.Length, offset);
