@@ -118,7 +118,8 @@ public sealed class BackgroundChannelWriter : IFrameWriter
     {
         try
         {
-            await _loop.WaitAsync(timeout ?? _drainTimeout).ConfigureAwait(false);
+            // The drain timeout runs on the context's clock (the harness may skip it); GiveUpWait is real time.
+            await (timeout is { } realTime ? _loop.WaitAsync(realTime) : _loop.WaitAsync(_drainTimeout, _context.TimeProvider)).ConfigureAwait(false);
             return true;
         }
         catch (TimeoutException)

@@ -255,7 +255,7 @@ public sealed partial class CoalescingWriter : IFrameWriter
         }
         _queue.Writer.TryComplete();
         // The loop drains the queue; the gate is then taken once so that a fast-path write in progress ends first.
-        if (await WaitForLoopAsync().ConfigureAwait(false) && await _outputGate.WaitAsync(_drainTimeout).ConfigureAwait(false))
+        if (await WaitForLoopAsync().ConfigureAwait(false) && await _outputGate.WaitAsync(_drainTimeout, _context.TimeProvider).ConfigureAwait(false))
         {
             _outputGate.Release();
             _stop.Dispose();
@@ -273,7 +273,8 @@ public sealed partial class CoalescingWriter : IFrameWriter
     {
         try
         {
-            await _loop.WaitAsync(timeout ?? _drainTimeout).ConfigureAwait(false);
+            // The drain timeout runs on the context's clock (the harness may skip it); GiveUpWait is real time.
+            await (timeout is { } realTime ? _loop.WaitAsync(realTime) : _loop.WaitAsync(_drainTimeout, _context.TimeProvider)).ConfigureAwait(false);
             return true;
         }
         catch (TimeoutException)

@@ -17,8 +17,9 @@ namespace AmqpConformance.Harness.Writers;
 /// <para><b>Faults:</b> when a write or flush throws, or a flush reports the reader completed, the writer stops for
 /// good: the failing call and every later (or waiting) call fail with <see cref="FrameWriterFaultedException"/>
 /// (inner: the original failure) and their commands are released without writing a byte.</para>
-/// <para><b>Disposal:</b> waits for the call holding the lock to finish, up to the drain timeout (<see cref="WriterContext.DrainTimeout"/>); if the output is stalled it then cancels the pending flush (that call faults)
-/// and waits at most one more timeout, so disposal never hangs. Calls still waiting for the lock, and later calls,
+/// <para><b>Disposal:</b> waits for the call holding the lock to finish, up to the drain timeout (<see cref="WriterContext.DrainTimeout"/>, on
+/// <see cref="WriterContext.TimeProvider"/>'s clock); if the output is stalled it then cancels the pending flush (that call faults)
+/// and waits at most <see cref="WriterContext.GiveUpWait"/> of real time for that call to let go, so disposal never hangs. Calls still waiting for the lock, and later calls,
 /// get <see cref="ObjectDisposedException"/> and write nothing.</para>
 /// </remarks>
 public sealed class InlineSemaphoreWriter : IFrameWriter
@@ -139,13 +140,14 @@ public sealed class InlineSemaphoreWriter : IFrameWriter
     public async ValueTask DisposeAsync()
     {
         if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        bool acquired = await _lock.WaitAsync(_drainTimeout).ConfigureAwait(false);
+        bool acquired = await _lock.WaitAsync(_drainTimeout, _context.TimeProvider).ConfigureAwait(false);
         if (!acquired)
         {
             Interlocked.CompareExchange(ref _faultCause,
                 new TimeoutException($"DisposeAsync gave up after {_drainTimeout.TotalSeconds:0.###} s: the output did not accept the command in progress."), null);
             _context.Output.CancelPendingFlush();
-            acquired = await _lock.WaitAsync(_drainTimeout).ConfigureAwait(false);
+            // The flush is cancelled: the call in progress ends as soon as its thread runs (real time, as GiveUpWait says).
+            acquired = await _lock.WaitAsync(_context.GiveUpWait).ConfigureAwait(false);
         }
         if (acquired) _lock.Release();
     }

@@ -26,6 +26,15 @@ public sealed record WriterContext(PipeWriter Output, ArrayPool<byte> Pool, int 
     /// CPU); the harness shortens it when it keeps the output stalled through disposal.</summary>
     public TimeSpan DrainTimeout { get; init; } = DefaultDrainTimeout;
 
+    /// <summary>The clock <see cref="DrainTimeout"/> runs on: a writer should wait for it with this provider (for example
+    /// <c>task.WaitAsync(DrainTimeout, TimeProvider)</c>, or <see cref="TimedWaits.WaitAsync(SemaphoreSlim, TimeSpan, TimeProvider)"/>).
+    /// The default is the system clock. The harness passes its case clock, whose timers fire when real time passes, as the
+    /// system's do, or at once when the harness moves the clock forward: it does that only after the writer has settled with its
+    /// output stalled on purpose, so a drain timeout that can only expire costs no real time. A writer that uses its own timers
+    /// still conforms; its waits just take real time. <see cref="GiveUpWait"/> is meant as real time (it waits for a thread the
+    /// machine keeps off the CPU) and should not use this clock.</summary>
+    public TimeProvider TimeProvider { get; init; } = TimeProvider.System;
+
     /// <summary>How long a writer that gave up draining (its flush cancelled) waits for a write already in progress to end before
     /// DisposeAsync returns: at least the drain timeout and at least 1 s. Nothing in such a write blocks any more, so it ends as
     /// soon as its thread runs; the wait is for a thread a busy machine keeps off the CPU, whose bytes would otherwise land after

@@ -5,7 +5,10 @@ namespace AmqpConformance.Properties.Running;
 /// <summary>Disposes a case's writer once, when the script or the end of the run says so, and records the timeline the lifecycle
 /// invariant judges: when DisposeAsync was invoked and when it completed, which calls were pending then, and the bytes written
 /// after it completed.</summary>
-internal sealed class CaseLifecycle(WriterCase world)
+/// <remarks>When the harness keeps the output stalled through disposal, the writer's drain timeout can only expire: the harness then
+/// lets the writer settle and moves the case's clock to the writer's next timer (<see cref="CaseClock.TrySkipToNextTimer"/>) instead
+/// of waiting for it in real time; the bound is judged on the case's clock, which never runs slower than real time.</remarks>
+internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
 {
     private Task? _disposal;
     private TimeSpan? _invokedAt;
@@ -44,11 +47,35 @@ internal sealed class CaseLifecycle(WriterCase world)
         }, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
     }
 
-    /// <summary>Waits (bounded by <see cref="Bound"/>) for DisposeAsync to complete; begins it first if need be.</summary>
+    /// <summary>Waits (bounded by <see cref="Bound"/> on the case's clock) for DisposeAsync to complete; begins it first if need be.</summary>
     public async Task AwaitAsync()
     {
         Begin();
+        if (world.Scenario.StallThroughDispose && world.Scenario.Script is not null)
+        {
+            await AwaitStalledAsync().ConfigureAwait(false);
+            return;
+        }
         if (await Task.WhenAny(_disposal!, Task.Delay(Bound, CancellationToken.None)).ConfigureAwait(false) != _disposal) _timedOut = true;
+    }
+
+    /// <summary>The output accepts nothing, so only the writer's own timers can end its disposal: each time the writer has settled,
+    /// the case's clock moves to its next timer; with none armed, the rest of the bound is waited in real time.</summary>
+    private async Task AwaitStalledAsync()
+    {
+        while (!_disposal!.IsCompleted)
+        {
+            var left = Bound - (world.Clock - _invokedAt!.Value);
+            if (left <= TimeSpan.Zero)
+            {
+                _timedOut = true;
+                return;
+            }
+            await observer.SettleAsync().ConfigureAwait(false);
+            if (_disposal.IsCompleted) return;
+            if (world.Time.TrySkipToNextTimer(Bound - (world.Clock - _invokedAt.Value))) continue;
+            await Task.WhenAny(_disposal, Task.Delay(left, CancellationToken.None)).ConfigureAwait(false);
+        }
     }
 
     /// <summary>The record for the evidence: a disposal that outlived its bound counts as not completed, even if it completed later

@@ -38,6 +38,7 @@ internal sealed class WriterCase : IAsyncDisposable
         {
             QueueCapacity = scenario.QueueCapacity,
             DrainTimeout = scenario.StallThroughDispose ? options.StalledDrainTimeout : WriterContext.DefaultDrainTimeout,
+            TimeProvider = time,
         };
         Traces = BuildTraces(scenario);
     }

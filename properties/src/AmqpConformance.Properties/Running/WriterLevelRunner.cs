@@ -35,7 +35,7 @@ public static class WriterLevelRunner
         long opened = Stopwatch.GetTimestamp();
         var calls = new CallLauncher(world);
         var observer = new CaseObserver(world);
-        var lifecycle = new CaseLifecycle(world);
+        var lifecycle = new CaseLifecycle(world, observer);
 
         if (scenario.Script is null) await FreeRunDriver.RunAsync(world, calls, observer).ConfigureAwait(false);
         else await ScriptDriver.RunAsync(world, calls, observer, lifecycle).ConfigureAwait(false);

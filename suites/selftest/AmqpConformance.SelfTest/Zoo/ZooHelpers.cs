@@ -25,10 +25,11 @@ internal static class ZooHelpers
 
     /// <summary>The disposal the lock-based zoo writers share (and get right): waits for the call in progress to let go of
     /// <paramref name="gate"/> within the drain timeout; if it does not, hands <paramref name="recordFault"/> the reason (so later
-    /// calls fail), cancels the pending flush and waits once more, again bounded.</summary>
+    /// calls fail), cancels the pending flush and waits once more, bounded by the drain timeout in real time (the first wait runs on
+    /// <see cref="WriterContext.TimeProvider"/>'s clock).</summary>
     public static async ValueTask DrainAsync(this SemaphoreSlim gate, WriterContext context, Action<Exception> recordFault)
     {
-        if (await gate.WaitAsync(context.DrainTimeout).ConfigureAwait(false))
+        if (await gate.WaitAsync(context.DrainTimeout, context.TimeProvider).ConfigureAwait(false))
         {
             gate.Release();
             return;
