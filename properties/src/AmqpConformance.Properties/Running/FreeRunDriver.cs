@@ -47,25 +47,25 @@ internal static class FreeRunDriver
         await all.ConfigureAwait(false); // every call is bounded by the call timeout
     }
 
-    /// <summary>While the transport is stalled, samples what the writer holds until it stops making progress (or the call
-    /// timeout passes): then it is blocked, or done, which is what the backpressure invariant judges.</summary>
+    /// <summary>While the transport is stalled, samples what the writer holds until it stops making progress: then it is blocked,
+    /// or done, which is what the backpressure invariant judges. "Stopped" is judged by controlled scheduling, not a wall-clock
+    /// quiet period: the writer has settled (<see cref="CaseObserver.SettleAsync"/>: nothing moved over several trips through the
+    /// thread pool and no write is half-done) twice in a row with no byte committed and no call completed in between. Bounded by
+    /// the call timeout.</summary>
+    /// <remarks>Stopping early can only make the sampled peak smaller, so a writer is never blamed for what this wait decides;
+    /// a writer that keeps accepting calls keeps completing them, and so keeps the wait going until it has taken them all.</remarks>
     private static async Task SampleWhileStalledAsync(WriterCase world, CaseObserver observer)
     {
         long lastProgress = -1;
-        var quietSince = Stopwatch.StartNew();
         var deadline = Stopwatch.StartNew();
         while (deadline.Elapsed < world.Options.CallTimeout)
         {
             observer.SampleStall(stalled: true);
+            await observer.SettleAsync().ConfigureAwait(false);
+            observer.SampleStall(stalled: true);
             long progress = world.Output.Committed + world.Completions;
-            if (progress != lastProgress)
-            {
-                lastProgress = progress;
-                quietSince.Restart();
-            }
-            else if (quietSince.Elapsed >= world.Options.QuietPeriod) break;
-            await Task.Delay(1).ConfigureAwait(false);
+            if (progress == lastProgress) break;
+            lastProgress = progress;
         }
-        observer.SampleStall(stalled: true);
     }
 }

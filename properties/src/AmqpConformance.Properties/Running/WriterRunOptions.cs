@@ -32,9 +32,6 @@ public sealed record WriterRunOptions
     /// handling its fault was kept off the CPU for this long while the harness ran.</summary>
     public TimeSpan FaultGraceRealWait { get; init; } = TimeSpan.FromMilliseconds(200);
 
-    /// <summary>How long without progress counts as "the writer is blocked" in a transport-stalled run (default 20 ms).</summary>
-    public TimeSpan QuietPeriod { get; init; } = TimeSpan.FromMilliseconds(20);
-
     /// <summary>Defaults.</summary>
     public static WriterRunOptions Default { get; } = new();
 }
