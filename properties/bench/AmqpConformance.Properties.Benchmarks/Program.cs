@@ -1,22 +1,32 @@
 using System.Diagnostics;
 using System.Globalization;
-using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.Properties.Benchmarks;
 using AmqpConformance.Properties.Generators;
 using AmqpConformance.Properties.Running;
+using AmqpConformance.Properties.Scenarios;
 using FsCheck;
 using FsCheck.Fluent;
 
 // Case throughput of the writer-level runner: the same generated scenarios (fixed seed, sizes ramping 1..100 as in an FsCheck
 // run) through each reference writer, every invariant checked on each case. Prints cases/s per mode and where the time goes:
 // generation, opening a case (transport, broker connection, handshake, writer), driving the calls, finishing (visibility,
-// disposal, ending the connection), collecting evidence, checking, and the case-clock time skipped instead of waited (a fault's
-// grace period).
+// disposal, ending the connection), collecting evidence, checking, the case-clock time skipped instead of waited (a fault's
+// grace period, a stalled writer's drain timeout), the process's CPU time, JIT time and GC per case; then the same by kind of
+// scenario (free-running, scripted, transport-stalled, stalled through disposal).
 //   --cases N       scenarios per mode (default 300)
+//   --writer NAME   only this reference writer (Background, Inline or Coalescing); repeatable; default all three
 //   --profile NAME  an invariant's generation profile, "mixed" (default) or "legacy-free" (free-running cases only, the
 //                   pre-rework mix: no scripts, default queue and threshold), to compare with the runner before scripts existed
 CultureInfo.CurrentCulture = CultureInfo.InvariantCulture;
 int cases = args.SkipWhile(a => a != "--cases").Skip(1).Select(int.Parse).FirstOrDefault(300);
+var writers = args.Select((a, i) => (a, i)).Where(x => x.a == "--writer" && x.i + 1 < args.Length).Select(x => args[x.i + 1]).ToList();
+var factories = WriterModes.All.Where(f => writers.Count == 0 || writers.Contains(f.Name, StringComparer.OrdinalIgnoreCase)).ToList();
+if (factories.Count == 0)
+{
+    Console.Error.WriteLine($"no reference writer named {string.Join(", ", writers)}; known: {string.Join(", ", WriterModes.All.Select(f => f.Name))}");
+    return 2;
+}
 string profileName = args.SkipWhile(a => a != "--profile").Skip(1).FirstOrDefault() ?? "mixed";
 var profile = profileName switch
 {
@@ -28,21 +38,24 @@ var generation = Stopwatch.StartNew();
 var scenarios = Enumerable.Range(0, cases)
     .Select(i => ScenarioGenerators.For(profile).Sample(1, new Rnd(12345UL + (ulong)i, 67891UL), i % 100 + 1)[0]).ToList();
 generation.Stop();
-Console.WriteLine($"# writer-level case throughput: {cases} scenarios per mode ({profile.Name} profile, {scenarios.Count(s => s.Script is not null)} scripted), every invariant checked");
+bool tiered = AppContext.TryGetSwitch("System.Runtime.TieredCompilation", out bool on) ? on : true;
+Console.WriteLine($"# writer-level case throughput: {cases} scenarios per mode ({profile.Name} profile, {scenarios.Count(s => s.Script is not null)} scripted), every invariant checked; tiered compilation {(tiered ? "on" : "off")}");
 Console.WriteLine($"generation: {generation.Elapsed.TotalMilliseconds / cases:0.00} ms per scenario");
-Console.WriteLine("| mode | cases/s | open ms | drive ms | finish ms | evidence ms | check ms | skipped ms | violations |");
-Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-foreach (var factory in WriterModes.All)
+Console.WriteLine("| mode | cases/s | open ms | drive ms | finish ms | evidence ms | check ms | skipped ms | CPU ms | JIT ms | GC pause ms | alloc KB | gen0/1/2 | violations |");
+Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+var byKind = new List<string>();
+foreach (var factory in factories)
 {
-    var sw = Stopwatch.StartNew();
+    var meter = CaseMeter.Start();
+    var kinds = new SortedDictionary<string, (int Cases, double Ms)>(StringComparer.Ordinal);
     int violations = 0;
     double open = 0, drive = 0, finish = 0, evidence = 0, check = 0, skipped = 0;
     foreach (var scenario in scenarios)
     {
-        var result = await WriterLevelRunner.RunAsync(factory, scenario);
         long c0 = Stopwatch.GetTimestamp();
+        var result = await WriterLevelRunner.RunAsync(factory, scenario);
         violations += result.CheckAll().Sum(v => v.Violations.Count);
-        check += Stopwatch.GetElapsedTime(c0).TotalMilliseconds;
+        double ms = Stopwatch.GetElapsedTime(c0).TotalMilliseconds;
         if (result.Phases is { } p)
         {
             open += p.Open.TotalMilliseconds;
@@ -50,9 +63,26 @@ foreach (var factory in WriterModes.All)
             finish += p.Finish.TotalMilliseconds;
             evidence += p.Evidence.TotalMilliseconds;
             skipped += p.Skipped.TotalMilliseconds;
+            check += ms - p.Open.TotalMilliseconds - p.Drive.TotalMilliseconds - p.Finish.TotalMilliseconds - p.Evidence.TotalMilliseconds;
         }
+        var k = kinds.GetValueOrDefault(KindOf(scenario));
+        kinds[KindOf(scenario)] = (k.Cases + 1, k.Ms + ms);
     }
-    sw.Stop();
+    var m = meter.Stop(scenarios.Count);
     int n = scenarios.Count;
-    Console.WriteLine($"| {factory.Name} | {n / sw.Elapsed.TotalSeconds:0.0} | {open / n:0.00} | {drive / n:0.00} | {finish / n:0.00} | {evidence / n:0.00} | {check / n:0.00} | {skipped / n:0.00} | {violations} |");
+    Console.WriteLine($"| {factory.Name} | {n / m.Wall.TotalSeconds:0.0} | {open / n:0.00} | {drive / n:0.00} | {finish / n:0.00} | {evidence / n:0.00} | {check / n:0.00} | {skipped / n:0.00} " +
+        $"| {m.CpuMsPerCase:0.00} | {m.JitMsPerCase:0.00} | {m.GcPauseMsPerCase:0.00} | {m.AllocatedKbPerCase:0} | {m.Collections} | {violations} |");
+    foreach (var (kind, (count, ms)) in kinds)
+        byKind.Add($"| {factory.Name} | {kind} | {count} | {ms / count:0.00} | {ms / m.Wall.TotalMilliseconds:P0} |");
 }
+Console.WriteLine();
+Console.WriteLine("(CPU, JIT and GC pause are the process's, per case: JIT counts the time the runtime spent compiling, on any thread.)");
+Console.WriteLine();
+Console.WriteLine("| mode | kind of scenario | cases | ms per case | share of the mode's time |");
+Console.WriteLine("|---|---|---:|---:|---:|");
+foreach (var row in byKind) Console.WriteLine(row);
+return 0;
+
+static string KindOf(Scenario s) => s.Script is not null
+    ? (s.StallThroughDispose ? "scripted, stalled through disposal" : "scripted")
+    : (s.StallUntilQuiet ? "free-running, transport stalled" : "free-running");
