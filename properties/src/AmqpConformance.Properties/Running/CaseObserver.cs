@@ -29,6 +29,7 @@ internal sealed class CaseObserver(WriterCase world)
     public async Task SettleAsync()
     {
         var limit = Stopwatch.StartNew();
+        var trip = new ThreadPoolRoundTrip();
         long last = -1;
         int quiet = 0;
         while (quiet < QuietRounds && limit.Elapsed < world.Options.SettleLimit)
@@ -40,7 +41,7 @@ internal sealed class CaseObserver(WriterCase world)
                 quiet = 0;
                 last = now;
             }
-            await RoundTripAsync().ConfigureAwait(false);
+            await trip;
         }
         SampleStall();
     }
@@ -129,12 +130,4 @@ internal sealed class CaseObserver(WriterCase world)
 
     private long Activity() => world.Output.Activity + world.Completions + world.WriterPool.Rents + world.WriterPool.Returns
         + world.CallerPool.Returns;
-
-    /// <summary>One trip through the thread pool's global queue: completes after the work queued before it was picked up.</summary>
-    private static Task RoundTripAsync()
-    {
-        var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        ThreadPool.UnsafeQueueUserWorkItem(static s => s.TrySetResult(), done, preferLocal: false);
-        return done.Task;
-    }
 }
