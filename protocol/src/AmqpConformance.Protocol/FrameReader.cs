@@ -34,22 +34,31 @@ public static class FrameReader
 
         Span<byte> header = stackalloc byte[AmqpConstants.FrameHeaderSize];
         buffer.Slice(0, AmqpConstants.FrameHeaderSize).CopyTo(header);
-        byte type = header[0];
-        ushort channel = BinaryPrimitives.ReadUInt16BigEndian(header[1..]);
-        long size = BinaryPrimitives.ReadUInt32BigEndian(header[3..]);
-
-        if (size > Math.Min(maxPayload, int.MaxValue))
+        if (IsTooLarge(header, maxPayload, out frame)) return FrameReadStatus.PayloadTooLarge;
+        long size = frame.ClaimedSize;
+        if (buffer.Length < size + AmqpConstants.FrameOverhead)
         {
-            frame = new RawFrame(type, channel, size, ReadOnlySequence<byte>.Empty, 0);
-            return FrameReadStatus.PayloadTooLarge;
+            frame = default;
+            return FrameReadStatus.NeedMoreData;
         }
-        if (buffer.Length < size + AmqpConstants.FrameOverhead) return FrameReadStatus.NeedMoreData;
 
         var payload = buffer.Slice(AmqpConstants.FrameHeaderSize, size);
         var endPosition = buffer.GetPosition(AmqpConstants.FrameHeaderSize + size);
         byte end = buffer.Slice(endPosition, 1).FirstSpan[0];
-        frame = new RawFrame(type, channel, size, payload, end);
+        frame = new RawFrame(frame.TypeOctet, frame.Channel, size, payload, end);
         buffer = buffer.Slice(buffer.GetPosition(1, endPosition));
         return end == AmqpConstants.FrameEnd ? FrameReadStatus.Frame : FrameReadStatus.BadFrameEnd;
+    }
+
+    /// <summary>Reads the 7 header bytes at the start of <paramref name="header"/> into <paramref name="frame"/> (no
+    /// payload); returns whether the claimed payload is over <paramref name="maxPayload"/> or <see cref="int.MaxValue"/>
+    /// (<see cref="FrameReadStatus.PayloadTooLarge"/>, with <paramref name="frame"/> as that status reports it).</summary>
+    internal static bool IsTooLarge(ReadOnlySpan<byte> header, long maxPayload, out RawFrame frame)
+    {
+        byte type = header[0];
+        ushort channel = BinaryPrimitives.ReadUInt16BigEndian(header[1..]);
+        long size = BinaryPrimitives.ReadUInt32BigEndian(header[3..]);
+        frame = new RawFrame(type, channel, size, ReadOnlySequence<byte>.Empty, 0);
+        return size > Math.Min(maxPayload, int.MaxValue);
     }
 }
