@@ -52,12 +52,16 @@ public struct FrameCursor
         ReadOnlySpan<byte> bytes = _segment.Span[_taken..];
         if (bytes.Length >= AmqpConstants.FrameHeaderSize)
         {
-            if (FrameReader.IsTooLarge(bytes, maxPayload, out frame)) return FrameReadStatus.PayloadTooLarge;
-            int size = (int)frame.ClaimedSize; // at most int.MaxValue: IsTooLarge said so
+            if (!FrameReader.ReadHeader(bytes, maxPayload, out byte type, out ushort channel, out long claimed))
+            {
+                frame = FrameReader.TooLarge(type, channel, claimed);
+                return FrameReadStatus.PayloadTooLarge;
+            }
+            int size = (int)claimed; // at most int.MaxValue: ReadHeader said so
             if ((uint)bytes.Length >= (uint)size + AmqpConstants.FrameOverhead)
             {
                 byte end = bytes[AmqpConstants.FrameHeaderSize + size];
-                frame = new RawFrame(frame.TypeOctet, frame.Channel, size, Slice(_taken + AmqpConstants.FrameHeaderSize, size), end);
+                frame = new RawFrame(type, channel, size, Slice(_taken + AmqpConstants.FrameHeaderSize, size), end);
                 _taken += size + AmqpConstants.FrameOverhead;
                 return end == AmqpConstants.FrameEnd ? FrameReadStatus.Frame : FrameReadStatus.BadFrameEnd;
             }

@@ -34,31 +34,32 @@ public static class FrameReader
 
         Span<byte> header = stackalloc byte[AmqpConstants.FrameHeaderSize];
         buffer.Slice(0, AmqpConstants.FrameHeaderSize).CopyTo(header);
-        if (IsTooLarge(header, maxPayload, out frame)) return FrameReadStatus.PayloadTooLarge;
-        long size = frame.ClaimedSize;
-        if (buffer.Length < size + AmqpConstants.FrameOverhead)
+        if (!ReadHeader(header, maxPayload, out byte type, out ushort channel, out long size))
         {
-            frame = default;
-            return FrameReadStatus.NeedMoreData;
+            frame = TooLarge(type, channel, size);
+            return FrameReadStatus.PayloadTooLarge;
         }
+        if (buffer.Length < size + AmqpConstants.FrameOverhead) return FrameReadStatus.NeedMoreData;
 
         var payload = buffer.Slice(AmqpConstants.FrameHeaderSize, size);
         var endPosition = buffer.GetPosition(AmqpConstants.FrameHeaderSize + size);
         byte end = buffer.Slice(endPosition, 1).FirstSpan[0];
-        frame = new RawFrame(frame.TypeOctet, frame.Channel, size, payload, end);
+        frame = new RawFrame(type, channel, size, payload, end);
         buffer = buffer.Slice(buffer.GetPosition(1, endPosition));
         return end == AmqpConstants.FrameEnd ? FrameReadStatus.Frame : FrameReadStatus.BadFrameEnd;
     }
 
-    /// <summary>Reads the 7 header bytes at the start of <paramref name="header"/> into <paramref name="frame"/> (no
-    /// payload); returns whether the claimed payload is over <paramref name="maxPayload"/> or <see cref="int.MaxValue"/>
-    /// (<see cref="FrameReadStatus.PayloadTooLarge"/>, with <paramref name="frame"/> as that status reports it).</summary>
-    internal static bool IsTooLarge(ReadOnlySpan<byte> header, long maxPayload, out RawFrame frame)
+    /// <summary>Reads the 7 header bytes at the start of <paramref name="header"/>; returns whether the claimed
+    /// payload is acceptable: at most <paramref name="maxPayload"/> and <see cref="int.MaxValue"/> (otherwise the frame
+    /// is <see cref="FrameReadStatus.PayloadTooLarge"/>, reported as <see cref="TooLarge"/> makes it).</summary>
+    internal static bool ReadHeader(ReadOnlySpan<byte> header, long maxPayload, out byte type, out ushort channel, out long size)
     {
-        byte type = header[0];
-        ushort channel = BinaryPrimitives.ReadUInt16BigEndian(header[1..]);
-        long size = BinaryPrimitives.ReadUInt32BigEndian(header[3..]);
-        frame = new RawFrame(type, channel, size, ReadOnlySequence<byte>.Empty, 0);
-        return size > Math.Min(maxPayload, int.MaxValue);
+        type = header[0];
+        channel = BinaryPrimitives.ReadUInt16BigEndian(header[1..]);
+        size = BinaryPrimitives.ReadUInt32BigEndian(header[3..]);
+        return size <= Math.Min(maxPayload, int.MaxValue);
     }
+
+    /// <summary>The frame a <see cref="FrameReadStatus.PayloadTooLarge"/> header reports: its fields, no payload.</summary>
+    internal static RawFrame TooLarge(byte type, ushort channel, long size) => new(type, channel, size, ReadOnlySequence<byte>.Empty, 0);
 }
