@@ -17,17 +17,9 @@ internal sealed class SocketDuplexPipe : IDuplexPipe, IDisposable
         _socket = socket;
         _socket.NoDelay = true;
         _stream = new NetworkStream(socket, ownsSocket: true);
-        Input = PipeReader.Create(_stream, new StreamPipeReaderOptions(bufferSize: ReadSegmentSize, minimumReadSize: MinimumReadSize, leaveOpen: true));
+        Input = PipeReader.Create(_stream, new StreamPipeReaderOptions(bufferSize: 65536, minimumReadSize: 4096, leaveOpen: true));
         Output = PipeWriter.Create(_stream, new StreamPipeWriterOptions(leaveOpen: true));
     }
-
-    /// <summary>Size of the segments socket reads land in: 256 KiB, so a read takes what a fast sender has queued in
-    /// one system call, and a frame of up to frame_max 131072 rarely spans segments (frames cut across segments take
-    /// the receive loop's slower general path).</summary>
-    public const int ReadSegmentSize = 256 * 1024;
-
-    /// <summary>A read goes into the current segment only if at least this much of it is free, else into a new one.</summary>
-    public const int MinimumReadSize = 64 * 1024;
 
     public PipeReader Input { get; }
 
