@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Runtime.CompilerServices;
 using System.Security.Cryptography;
 using AmqpConformance.Protocol;
 
@@ -13,15 +14,8 @@ public sealed partial class BrokerConnection
     private FrameOutcome HandleChannelMethodFrame(long sequence, in RawFrame frame)
     {
         _channels.TryGetValue(frame.Channel, out var ch);
-        if (ch?.Content is { } pending)
-        {
-            // RabbitMQ's command assembler: a method while content is due is out of sequence.
-            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "method-during-content",
-                pending.HeaderReceived
-                    ? "expected content body, got non content body frame instead"
-                    : $"expected content header for class {pending.Method.ClassId}, got non content header frame instead",
-                pending.Method.ClassId, pending.Method.MethodId);
-        }
+        // RabbitMQ's command assembler: a method while content is due is out of sequence.
+        if (ch?.Content is { } pending) throw MethodDuringContent(pending);
         var method = DecodeChannelMethod(frame.Payload);
         _currentMethod = method;
         if (ch is null)
@@ -40,6 +34,14 @@ public sealed partial class BrokerConnection
         HandleChannelMethod(ch, method, sequence);
         return FrameOutcome.Continue;
     }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static ProtocolViolationException MethodDuringContent(PendingContent pending) =>
+        new(ReplyCodes.UnexpectedFrame, "method-during-content",
+            pending.HeaderReceived
+                ? "expected content body, got non content body frame instead"
+                : $"expected content header for class {pending.Method.ClassId}, got non content header frame instead",
+            pending.Method.ClassId, pending.Method.MethodId);
 
     /// <summary>Decodes a method on a channel; a basic.publish with the same bytes as the last one decoded is not decoded
     /// again but shared (see <see cref="RepeatedPayload{T}"/>).</summary>

@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Runtime.CompilerServices;
 using System.Security.Cryptography;
 using AmqpConformance.Protocol;
 
@@ -13,9 +14,7 @@ public sealed partial class BrokerConnection
 
     private FrameOutcome HandleHeaderFrame(in RawFrame frame)
     {
-        if (!_channels.TryGetValue(frame.Channel, out var ch) || ch.Content is not { } pending)
-            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "content-without-method",
-                "expected method frame, got non method frame instead", 0, 0);
+        if (!_channels.TryGetValue(frame.Channel, out var ch) || ch.Content is not { } pending) throw ContentWithoutMethod();
         if (pending.HeaderReceived)
             throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "header-during-body",
                 "expected content body, got non content body frame instead", pending.Method.ClassId, pending.Method.MethodId);
@@ -25,18 +24,8 @@ public sealed partial class BrokerConnection
         ushort classId = System.Buffers.Binary.BinaryPrimitives.ReadUInt16BigEndian(payload);
         ushort weight = System.Buffers.Binary.BinaryPrimitives.ReadUInt16BigEndian(payload.AsSpan(2));
         ulong bodySize = System.Buffers.Binary.BinaryPrimitives.ReadUInt64BigEndian(payload.AsSpan(4));
-        if (classId != pending.Method.ClassId)
-            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "header-wrong-class",
-                $"expected content header for class {pending.Method.ClassId}, got one for class {classId} instead",
-                pending.Method.ClassId, pending.Method.MethodId);
-        if (weight != 0)
-            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "header-nonzero-weight",
-                $"expected content header for class {pending.Method.ClassId}, got non content header frame instead (weight {weight})",
-                pending.Method.ClassId, pending.Method.MethodId);
-        if (bodySize > (ulong)_options.MaxPayloadWhenUnlimited)
-            throw new ProtocolViolationException(ReplyCodes.FrameError, "body-size-too-large",
-                $"content body size {bodySize} exceeds maximum allowed size {_options.MaxPayloadWhenUnlimited}",
-                pending.Method.ClassId, pending.Method.MethodId);
+        if (classId != pending.Method.ClassId || weight != 0 || bodySize > (ulong)_options.MaxPayloadWhenUnlimited)
+            throw BadContentHeader(pending, classId, weight, bodySize);
         if (!repeated)
         {
             try
@@ -57,28 +46,61 @@ public sealed partial class BrokerConnection
 
     private FrameOutcome HandleBodyFrame(long sequence, in RawFrame frame)
     {
-        if (!_channels.TryGetValue(frame.Channel, out var ch) || ch.Content is not { } pending)
-            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "content-without-method",
-                "expected method frame, got non method frame instead", 0, 0);
-        if (!pending.HeaderReceived)
-            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "body-without-header",
-                $"expected content header for class {pending.Method.ClassId}, got non content header frame instead",
-                pending.Method.ClassId, pending.Method.MethodId);
+        if (!_channels.TryGetValue(frame.Channel, out var ch) || ch.Content is not { } pending) throw ContentWithoutMethod();
+        if (!pending.HeaderReceived) throw BodyWithoutHeader(pending);
         bool overranBefore = pending.Overran;
         pending.Append(frame.Payload);
         if (Strict)
         {
             if (pending.Overran && !overranBefore)
-                Report(sequence, ReplyCodes.UnexpectedFrame, "body-exceeds-declared-size",
-                    $"Body frames on channel {ch.Number} carry {pending.Received} bytes but the content header declared {pending.DeclaredSize}; " +
-                    "RabbitMQ 3.x keeps waiting and closes with 505 on the channel's next non-body frame.");
+                ReportBodyOverrun(sequence, ch.Number, pending);
             else if (!pending.IsComplete && !pending.Overran && FrameMax != 0 && frame.ClaimedSize != FrameMax - AmqpConstants.FrameOverhead)
-                Report(sequence, ReplyCodes.FrameError, "body-frame-not-full",
-                    $"A non-final body frame on channel {ch.Number} carries {frame.ClaimedSize} bytes, not frame_max - 8 = {FrameMax - AmqpConstants.FrameOverhead}.");
+                ReportBodyFrameNotFull(sequence, ch.Number, frame.ClaimedSize);
         }
         if (pending.IsComplete) CompleteContent(ch);
         return FrameOutcome.Continue;
     }
+
+    // Violations and reports are built out of line: inlined, their interpolated strings made the frame handlers clear
+    // hundreds of bytes of stack on every frame.
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static ProtocolViolationException ContentWithoutMethod() =>
+        new(ReplyCodes.UnexpectedFrame, "content-without-method", "expected method frame, got non method frame instead", 0, 0);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static ProtocolViolationException BodyWithoutHeader(PendingContent pending) =>
+        new(ReplyCodes.UnexpectedFrame, "body-without-header",
+            $"expected content header for class {pending.Method.ClassId}, got non content header frame instead",
+            pending.Method.ClassId, pending.Method.MethodId);
+
+    /// <summary>The violation a content header's fixed fields make (checked in this order: class, weight, body size).</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private ProtocolViolationException BadContentHeader(PendingContent pending, ushort classId, ushort weight, ulong bodySize)
+    {
+        if (classId != pending.Method.ClassId)
+            return new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "header-wrong-class",
+                $"expected content header for class {pending.Method.ClassId}, got one for class {classId} instead",
+                pending.Method.ClassId, pending.Method.MethodId);
+        if (weight != 0)
+            return new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "header-nonzero-weight",
+                $"expected content header for class {pending.Method.ClassId}, got non content header frame instead (weight {weight})",
+                pending.Method.ClassId, pending.Method.MethodId);
+        return new ProtocolViolationException(ReplyCodes.FrameError, "body-size-too-large",
+            $"content body size {bodySize} exceeds maximum allowed size {_options.MaxPayloadWhenUnlimited}",
+            pending.Method.ClassId, pending.Method.MethodId);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void ReportBodyOverrun(long sequence, ushort channel, PendingContent pending) =>
+        Report(sequence, ReplyCodes.UnexpectedFrame, "body-exceeds-declared-size",
+            $"Body frames on channel {channel} carry {pending.Received} bytes but the content header declared {pending.DeclaredSize}; " +
+            "RabbitMQ 3.x keeps waiting and closes with 505 on the channel's next non-body frame.");
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void ReportBodyFrameNotFull(long sequence, ushort channel, long size) =>
+        Report(sequence, ReplyCodes.FrameError, "body-frame-not-full",
+            $"A non-final body frame on channel {channel} carries {size} bytes, not frame_max - 8 = {FrameMax - AmqpConstants.FrameOverhead}.");
 
     private void StartContent(ChannelState ch, BasicPublish method, long sequence)
     {

@@ -1,6 +1,6 @@
 namespace AmqpConformance.Protocol;
 
-/// <summary>What <see cref="FrameReader.TryReadFrame"/> found at the start of the buffer.</summary>
+/// <summary>What <see cref="FrameReader.TryReadFrame(ref System.Buffers.ReadOnlySequence{byte}, long, out RawFrame)"/> found at the start of the buffer.</summary>
 public enum FrameReadStatus
 {
     /// <summary>Not a whole frame yet; the buffer is unchanged. Read more and call again.</summary>

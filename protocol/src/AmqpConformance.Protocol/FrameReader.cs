@@ -34,13 +34,9 @@ public static class FrameReader
 
         Span<byte> header = stackalloc byte[AmqpConstants.FrameHeaderSize];
         buffer.Slice(0, AmqpConstants.FrameHeaderSize).CopyTo(header);
-        byte type = header[0];
-        ushort channel = BinaryPrimitives.ReadUInt16BigEndian(header[1..]);
-        long size = BinaryPrimitives.ReadUInt32BigEndian(header[3..]);
-
-        if (size > Math.Min(maxPayload, int.MaxValue))
+        if (!ReadHeader(header, maxPayload, out byte type, out ushort channel, out long size))
         {
-            frame = new RawFrame(type, channel, size, ReadOnlySequence<byte>.Empty, 0);
+            frame = TooLarge(type, channel, size);
             return FrameReadStatus.PayloadTooLarge;
         }
         if (buffer.Length < size + AmqpConstants.FrameOverhead) return FrameReadStatus.NeedMoreData;
@@ -52,4 +48,18 @@ public static class FrameReader
         buffer = buffer.Slice(buffer.GetPosition(1, endPosition));
         return end == AmqpConstants.FrameEnd ? FrameReadStatus.Frame : FrameReadStatus.BadFrameEnd;
     }
+
+    /// <summary>Reads the 7 header bytes at the start of <paramref name="header"/>; returns whether the claimed
+    /// payload is acceptable: at most <paramref name="maxPayload"/> and <see cref="int.MaxValue"/> (otherwise the frame
+    /// is <see cref="FrameReadStatus.PayloadTooLarge"/>, reported as <see cref="TooLarge"/> makes it).</summary>
+    internal static bool ReadHeader(ReadOnlySpan<byte> header, long maxPayload, out byte type, out ushort channel, out long size)
+    {
+        type = header[0];
+        channel = BinaryPrimitives.ReadUInt16BigEndian(header[1..]);
+        size = BinaryPrimitives.ReadUInt32BigEndian(header[3..]);
+        return size <= Math.Min(maxPayload, int.MaxValue);
+    }
+
+    /// <summary>The frame a <see cref="FrameReadStatus.PayloadTooLarge"/> header reports: its fields, no payload.</summary>
+    internal static RawFrame TooLarge(byte type, ushort channel, long size) => new(type, channel, size, ReadOnlySequence<byte>.Empty, 0);
 }

@@ -4,7 +4,7 @@ namespace AmqpConformance.Protocol;
 
 /// <summary>
 /// One frame as found on the wire, not yet decoded. <see cref="Payload"/> is a slice of the buffer given to
-/// <see cref="FrameReader.TryReadFrame"/>: valid only until that buffer's pipe is advanced past it.
+/// <see cref="FrameReader.TryReadFrame(ref System.Buffers.ReadOnlySequence{byte}, long, out RawFrame)"/>: valid only until that buffer's pipe is advanced past it.
 /// </summary>
 public readonly struct RawFrame
 {

@@ -16,12 +16,21 @@ public sealed partial class FrameLog
     /// and, while anyone is subscribed, the record the subscribers get. Safe to call from any thread; frames appended
     /// concurrently get sequence numbers in the order they enter the log's lock.</remarks>
     public long Record(FrameDirection direction, long wireOffset, byte typeOctet, ushort channel, int size,
+        in ReadOnlySequence<byte> payload, bool payloadPresent = true, bool frameEndValid = true) =>
+        Record(direction, wireOffset, Elapsed, typeOctet, channel, size, payload, payloadPresent, frameEndValid);
+
+    /// <summary>Records one frame as <see cref="Record(FrameDirection, long, byte, ushort, int, in ReadOnlySequence{byte}, bool, bool)"/>
+    /// does, but with the time it crossed the wire given by the caller (<paramref name="timestamp"/>, on this log's
+    /// clock: a value of <see cref="Elapsed"/> read earlier), so a reader that takes many frames from one read of its
+    /// transport reads the clock once for all of them. A timestamp earlier than the frame recorded before it is raised
+    /// to that frame's, so timestamps never go backwards in sequence order.</summary>
+    public long Record(FrameDirection direction, long wireOffset, TimeSpan timestamp, byte typeOctet, ushort channel, int size,
         in ReadOnlySequence<byte> payload, bool payloadPresent = true, bool frameEndValid = true)
     {
         var entry = new FrameEntry
         {
             WireOffset = wireOffset,
-            TimestampTicks = Elapsed.Ticks,
+            TimestampTicks = timestamp.Ticks,
             Size = size,
             Channel = channel,
             TypeOctet = typeOctet,
@@ -38,6 +47,8 @@ public sealed partial class FrameLog
                 entry.Slot = _payloads.Keep(payload, out bool ownArray);
                 entry.Flags |= FrameEntryFlags.Payload | (ownArray ? FrameEntryFlags.OwnArray : 0);
             }
+            if (entry.TimestampTicks < _lastTimestampTicks) entry.TimestampTicks = _lastTimestampTicks;
+            _lastTimestampTicks = entry.TimestampTicks;
             sequence = _frames.Add(entry);
             subscribers = _subscribers;
             if (subscribers.Length != 0)

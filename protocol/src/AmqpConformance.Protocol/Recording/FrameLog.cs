@@ -6,13 +6,18 @@ namespace AmqpConformance.Protocol.Recording;
 /// consistent prefix of the frames, in sequence order.
 /// </summary>
 /// <remarks>Frames are stored as 32-byte <see cref="FrameEntry"/> structs in segment arrays and their payloads in the
-/// log's <see cref="PayloadStore"/>: recording a frame with <see cref="Record"/> creates no object. <see cref="FrameRecord"/>
+/// log's <see cref="PayloadStore"/>: recording a frame with <see cref="Record(FrameDirection, long, byte, ushort, int, in System.Buffers.ReadOnlySequence{byte}, bool, bool)"/> creates no object. <see cref="FrameRecord"/>
 /// objects are made only when asked for: by <see cref="Snapshot"/>, and for each frame while anyone is subscribed
 /// (<see cref="Subscribe"/>). <see cref="CopyFacts"/> reads frames without making records. A record made for a frame
 /// refers to the log's payload memory, which is never written again while any record can refer to it.</remarks>
 public sealed partial class FrameLog
 {
+#if NET9_0_OR_GREATER
+    private readonly Lock _gate = new();
+#else
     private readonly object _gate = new();
+#endif
+    private long _lastTimestampTicks;
     private readonly FrameSegments _frames = new();
     private readonly PayloadStore _payloads = new();
     private readonly Dictionary<long, FrameRecord> _records = [];
@@ -72,7 +77,7 @@ public sealed partial class FrameLog
 
     /// <summary>Appends the record <paramref name="create"/> makes from <paramref name="state"/> and the next sequence
     /// number; returns it. The log keeps that very record (it is what <see cref="Snapshot"/> returns for it).
-    /// Recording a wire frame with <see cref="Record"/> is cheaper: it makes no record at all.</summary>
+    /// Recording a wire frame with <see cref="Record(FrameDirection, long, byte, ushort, int, in System.Buffers.ReadOnlySequence{byte}, bool, bool)"/> is cheaper: it makes no record at all.</summary>
     public FrameRecord Append<TState>(TState state, Func<long, TState, FrameRecord> create)
     {
         ArgumentNullException.ThrowIfNull(create);
@@ -82,6 +87,7 @@ public sealed partial class FrameLog
         {
             record = create(_frames.Next, state);
             _records.Add(_frames.Next, record);
+            _lastTimestampTicks = Math.Max(_lastTimestampTicks, record.Timestamp.Ticks);
             _frames.Add(new FrameEntry
             {
                 WireOffset = record.WireOffset,
