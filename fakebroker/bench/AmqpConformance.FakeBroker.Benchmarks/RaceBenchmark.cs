@@ -54,7 +54,7 @@ internal static class RaceBenchmark
         (bool rabbitUp, string rabbitWhat) = await ProbeAsync(options, ct);
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"race: fake broker vs {(rabbitUp ? $"{rabbitWhat} at {options.RabbitMqText}" : "RabbitMQ (not measured)")}; confirms on, publishing to an exclusive queue per connection; " +
-            $"~{options.Megabytes} MB or at most {options.MaxMessages} messages per measurement, window {options.Window} / {options.WindowMegabytes} MB per connection; " +
+            $"~{options.Megabytes} MB or at most {options.MaxMessages} messages per measurement, window {options.Window} / {options.WindowMegabytes} MB per connection; warm-up {options.WarmupPercent} % of a cell; " +
             $"{Environment.ProcessorCount} cores, load {LoadAverage()}"));
         if (options.RabbitMq is null) Console.WriteLine("RabbitMQ not measured (--rabbitmq none); measuring the sink and the fake broker alone");
         else if (!rabbitUp) Console.WriteLine($"RabbitMQ not reachable at {options.RabbitMqText}: {rabbitWhat}; measuring the sink and the fake broker alone");
@@ -65,7 +65,7 @@ internal static class RaceBenchmark
         foreach (int size in options.Sizes)
         {
             int window = options.WindowFor(size);
-            int warmMessages = Math.Max(2 * window, options.MessagesPerCell(size) / 8);
+            int warmMessages = options.WarmupMessages(size, window);
             if (rabbitUp) await TryMeasureAsync(options.RabbitMq!, options.RabbitMqHandshake, size, 1, warmMessages, window, ct);
             await MeasureSinkAsync(size, 1, warmMessages, window, ct);
             await MeasureFakeAsync(size, 1, warmMessages, window, ct);
