@@ -14,7 +14,7 @@ namespace AmqpConformance.FakeBroker.Benchmarks;
 /// any storing broker could reach over this socket with this publisher. For each body size and connection count it
 /// measures RabbitMQ, then the sink, then a fresh in-process fake broker, each after a warm-up that is not printed, and
 /// prints one table row: messages/s and body MB/s (10^6 bytes) of each, the ratio fake/RabbitMQ of messages/s and the
-/// ceiling sink/RabbitMQ; then a line of costs per message (CPU time of this process, plus RabbitMQ's Erlang VM for the
+/// ceiling sink/RabbitMQ; then a line of costs per message (CPU µs of this process, plus RabbitMQ's Erlang VM for the
 /// RabbitMQ column, and GC pause share and full collections for the in-process contestants). Then one verdict per goal
 /// (fake >= 10x RabbitMQ at 256 B, >= 3x at 1 MiB; the worst connection count counts), each with whether the sink itself
 /// reaches the goal. When RabbitMQ does not answer (refused, no handshake) it says why and measures the others alone.
@@ -89,7 +89,7 @@ internal static class RaceBenchmark
                     $"{sink.MessagesPerSecond,11:F0} {sink.MegabytesPerSecond,10:F0} {fake.MessagesPerSecond,11:F0} {fake.MegabytesPerSecond,10:F0} " +
                     $"{Ratio(ratio),12} {Ratio(ceiling),12} {Ratio(fake.MessagesPerSecond / sink.MessagesPerSecond),10}"));
                 Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                    $"  cpu ms/msg: rabbit {(rabbit is { } rr ? Costs(rr, beam: true) : "-")}; sink {Costs(sink, beam: false)}; fake {Costs(fake, beam: false)}"));
+                    $"  cpu µs/msg: rabbit {(rabbit is { } rr ? Costs(rr, beam: true) : "-")}; sink {Costs(sink, beam: false)}; fake {Costs(fake, beam: false)}"));
                 if (rabbit?.Nacked + fake.Nacked + sink.Nacked is > 0)
                     Console.WriteLine($"  nacked: RabbitMQ {rabbit?.Nacked ?? 0}, sink {sink.Nacked}, fake {fake.Nacked} (counted as settled)");
             }
@@ -213,17 +213,17 @@ internal static class RaceBenchmark
 
     private static string Ratio(double? ratio) => ratio is { } x ? x.ToString("F2", CultureInfo.InvariantCulture) + "x" : "-";
 
-    /// <summary>"1.23 (gc 4 %, gen2 1)", or for RabbitMQ "1.23 (publisher 0.40 + beam 0.83)": CPU ms per message.</summary>
+    /// <summary>"1234.5 (gc pause 4 %, gen2 1)", or for RabbitMQ "1234.5 (publisher 400.1 + beam 834.4)": CPU µs per message.</summary>
     private static string Costs(Result result, bool beam)
     {
-        double PerMessage(TimeSpan t) => t.TotalMilliseconds / result.Messages;
+        double PerMessage(TimeSpan t) => t.TotalMicroseconds / result.Messages;
         CpuCost c = result.Cost;
         if (beam)
             return c.Beam is { } b
-                ? string.Create(CultureInfo.InvariantCulture, $"{PerMessage(c.Process + b):F3} (publisher {PerMessage(c.Process):F3} + beam {PerMessage(b):F3})")
-                : string.Create(CultureInfo.InvariantCulture, $"publisher {PerMessage(c.Process):F3} (beam.smp not readable)");
+                ? string.Create(CultureInfo.InvariantCulture, $"{PerMessage(c.Process + b):F1} (publisher {PerMessage(c.Process):F1} + beam {PerMessage(b):F1})")
+                : string.Create(CultureInfo.InvariantCulture, $"publisher {PerMessage(c.Process):F1} (beam.smp not readable)");
         return string.Create(CultureInfo.InvariantCulture,
-            $"{PerMessage(c.Process):F3} (gc pause {c.GcPause.TotalSeconds / result.Elapsed.TotalSeconds:P0}, gen2 {c.Gen2})");
+            $"{PerMessage(c.Process):F1} (gc pause {c.GcPause.TotalSeconds / result.Elapsed.TotalSeconds:P0}, gen2 {c.Gen2})");
     }
 
     private static string Column(double? value, int width) =>
