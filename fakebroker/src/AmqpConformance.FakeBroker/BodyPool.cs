@@ -14,6 +14,9 @@ namespace AmqpConformance.FakeBroker;
 /// passes it to <see cref="Return"/>, after which it must not read or write it, and no reference to it may be left
 /// anywhere a reader could reach (see <see cref="PooledBody"/> for how the broker makes sure). Arrays not of a pooled
 /// length are ignored by <see cref="Return"/>. Thread-safe (one lock; a rent or return is a list push or pop).
+/// Free arrays are not kept for ever: at the first full (gen2) garbage collection after the pool sat unused (no rent and
+/// no return) for <see cref="IdleBeforeTrim"/>, it drops them all (<see cref="TrimIfIdle"/>), so a process that stopped
+/// publishing large bodies gives the memory back.
 /// </remarks>
 internal sealed class BodyPool
 {
@@ -26,13 +29,17 @@ internal sealed class BodyPool
 
     private readonly Stack<byte[]>[] _free;
     private long _retained;
+    private long _lastUse = Environment.TickCount64;
 
-    /// <summary>A pool that keeps at most <paramref name="retainedLimit"/> bytes of free arrays.</summary>
-    public BodyPool(long retainedLimit)
+    /// <summary>A pool that keeps at most <paramref name="retainedLimit"/> bytes of free arrays, and drops them at a full
+    /// collection once it sat unused for <paramref name="idleBeforeTrim"/> (default one minute).</summary>
+    public BodyPool(long retainedLimit, TimeSpan? idleBeforeTrim = null)
     {
         RetainedLimit = retainedLimit;
+        IdleBeforeTrim = idleBeforeTrim ?? TimeSpan.FromMinutes(1);
         _free = new Stack<byte[]>[SizeClass(MaximumPooledLength) + 1];
         for (int i = 0; i < _free.Length; i++) _free[i] = new Stack<byte[]>();
+        Gen2Trimmer.Register(this);
     }
 
     /// <summary>The pool all brokers of the process share; keeps at most 256 MiB of free arrays.</summary>
@@ -40,6 +47,9 @@ internal sealed class BodyPool
 
     /// <summary>The most bytes of free arrays kept; an array returned beyond it is left to the garbage collector.</summary>
     public long RetainedLimit { get; }
+
+    /// <summary>How long the pool must sit unused before a full collection makes it drop its free arrays.</summary>
+    public TimeSpan IdleBeforeTrim { get; }
 
     /// <summary>Bytes of free arrays kept now.</summary>
     public long Retained { get { lock (_free) return _retained; } }
@@ -55,6 +65,7 @@ internal sealed class BodyPool
         int sizeClass = SizeClass(length);
         lock (_free)
         {
+            _lastUse = Environment.TickCount64;
             if (_free[sizeClass].TryPop(out byte[]? array))
             {
                 _retained -= array.Length;
@@ -71,9 +82,23 @@ internal sealed class BodyPool
         if (!Pools(array.Length) || (MinimumPooledLength << SizeClass(array.Length)) != array.Length) return;
         lock (_free)
         {
+            _lastUse = Environment.TickCount64;
             if (_retained + array.Length > RetainedLimit) return;
             _free[SizeClass(array.Length)].Push(array);
             _retained += array.Length;
+        }
+    }
+
+    /// <summary>Drops every free array if the pool has been unused for <see cref="IdleBeforeTrim"/>; returns whether it did.
+    /// Called after every full collection.</summary>
+    public bool TrimIfIdle()
+    {
+        lock (_free)
+        {
+            if (_retained == 0 || Environment.TickCount64 - _lastUse < (long)IdleBeforeTrim.TotalMilliseconds) return false;
+            foreach (var stack in _free) stack.Clear();
+            _retained = 0;
+            return true;
         }
     }
 
@@ -84,6 +109,39 @@ internal sealed class BodyPool
         {
             foreach (var stack in _free) stack.Clear();
             _retained = 0;
+        }
+    }
+
+    /// <summary>Calls <see cref="TrimIfIdle"/> after every full collection while its pool lives: an object with a
+    /// finalizer that re-registers itself, so it is found unreachable (and finalized) once per gen2 collection. It holds
+    /// its pool through a weak GC handle (not a <see cref="WeakReference{T}"/>, whose own finalizer could run first and
+    /// end the chain), so the pool itself can still be collected; the handle is freed once the pool is gone.</summary>
+    private sealed class Gen2Trimmer
+    {
+        private System.Runtime.InteropServices.GCHandle _pool;
+        private int _lastGen2 = GC.CollectionCount(2);
+
+        private Gen2Trimmer(BodyPool pool) => _pool = System.Runtime.InteropServices.GCHandle.Alloc(pool, System.Runtime.InteropServices.GCHandleType.Weak);
+
+        public static void Register(BodyPool pool) => _ = new Gen2Trimmer(pool);
+
+        /// <summary>Runs after a collection found this object unreachable: a young one's first runs may follow ephemeral
+        /// collections, so it trims only when a gen2 collection happened since the last run.</summary>
+        ~Gen2Trimmer()
+        {
+            if (Environment.HasShutdownStarted) return;
+            if (_pool.Target is not BodyPool pool)
+            {
+                _pool.Free();
+                return;
+            }
+            int gen2 = GC.CollectionCount(2);
+            if (gen2 != _lastGen2)
+            {
+                _lastGen2 = gen2;
+                pool.TrimIfIdle();
+            }
+            GC.ReRegisterForFinalize(this);
         }
     }
 

@@ -49,4 +49,32 @@ public sealed class BodyPoolTests
         pool.Clear();
         Assert.Equal(0, pool.Retained);
     }
+
+    [Fact]
+    public void A_full_collection_drops_the_free_arrays_of_a_pool_that_sat_unused()
+    {
+        var pool = new BodyPool(retainedLimit: 4 * 1024 * 1024, idleBeforeTrim: TimeSpan.Zero);
+        pool.Return(pool.Rent(1024 * 1024));
+        Assert.Equal(1024 * 1024, pool.Retained);
+
+        // The trimmer runs from a finalizer after a gen2 collection; a young trimmer may first be finalized after ephemeral
+        // ones, so collect until it has seen a gen2 (each GC.Collect() is one; a few rounds at most).
+        for (int round = 0; round < 5 && pool.Retained > 0; round++)
+        {
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+        }
+
+        Assert.Equal(0, pool.Retained);
+    }
+
+    [Fact]
+    public void A_pool_in_use_keeps_its_free_arrays_through_a_trim()
+    {
+        var pool = new BodyPool(retainedLimit: 4 * 1024 * 1024, idleBeforeTrim: TimeSpan.FromDays(1));
+        pool.Return(pool.Rent(1024 * 1024));
+
+        Assert.False(pool.TrimIfIdle());
+        Assert.Equal(1024 * 1024, pool.Retained);
+    }
 }
