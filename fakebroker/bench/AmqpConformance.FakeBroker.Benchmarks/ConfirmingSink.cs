@@ -61,8 +61,8 @@ internal sealed class ConfirmingSink : IAsyncDisposable
             try
             {
                 socket.NoDelay = true;
-                await SetUpAsync(socket, id, _stop.Token).ConfigureAwait(false);
-                await ConfirmLoopAsync(socket, _stop.Token).ConfigureAwait(false);
+                ushort channel = await SetUpAsync(socket, id, _stop.Token).ConfigureAwait(false);
+                await ConfirmLoopAsync(socket, channel, _stop.Token).ConfigureAwait(false);
             }
             catch (Exception e) when (e is OperationCanceledException or SocketException or IOException && _stop.IsCancellationRequested)
             {
@@ -76,8 +76,9 @@ internal sealed class ConfirmingSink : IAsyncDisposable
     }
 
     /// <summary>Handshake, channel, confirms and the queue, with the test peer over pipes that leave the socket open. The
-    /// publisher sends nothing after queue.declare until it has declare-ok, so no publish byte is left in these pipes.</summary>
-    private static async Task SetUpAsync(Socket socket, int id, CancellationToken ct)
+    /// publisher sends nothing after queue.declare until it has declare-ok, so no publish byte is left in these pipes.
+    /// Returns the channel the publisher opened.</summary>
+    private static async Task<ushort> SetUpAsync(Socket socket, int id, CancellationToken ct)
     {
         await using var stream = new NetworkStream(socket, ownsSocket: false);
         await using AmqpTestBroker peer = AmqpTestBroker.Over(
@@ -91,10 +92,12 @@ internal sealed class ConfirmingSink : IAsyncDisposable
         await peer.SendMethodAsync(channel, new ConfirmSelectOk(), ct).ConfigureAwait(false);
         await peer.ExpectAsync<QueueDeclare>(ct).ConfigureAwait(false);
         await peer.SendMethodAsync(channel, new QueueDeclareOk { Queue = $"sink-{id}" }, ct).ConfigureAwait(false);
+        return channel;
     }
 
-    /// <summary>Reads and discards until connection.close, acking (multiple) after every read that completed publishes.</summary>
-    private static async Task ConfirmLoopAsync(Socket socket, CancellationToken ct)
+    /// <summary>Reads and discards until connection.close, acking (multiple, on <paramref name="channel"/>) after every read
+    /// that completed publishes.</summary>
+    private static async Task ConfirmLoopAsync(Socket socket, ushort channel, CancellationToken ct)
     {
         var buffer = GC.AllocateUninitializedArray<byte>(ReadBuffer, pinned: true);
         var scanner = new PublishScanner();
@@ -109,7 +112,7 @@ internal sealed class ConfirmingSink : IAsyncDisposable
             if (scanner.Completed > acked)
             {
                 acked = scanner.Completed;
-                reply.WriteMethodFrame(1, new BasicAck { DeliveryTag = (ulong)acked, Multiple = true });
+                reply.WriteMethodFrame(channel, new BasicAck { DeliveryTag = (ulong)acked, Multiple = true });
             }
             if (scanner.CloseRequested) reply.WriteMethodFrame(0, new ConnectionCloseOk());
             if (reply.WrittenCount > 0) await socket.SendAsync(reply.WrittenMemory, SocketFlags.None, ct).ConfigureAwait(false);

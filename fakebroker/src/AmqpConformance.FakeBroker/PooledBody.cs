@@ -29,9 +29,6 @@ internal sealed class PooledBody
     /// <summary>Where the array goes back to.</summary>
     public BodyPool Pool { get; }
 
-    /// <summary>Whether the array went back to the pool (for tests).</summary>
-    public bool Returned => _array is null && !_escaped;
-
     /// <summary>Whether the array escaped and will never be returned.</summary>
     public bool Escaped => _escaped;
 
