@@ -9,12 +9,16 @@ namespace AmqpConformance.FakeBroker.Benchmarks;
 
 /// <summary>
 /// <c>race</c> mode: the fake broker against a local RabbitMQ, side by side in one run, with the same publisher
-/// (<see cref="ConfirmPublisher"/>: confirms on, a bounded window, publishing to an exclusive queue of its own). For each
-/// body size and connection count it measures RabbitMQ, then a fresh in-process fake broker, each after a warm-up that is
-/// not printed, and prints one table row: messages/s and body MB/s (10^6 bytes) of each, and the ratio fake/RabbitMQ of
-/// messages/s. Then one verdict per goal (fake >= 10x RabbitMQ at 256 B, >= 3x at 1 MiB; the worst connection count
-/// counts). When RabbitMQ does not answer (refused, no handshake) it says why and measures the fake broker alone. Exits 0
-/// (goals met or not: this is a benchmark), 2 on bad options, 1 if the fake broker's own measurement fails.
+/// (<see cref="ConfirmPublisher"/>: confirms on, a bounded window, publishing to an exclusive queue of its own), and the
+/// same publisher against a <see cref="ConfirmingSink"/> (reads, walks frame headers, acks; stores nothing), the ceiling
+/// any storing broker could reach over this socket with this publisher. For each body size and connection count it
+/// measures RabbitMQ, then the sink, then a fresh in-process fake broker, each after a warm-up that is not printed, and
+/// prints one table row: messages/s and body MB/s (10^6 bytes) of each, the ratio fake/RabbitMQ of messages/s and the
+/// ceiling sink/RabbitMQ; then a line of costs per message (CPU µs of this process, plus RabbitMQ's Erlang VM for the
+/// RabbitMQ column, and GC pause share and full collections for the in-process contestants). Then one verdict per goal
+/// (fake >= 10x RabbitMQ at 256 B, >= 3x at 1 MiB; the worst connection count counts), each with whether the sink itself
+/// reaches the goal. When RabbitMQ does not answer (refused, no handshake) it says why and measures the others alone.
+/// Exits 0 (goals met or not: this is a benchmark), 2 on bad options, 1 if the fake broker's or the sink's measurement fails.
 /// Options: <see cref="RaceOptions"/>.
 /// </summary>
 internal static class RaceBenchmark
@@ -50,18 +54,20 @@ internal static class RaceBenchmark
         (bool rabbitUp, string rabbitWhat) = await ProbeAsync(options, ct);
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"race: fake broker vs {(rabbitUp ? $"{rabbitWhat} at {options.RabbitMqText}" : "RabbitMQ (not measured)")}; confirms on, publishing to an exclusive queue per connection; " +
-            $"~{options.Megabytes} MB or at most {options.MaxMessages} messages per measurement, window {options.Window} / {options.WindowMegabytes} MB per connection; " +
+            $"~{options.Megabytes} MB or at most {options.MaxMessages} messages per measurement, window {options.Window} / {options.WindowMegabytes} MB per connection; warm-up {options.WarmupPercent} % of a cell; " +
             $"{Environment.ProcessorCount} cores, load {LoadAverage()}"));
-        if (options.RabbitMq is null) Console.WriteLine("RabbitMQ not measured (--rabbitmq none); measuring the fake broker alone");
-        else if (!rabbitUp) Console.WriteLine($"RabbitMQ not reachable at {options.RabbitMqText}: {rabbitWhat}; measuring the fake broker alone");
+        if (options.RabbitMq is null) Console.WriteLine("RabbitMQ not measured (--rabbitmq none); measuring the sink and the fake broker alone");
+        else if (!rabbitUp) Console.WriteLine($"RabbitMQ not reachable at {options.RabbitMqText}: {rabbitWhat}; measuring the sink and the fake broker alone");
 
-        Console.WriteLine($"{"body",-8} {"conns",5} {"rabbit msg/s",13} {"rabbit MB/s",12} {"fake msg/s",12} {"fake MB/s",10} {"fake/rabbit",12}");
+        Console.WriteLine($"{"body",-8} {"conns",5} {"rabbit msg/s",13} {"rabbit MB/s",12} {"sink msg/s",11} {"sink MB/s",10} {"fake msg/s",11} {"fake MB/s",10} {"fake/rabbit",12} {"sink/rabbit",12} {"fake/sink",10}");
         var ratios = new Dictionary<int, List<double>>();
+        var ceilings = new Dictionary<int, List<double>>();
         foreach (int size in options.Sizes)
         {
             int window = options.WindowFor(size);
-            int warmMessages = Math.Max(2 * window, options.MessagesPerCell(size) / 8);
+            int warmMessages = options.WarmupMessages(size, window);
             if (rabbitUp) await TryMeasureAsync(options.RabbitMq!, options.RabbitMqHandshake, size, 1, warmMessages, window, ct);
+            await MeasureSinkAsync(size, 1, warmMessages, window, ct);
             await MeasureFakeAsync(size, 1, warmMessages, window, ct);
             foreach (int connections in options.Connections)
             {
@@ -72,18 +78,34 @@ internal static class RaceBenchmark
                     (rabbit, string? failure) = await TryMeasureAsync(options.RabbitMq!, options.RabbitMqHandshake, size, connections, messages, window, ct);
                     if (failure is not null) Console.WriteLine($"RabbitMQ failed at {SizeName(size)} x {connections}: {failure}");
                 }
+                Result sink = await MeasureSinkAsync(size, connections, messages, window, ct);
                 Result fake = await MeasureFakeAsync(size, connections, messages, window, ct);
                 double? ratio = rabbit is { } r ? fake.MessagesPerSecond / r.MessagesPerSecond : null;
+                double? ceiling = rabbit is { } r2 ? sink.MessagesPerSecond / r2.MessagesPerSecond : null;
                 if (ratio is { } q) (ratios.TryGetValue(size, out var list) ? list : ratios[size] = []).Add(q);
+                if (ceiling is { } c) (ceilings.TryGetValue(size, out var list) ? list : ceilings[size] = []).Add(c);
                 Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
                     $"{SizeName(size),-8} {connections,5} {Column(rabbit?.MessagesPerSecond, 13)} {Column(rabbit?.MegabytesPerSecond, 12)} " +
-                    $"{fake.MessagesPerSecond,10:F0} {fake.MegabytesPerSecond,10:F0} {(ratio is { } x ? x.ToString("F2", CultureInfo.InvariantCulture) + "x" : "-"),12}"));
-                if (rabbit?.Nacked + fake.Nacked is > 0)
-                    Console.WriteLine($"  nacked: RabbitMQ {rabbit?.Nacked ?? 0}, fake {fake.Nacked} (counted as settled)");
+                    $"{sink.MessagesPerSecond,11:F0} {sink.MegabytesPerSecond,10:F0} {fake.MessagesPerSecond,11:F0} {fake.MegabytesPerSecond,10:F0} " +
+                    $"{Ratio(ratio),12} {Ratio(ceiling),12} {Ratio(fake.MessagesPerSecond / sink.MessagesPerSecond),10}"));
+                Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                    $"  cpu µs/msg: rabbit {(rabbit is { } rr ? Costs(rr, beam: true) : "-")}; sink {Costs(sink, beam: false)}; fake {Costs(fake, beam: false)}"));
+                if (rabbit?.Nacked + fake.Nacked + sink.Nacked is > 0)
+                    Console.WriteLine($"  nacked: RabbitMQ {rabbit?.Nacked ?? 0}, sink {sink.Nacked}, fake {fake.Nacked} (counted as settled)");
             }
         }
 
-        foreach ((int size, double goal) in Goals) Console.WriteLine(Verdict(size, goal, options, rabbitUp, ratios));
+        foreach ((int size, double goal) in Goals)
+        {
+            Console.WriteLine(Verdict(size, goal, options, rabbitUp, ratios));
+            if (options.Sizes.Contains(size) && ceilings.TryGetValue(size, out List<double>? sinkRatios) && sinkRatios.Count > 0)
+            {
+                double worst = sinkRatios.Min();
+                string reach = worst >= goal ? "the goal is within what the socket and publisher allow"
+                    : "the goal is beyond what the socket and publisher allow on this machine";
+                Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  ceiling sink/RabbitMQ at {SizeName(size)}: worst {worst:F2}x: {reach}"));
+            }
+        }
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"run took {clock.Elapsed.TotalSeconds:F0} s; load {LoadAverage()}"));
         return 0;
     }
@@ -137,6 +159,18 @@ internal static class RaceBenchmark
         return result;
     }
 
+    /// <summary>A fresh <see cref="ConfirmingSink"/>; fails if it found the publisher's stream malformed.</summary>
+    private static async Task<Result> MeasureSinkAsync(int size, int connections, int messages, int window, CancellationToken ct)
+    {
+        Result result;
+        await using (var sink = new ConfirmingSink())
+        {
+            result = await MeasureAsync(sink.Endpoint, ClientHandshake.Default, size, connections, messages, window, ct);
+            if (sink.Failure is { } failure) throw new InvalidOperationException($"the confirming sink failed: {failure.Message}", failure);
+        }
+        return result;
+    }
+
     /// <summary>Sets up <paramref name="connections"/> publishers, then times them publishing <paramref name="messages"/> in
     /// all (split evenly) at once, until the last is confirmed. Setup and closing are not timed.</summary>
     private static async Task<Result> MeasureAsync(EndPoint endpoint, ClientHandshake handshake, int size, int connections, int messages,
@@ -146,11 +180,13 @@ internal static class RaceBenchmark
         try
         {
             for (int c = 0; c < connections; c++) publishers.Add(await ConfirmPublisher.OpenAsync(endpoint, handshake, size, window, ct));
+            CpuSample before = CpuSample.Take();
             var watch = Stopwatch.StartNew();
             long[] nacked = await Task.WhenAll(publishers.Select((p, c) =>
                 Task.Run(() => p.PublishAsync(messages / connections + (c < messages % connections ? 1 : 0), ct), ct)));
             watch.Stop();
-            return new Result(messages, (long)messages * size, watch.Elapsed, nacked.Sum());
+            CpuCost cost = CpuSample.Take() - before;
+            return new Result(messages, (long)messages * size, watch.Elapsed, nacked.Sum(), cost);
         }
         finally
         {
@@ -175,6 +211,21 @@ internal static class RaceBenchmark
             ? $"channel.close {ch.ReplyCode.ToString(CultureInfo.InvariantCulture)} {ch.ReplyText}"
             : $"{e.GetType().Name}: {e.Message}";
 
+    private static string Ratio(double? ratio) => ratio is { } x ? x.ToString("F2", CultureInfo.InvariantCulture) + "x" : "-";
+
+    /// <summary>"1234.5 (gc pause 4 %, gen2 1)", or for RabbitMQ "1234.5 (publisher 400.1 + beam 834.4)": CPU µs per message.</summary>
+    private static string Costs(Result result, bool beam)
+    {
+        double PerMessage(TimeSpan t) => t.TotalMicroseconds / result.Messages;
+        CpuCost c = result.Cost;
+        if (beam)
+            return c.Beam is { } b
+                ? string.Create(CultureInfo.InvariantCulture, $"{PerMessage(c.Process + b):F1} (publisher {PerMessage(c.Process):F1} + beam {PerMessage(b):F1})")
+                : string.Create(CultureInfo.InvariantCulture, $"publisher {PerMessage(c.Process):F1} (beam.smp not readable)");
+        return string.Create(CultureInfo.InvariantCulture,
+            $"{PerMessage(c.Process):F1} (gc pause {c.GcPause.TotalSeconds / result.Elapsed.TotalSeconds:P0}, gen2 {c.Gen2})");
+    }
+
     private static string Column(double? value, int width) =>
         (value is { } v ? v.ToString("F0", CultureInfo.InvariantCulture) : "-").PadLeft(width);
 
@@ -194,8 +245,9 @@ internal static class RaceBenchmark
         }
     }
 
-    /// <summary>One measurement: messages and body bytes confirmed in <paramref name="Elapsed"/>, of which <paramref name="Nacked"/> nacked.</summary>
-    private readonly record struct Result(long Messages, long BodyBytes, TimeSpan Elapsed, long Nacked)
+    /// <summary>One measurement: messages and body bytes confirmed in <paramref name="Elapsed"/>, of which <paramref name="Nacked"/>
+    /// nacked, and what it cost (<paramref name="Cost"/>: CPU and GC over the timed part).</summary>
+    private readonly record struct Result(long Messages, long BodyBytes, TimeSpan Elapsed, long Nacked, CpuCost Cost)
     {
         public double MessagesPerSecond => Messages / Elapsed.TotalSeconds;
         public double MegabytesPerSecond => BodyBytes / 1e6 / Elapsed.TotalSeconds;

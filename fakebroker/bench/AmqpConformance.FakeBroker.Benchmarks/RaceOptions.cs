@@ -6,7 +6,7 @@ namespace AmqpConformance.FakeBroker.Benchmarks;
 
 /// <summary>
 /// What the <c>race</c> mode measures, from its command line: <c>--sizes 256,65536,1048576 --connections 1,4
-/// --megabytes 128 --max-messages 200000 --window 1000 --window-megabytes 16 --rabbitmq 127.0.0.1:5672</c>.
+/// --megabytes 128 --max-messages 200000 --window 1000 --window-megabytes 16 --warmup 100 --rabbitmq 127.0.0.1:5672</c>.
 /// <c>--rabbitmq</c> takes host:port, an amqp://user:password@host:port/vhost URI, or <c>none</c> (fake broker only);
 /// without it the RABBITMQ_URL environment variable (same forms), else 127.0.0.1:5672 as guest/guest on "/".
 /// </summary>
@@ -30,6 +30,16 @@ internal sealed record RaceOptions
     /// <summary>The most unconfirmed body bytes per connection, in MB; lowers <see cref="Window"/> for large bodies.</summary>
     public int WindowMegabytes { get; init; } = 16;
 
+    /// <summary>The unprinted warm-up before each contestant's cells of a body size, in percent of a cell's messages (one
+    /// connection, at least two windows). A whole cell by default: JIT tiering needs more than a fraction of a second of
+    /// traffic, and the fake broker's body pool holds what the previous queue gave back, so only a warm-up as large as a
+    /// cell measures its steady state (RabbitMQ's long-running VM is warm already). The old default was an eighth (12).</summary>
+    public int WarmupPercent { get; init; } = 100;
+
+    /// <summary>The warm-up's messages for <paramref name="bodySize"/> with a window of <paramref name="window"/>.</summary>
+    public int WarmupMessages(int bodySize, int window) =>
+        (int)Math.Max(2L * window, (long)MessagesPerCell(bodySize) * WarmupPercent / 100);
+
     /// <summary>RabbitMQ's address, or null to measure the fake broker alone.</summary>
     public EndPoint? RabbitMq { get; init; } = new IPEndPoint(IPAddress.Loopback, 5672);
 
@@ -47,7 +57,7 @@ internal sealed record RaceOptions
     public int WindowFor(int bodySize) => (int)Math.Clamp(WindowMegabytes * 1_000_000L / bodySize, 1, Window);
 
     private const string Usage = "use --sizes 256,65536,1048576 --connections 1,4 --megabytes 128 --max-messages 200000 " +
-                                 "--window 1000 --window-megabytes 16 --rabbitmq host:port|amqp://user:pass@host:port/vhost|none";
+                                 "--window 1000 --window-megabytes 16 --warmup 100 --rabbitmq host:port|amqp://user:pass@host:port/vhost|none";
 
     /// <summary>Parses the arguments after <c>race</c>; null with a one-line <paramref name="error"/> when they are wrong.</summary>
     public static RaceOptions? Parse(string[] args, string? rabbitMqUrl, out string? error)
@@ -69,6 +79,7 @@ internal sealed record RaceOptions
                     "--max-messages" => options with { MaxMessages = Number(value, args[i], 1, 100_000_000) },
                     "--window" => options with { Window = Number(value, args[i], 1, 1_000_000) },
                     "--window-megabytes" => options with { WindowMegabytes = Number(value, args[i], 1, 4096) },
+                    "--warmup" => options with { WarmupPercent = Number(value, args[i], 1, 1000) },
                     "--rabbitmq" => options.WithRabbitMq(value, "--rabbitmq"),
                     _ => throw new FormatException($"unknown option {args[i]} ({Usage})"),
                 };

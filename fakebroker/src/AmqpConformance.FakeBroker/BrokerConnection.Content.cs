@@ -124,6 +124,9 @@ public sealed partial class BrokerConnection
         var queues = host.Route(publish.Exchange, publish.RoutingKey, content.Header!.Properties.Headers);
         if (queues.Count > 0 || publish.Mandatory || _options.KeepPublished)
         {
+            // Only a message that goes to queues alone can have its body array come back to the pool when they drop it;
+            // one kept in Published or returned to the publisher is out in the world for good.
+            bool poolable = queues.Count > 0 && !_options.KeepPublished;
             // Somebody will read this message (a queue, the publisher's basic.return, or Published): make it.
             var routedTo = new string[queues.Count];
             for (int i = 0; i < routedTo.Length; i++) routedTo[i] = queues[i].Name;
@@ -137,18 +140,18 @@ public sealed partial class BrokerConnection
                 ConfirmSequence = confirm,
                 Properties = content.Header.Properties,
                 HeaderPayload = content.HeaderPayload,
-                Body = content.TakeBody(keep: true),
+                Body = content.TakeBody(keep: true, poolable, out PooledBody? storage),
                 MethodSequence = content.MethodSequence,
                 RoutedTo = routedTo,
             };
             AddPublished(message);
             if (queues.Count == 0 && publish.Mandatory)
                 SendContent(ch.Number, new BasicReturn { ReplyCode = ReplyCodes.NoRoute, ReplyText = "NO_ROUTE", Exchange = publish.Exchange, RoutingKey = publish.RoutingKey }, message);
-            if (queues.Count > 0) host.Enqueue(message, queues);
+            if (queues.Count > 0) host.Enqueue(message, queues, storage);
         }
         else
         {
-            content.TakeBody(keep: false); // unroutable and unread: the body buffer goes back to the pool
+            content.TakeBody(keep: false, poolable: false, out _); // unroutable and unread: the body buffer goes back to the pool
         }
         ch.SpareContent = content; // nothing refers to it any more: the next publish on the channel reuses it
         if (confirm is { } seq)

@@ -57,8 +57,16 @@ public sealed class BrokerQueue
     /// <summary>Messages ever routed to this queue.</summary>
     public long EnqueuedCount { get { lock (Host.Gate) return _enqueued; } }
 
-    /// <summary>A snapshot of the ready messages, oldest first.</summary>
-    public IReadOnlyList<DeliveredMessage> ReadyMessages() { lock (Host.Gate) return [.. _ready.Select(q => q.Message)]; }
+    /// <summary>A snapshot of the ready messages, oldest first. The messages (and their bodies) stay valid for as long as
+    /// the caller holds them, whatever happens to the queue afterwards: their body arrays are never reused.</summary>
+    public IReadOnlyList<DeliveredMessage> ReadyMessages()
+    {
+        lock (Host.Gate)
+        {
+            foreach (var entry in _ready) entry.Storage?.Escape();
+            return [.. _ready.Select(q => q.Message)];
+        }
+    }
 
     // ---- mutation, all under Host.Gate ----
 
@@ -68,26 +76,35 @@ public sealed class BrokerQueue
 
     internal IReadOnlyList<Consumer> Consumers => _consumers;
 
-    internal void Enqueue(DeliveredMessage message)
+    /// <summary>Adds <paramref name="message"/> at the tail; <paramref name="storage"/>, the pooled array behind its body if
+    /// any, gets this queue as one more holder.</summary>
+    internal void Enqueue(DeliveredMessage message, PooledBody? storage)
     {
         _enqueued++;
-        _ready.AddLast(new QueuedMessage(message, Redelivered: false));
+        storage?.Hold();
+        _ready.AddLast(new QueuedMessage(message, Redelivered: false, storage));
     }
 
     /// <summary>Puts a returned delivery back at the head of the queue, marked redelivered.</summary>
     internal void Requeue(QueuedMessage entry) => _ready.AddFirst(entry with { Redelivered = true });
 
+    /// <summary>Takes the head message out for delivery (to a consumer or basic.get): its body escapes the pool, since the
+    /// send loop and the client will read it.</summary>
     internal QueuedMessage? TryDequeue()
     {
         var first = _ready.First;
         if (first is null) return null;
         _ready.RemoveFirst();
+        first.Value.Storage?.Escape();
         return first.Value;
     }
 
+    /// <summary>Drops every ready message unread (queue.purge, or the queue being deleted); bodies nobody else holds go
+    /// back to the pool. Returns how many were dropped.</summary>
     internal int Purge()
     {
         int n = _ready.Count;
+        foreach (var entry in _ready) entry.Storage?.Release();
         _ready.Clear();
         return n;
     }

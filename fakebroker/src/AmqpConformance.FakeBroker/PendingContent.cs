@@ -9,6 +9,7 @@ namespace AmqpConformance.FakeBroker;
 internal sealed class PendingContent
 {
     private byte[]? _body;
+    private bool _bodyFromBodyPool; // _body came from BodyPool.Shared, not ArrayPool<byte>.Shared
     private int _written;
 
     /// <summary>Starts assembling a new command: everything of the previous one is forgotten (its body was taken).</summary>
@@ -22,6 +23,7 @@ internal sealed class PendingContent
         Received = 0;
         InterleavingReported = false;
         _body = null;
+        _bodyFromBodyPool = false;
         _written = 0;
         return this;
     }
@@ -74,13 +76,20 @@ internal sealed class PendingContent
     }
 
     /// <summary>Grows the body buffer as bytes arrive (never beyond the declared size), so a header that declares a
-    /// large body costs nothing until the body frames actually come. Buffers are rented from
-    /// <see cref="ArrayPool{T}.Shared"/> (not zeroed); the first one holds the whole body when it declares at most
-    /// <see cref="WholeBodyRentLimit"/> bytes.</summary>
+    /// large body costs nothing until the body frames actually come. A body <see cref="BodyPool"/> pools gets its whole
+    /// buffer from <see cref="BodyPool.Shared"/> on the first body frame (memory earlier queues gave back, so not fresh
+    /// pages); other buffers are rented from <see cref="ArrayPool{T}.Shared"/> (not zeroed), the first one holding the
+    /// whole body when it declares at most <see cref="WholeBodyRentLimit"/> bytes.</summary>
     [System.Diagnostics.CodeAnalysis.MemberNotNull(nameof(_body))]
     private void EnsureCapacity(int needed)
     {
         if (_body is not null && _body.Length >= needed) return;
+        if (_body is null && BodyPool.Pools(DeclaredSize))
+        {
+            _body = BodyPool.Shared.Rent((int)DeclaredSize);
+            _bodyFromBodyPool = true;
+            return;
+        }
         long size = _body is null
             ? Math.Max(needed, Math.Min(DeclaredSize, WholeBodyRentLimit))
             : Math.Max(needed, Math.Min(DeclaredSize, (long)_body.Length * 2));
@@ -99,14 +108,26 @@ internal sealed class PendingContent
     /// <summary>The assembled body, still in the pooled buffer: valid only until <see cref="TakeBody"/>.</summary>
     public ReadOnlyMemory<byte> Body => _body is null ? ReadOnlyMemory<byte>.Empty : _body.AsMemory(0, _written);
 
-    /// <summary>Ends assembly. With <paramref name="keep"/>, returns the body as memory the caller owns from now on
-    /// (the pooled buffer itself when it fits exactly, else an exact-size copy); without, returns the buffer to the
-    /// pool and an empty body, for a message nobody will ever read (unroutable, not mandatory, not kept).</summary>
-    public ReadOnlyMemory<byte> TakeBody(bool keep)
+    /// <summary>Ends assembly. With <paramref name="keep"/>, returns the body as memory the caller owns from now on;
+    /// without, returns the buffer to its pool and an empty body, for a message nobody will ever read (unroutable, not
+    /// mandatory, not kept). A kept body whose buffer came from <see cref="BodyPool"/> comes with
+    /// <paramref name="storage"/> when the caller says it can track it (<paramref name="poolable"/>: the message only
+    /// goes to queues, see <see cref="PooledBody"/>), and is then a slice of that buffer; otherwise the body is the
+    /// buffer itself when it fits exactly, else an exact-size copy (and the buffer goes back to its pool), and
+    /// <paramref name="storage"/> is null: the memory is the message's for good.</summary>
+    public ReadOnlyMemory<byte> TakeBody(bool keep, bool poolable, out PooledBody? storage)
     {
+        storage = null;
         byte[]? body = _body;
+        bool fromBodyPool = _bodyFromBodyPool;
         _body = null;
+        _bodyFromBodyPool = false;
         if (body is null) return ReadOnlyMemory<byte>.Empty;
+        if (keep && fromBodyPool && poolable)
+        {
+            storage = new PooledBody(body, BodyPool.Shared);
+            return body.AsMemory(0, _written);
+        }
         if (keep && body.Length == _written) return body; // handed over: never returned to the pool
         ReadOnlyMemory<byte> result = ReadOnlyMemory<byte>.Empty;
         if (keep)
@@ -115,7 +136,8 @@ internal sealed class PendingContent
             body.AsSpan(0, _written).CopyTo(copy);
             result = copy;
         }
-        ArrayPool<byte>.Shared.Return(body);
+        if (fromBodyPool) BodyPool.Shared.Return(body);
+        else ArrayPool<byte>.Shared.Return(body);
         return result;
     }
 }

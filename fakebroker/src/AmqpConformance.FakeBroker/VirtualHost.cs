@@ -164,6 +164,7 @@ internal sealed class VirtualHost
     private void RemoveQueue(BrokerQueue queue)
     {
         queue.Deleted = true;
+        queue.Purge(); // its ready messages go with it: their pooled bodies can be reused
         _queues.Remove(queue.Name);
         foreach (var consumer in queue.Consumers.ToList())
         {
@@ -217,17 +218,22 @@ internal sealed class VirtualHost
         }
     }
 
-    /// <summary>Puts <paramref name="message"/> on <paramref name="queues"/> and dispatches to their consumers.</summary>
-    public void Enqueue(DeliveredMessage message, IReadOnlyList<BrokerQueue> queues)
+    /// <summary>Puts <paramref name="message"/> on <paramref name="queues"/> and dispatches to their consumers.
+    /// <paramref name="storage"/> is the pooled array behind its body, if any: this call takes over the caller's ownership,
+    /// and the array goes back to the pool once no queue holds the message unread (at once if every queue was deleted
+    /// meanwhile).</summary>
+    public void Enqueue(DeliveredMessage message, IReadOnlyList<BrokerQueue> queues, PooledBody? storage = null)
     {
         lock (Gate)
         {
+            storage?.Hold(); // the router's own hold, so a delivery to the first queue cannot end it early
             foreach (var queue in queues)
             {
                 if (queue.Deleted) continue;
-                queue.Enqueue(message);
+                queue.Enqueue(message, storage);
                 queue.Dispatch();
             }
+            storage?.Release();
         }
     }
 
