@@ -44,6 +44,7 @@ Console.WriteLine($"generation: {generation.Elapsed.TotalMilliseconds / cases:0.
 Console.WriteLine("| mode | cases/s | open ms | drive ms | finish ms | evidence ms | check ms | skipped ms | CPU ms | JIT ms | GC pause ms | alloc KB | gen0/1/2 | violations |");
 Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 var byKind = new List<string>();
+var found = new List<string>();
 foreach (var factory in factories)
 {
     var meter = CaseMeter.Start();
@@ -54,7 +55,12 @@ foreach (var factory in factories)
     {
         long c0 = Stopwatch.GetTimestamp();
         var result = await WriterLevelRunner.RunAsync(factory, scenario);
-        violations += result.CheckAll().Sum(v => v.Violations.Count);
+        foreach (var verdict in result.CheckAll())
+            foreach (var violation in verdict.Violations)
+            {
+                violations++;
+                found.Add($"{factory.Name}: {verdict.Invariant}/{violation.Rule}: {violation.Message} | scenario: {scenario}");
+            }
         double ms = Stopwatch.GetElapsedTime(c0).TotalMilliseconds;
         if (result.Phases is { } p)
         {
@@ -81,7 +87,13 @@ Console.WriteLine();
 Console.WriteLine("| mode | kind of scenario | cases | ms per case | share of the mode's time |");
 Console.WriteLine("|---|---|---:|---:|---:|");
 foreach (var row in byKind) Console.WriteLine(row);
-return 0;
+if (found.Count > 0)
+{
+    Console.WriteLine();
+    Console.WriteLine("Violations (a reference writer should have none):");
+    foreach (var line in found) Console.WriteLine("  " + line);
+}
+return found.Count > 0 ? 1 : 0;
 
 static string KindOf(Scenario s) => s.Script is not null
     ? (s.StallThroughDispose ? "scripted, stalled through disposal" : "scripted")
