@@ -121,9 +121,12 @@ internal sealed class CaseObserver(WriterCase world)
         }
     }
 
+    /// <summary>Whether completed calls' bytes can go out now: not while the output is held or faulted, the transport or the
+    /// connection ended, or the writer gave up on an output the harness kept stalled through disposal (that give-up counts as a
+    /// fault: a writer that completes calls on enqueue drops them then, and the bytes can never go out).</summary>
     private bool CanJudgeVisibility() =>
         !world.Output.IsHolding && world.Output.FaultObservedAt is null && world.Transport.Termination is null && !world.Transport.Completion.IsCompleted
-        && !world.Connection.Completion.IsCompleted;
+        && !world.Connection.Completion.IsCompleted && !(world.Scenario.StallThroughDispose && world.Output.FlushCancelledAt is not null);
 
     private List<int> Unflushed() =>
         [.. world.AllTraces.Where(t => t.Done.IsCompleted && t.Outcome == CallOutcome.Succeeded && !_lapsed.Contains(t.Id) && !world.Output.IsVisible(t.Id)).Select(t => t.Id)];
