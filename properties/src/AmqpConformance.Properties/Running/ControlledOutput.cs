@@ -29,7 +29,6 @@ internal sealed class ControlledOutput : PipeWriter
     private int _pendingFlushes;
     private int _writing;
     private bool _holding;
-    private bool _cancelMetNothing;
     private long _committedAtFault = -1;
     private long _committedAtDispose = -1;
 
@@ -70,10 +69,9 @@ internal sealed class ControlledOutput : PipeWriter
     /// <summary>When a flush first threw or reported the reader gone; null while the output is healthy.</summary>
     public TimeSpan? FaultObservedAt { get; private set; }
 
-    /// <summary>When the writer first cancelled a pending flush, or called CancelPendingFlush with bytes committed and not yet flushed
-    /// (giving up on a stalled output), or committed bytes after a CancelPendingFlush that met nothing pending (the give-up met a
-    /// write in progress: a thread between taking a command and committing its bytes, which a busy machine can keep there for as
-    /// long as it likes); null if it never did.</summary>
+    /// <summary>When the writer first called CancelPendingFlush: giving up on its output, whether a flush was pending, bytes were
+    /// committed and not flushed, or nothing was pending (the give-up may then have met a write in progress, a thread between taking
+    /// a command and committing its bytes, or a loop between two commands that drops what it had accepted); null if it never did.</summary>
     public TimeSpan? FlushCancelledAt { get; private set; }
 
     /// <summary>Bytes committed after the fault was reported.</summary>
@@ -140,7 +138,6 @@ internal sealed class ControlledOutput : PipeWriter
         {
             if (bytes > 0 && bytes <= _last.Length) _scanner.Feed(_last.Span[..bytes]);
             _committed += bytes;
-            if (bytes > 0 && _cancelMetNothing && FlushCancelledAt is null) FlushCancelledAt = _clock();
         }
         Signal();
     }
@@ -165,10 +162,11 @@ internal sealed class ControlledOutput : PipeWriter
         {
             held = [.. _held];
             _held.Clear();
-            // Giving up on bytes already committed but not yet flushed is giving up on the output too (a writer descheduled
-            // between its write and its flush when its drain timeout ran out): they reach the broker only if something flushes later.
-            if (FlushCancelledAt is null && (held.Length > 0 || _pendingFlushes > 0 || _committed > _flushedOffset)) FlushCancelledAt = _clock();
-            else if (FlushCancelledAt is null) _cancelMetNothing = true;
+            // A cancelled flush is giving up on the output; so is giving up on bytes already committed but not yet flushed (a writer
+            // descheduled between its write and its flush when its drain timeout ran out: they reach the broker only if something
+            // flushes later), and so is a give-up that met nothing pending. Giving up on bytes already committed but not yet flushed is giving up on the output too, and so is a give-up that met
+            // nothing pending: it may have met a write in progress, or a loop between two commands that now drops what it accepted.
+            FlushCancelledAt ??= _clock();
         }
         foreach (var h in held) h.TrySetResult(false);
         _inner.CancelPendingFlush();

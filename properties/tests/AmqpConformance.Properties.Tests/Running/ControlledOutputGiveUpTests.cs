@@ -3,8 +3,8 @@ using AmqpConformance.Properties.Running;
 
 namespace AmqpConformance.Properties.Tests.Running;
 
-/// <summary>When a writer gives up on its output (CancelPendingFlush), the harness counts what it gives up on: a pending flush,
-/// bytes committed and not flushed, and bytes a write in progress commits after a give-up that met nothing pending.</summary>
+/// <summary>When a writer gives up on its output (CancelPendingFlush), the harness counts that as giving up on the output: with a
+/// pending flush, with bytes committed and not flushed, and with nothing pending (a write in progress or a loop between commands).</summary>
 public sealed class ControlledOutputGiveUpTests
 {
     private static ControlledOutput NewOutput(out Pipe pipe)
@@ -20,12 +20,11 @@ public sealed class ControlledOutputGiveUpTests
     }
 
     [Fact]
-    public void Bytes_committed_after_a_give_up_that_met_nothing_pending_count_as_given_up()
+    public void A_give_up_that_met_nothing_pending_counts_at_once()
     {
+        // A loop between two commands that now drops what it accepted, or a write in progress about to commit: both are given up.
         var output = NewOutput(out _);
         output.CancelPendingFlush();
-        Assert.Null(output.FlushCancelledAt);
-        Commit(output, 10);
         Assert.Equal(TimeSpan.FromMilliseconds(7), output.FlushCancelledAt);
     }
 
