@@ -99,7 +99,7 @@ public sealed class HangAfterFaultWriter : IFrameWriter
     {
         try
         {
-            await _loop.WaitAsync(_context.DrainTimeout, _context.TimeProvider).ConfigureAwait(false);
+            await _loop.WaitAsync(_context.DrainTimeout).ConfigureAwait(false);
             return true;
         }
         catch (TimeoutException)

@@ -107,6 +107,6 @@ public sealed class EarlyDisposeReturnWriter : IFrameWriter
         Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up draining."), null);
         await _stop.CancelAsync().ConfigureAwait(false);
         _context.Output.CancelPendingFlush();
-        try { await _loop.WaitAsync(_context.DrainTimeout, _context.TimeProvider).ConfigureAwait(false); } catch (TimeoutException) { }
+        try { await _loop.WaitAsync(_context.DrainTimeout).ConfigureAwait(false); } catch (TimeoutException) { }
     }
 }

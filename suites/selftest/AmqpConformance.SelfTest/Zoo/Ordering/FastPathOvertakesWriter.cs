@@ -144,7 +144,7 @@ public sealed class FastPathOvertakesWriter : IFrameWriter
     {
         if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
         _queue.Writer.TryComplete();
-        if (await WaitForLoopAsync().ConfigureAwait(false) && await _gate.WaitAsync(_context.DrainTimeout, _context.TimeProvider).ConfigureAwait(false))
+        if (await WaitForLoopAsync().ConfigureAwait(false) && await _gate.WaitAsync(_context.DrainTimeout).ConfigureAwait(false))
         {
             _gate.Release();
             return;
@@ -153,14 +153,14 @@ public sealed class FastPathOvertakesWriter : IFrameWriter
         await _stop.CancelAsync().ConfigureAwait(false);
         _context.Output.CancelPendingFlush();
         await WaitForLoopAsync().ConfigureAwait(false);
-        if (await _gate.WaitAsync(_context.DrainTimeout, _context.TimeProvider).ConfigureAwait(false)) _gate.Release();
+        if (await _gate.WaitAsync(_context.DrainTimeout).ConfigureAwait(false)) _gate.Release();
     }
 
     private async Task<bool> WaitForLoopAsync()
     {
         try
         {
-            await _loop.WaitAsync(_context.DrainTimeout, _context.TimeProvider).ConfigureAwait(false);
+            await _loop.WaitAsync(_context.DrainTimeout).ConfigureAwait(false);
             return true;
         }
         catch (TimeoutException)

@@ -150,7 +150,7 @@ public sealed class TwoDrainLoopsWriter : IFrameWriter
     {
         try
         {
-            await _loops.WaitAsync(_context.DrainTimeout, _context.TimeProvider).ConfigureAwait(false);
+            await _loops.WaitAsync(_context.DrainTimeout).ConfigureAwait(false);
             return true;
         }
         catch (TimeoutException)

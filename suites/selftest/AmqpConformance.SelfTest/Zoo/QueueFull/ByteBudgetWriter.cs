@@ -152,7 +152,7 @@ public sealed class ByteBudgetWriter : IFrameWriter
     {
         try
         {
-            await _loop.WaitAsync(_context.DrainTimeout, _context.TimeProvider).ConfigureAwait(false);
+            await _loop.WaitAsync(_context.DrainTimeout).ConfigureAwait(false);
             return true;
         }
         catch (TimeoutException)

@@ -109,7 +109,7 @@ public sealed class CancelledSpaceWaitEnqueuesWriter : IFrameWriter
     {
         try
         {
-            await _loop.WaitAsync(_context.DrainTimeout, _context.TimeProvider).ConfigureAwait(false);
+            await _loop.WaitAsync(_context.DrainTimeout).ConfigureAwait(false);
             return true;
         }
         catch (TimeoutException)

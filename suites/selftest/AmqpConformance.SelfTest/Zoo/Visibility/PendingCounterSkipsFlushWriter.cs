@@ -126,7 +126,7 @@ public sealed class PendingCounterSkipsFlushWriter : IFrameWriter
     {
         try
         {
-            await _loop.WaitAsync(_context.DrainTimeout, _context.TimeProvider).ConfigureAwait(false);
+            await _loop.WaitAsync(_context.DrainTimeout).ConfigureAwait(false);
             return true;
         }
         catch (TimeoutException)
