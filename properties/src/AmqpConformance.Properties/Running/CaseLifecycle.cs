@@ -51,7 +51,7 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
     public async Task AwaitAsync()
     {
         Begin();
-        if (world.Scenario.StallThroughDispose && world.Scenario.Script is not null)
+        if (world.StallsThroughDispose)
         {
             await AwaitStalledAsync().ConfigureAwait(false);
             return;
@@ -82,5 +82,5 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
     /// (once the harness let a stalled output go).</summary>
     public LifecycleRecord Record() =>
         new(_invokedAt, _disposal is { IsCompleted: true } && !_timedOut ? _returnedAt : null, Bound, _pending, world.Output.BytesWrittenAfterDispose,
-            world.Scenario.StallThroughDispose && world.Scenario.Script is not null);
+            world.StallsThroughDispose);
 }

@@ -126,7 +126,7 @@ internal sealed class CaseObserver(WriterCase world)
     /// fault: a writer that completes calls on enqueue drops them then, and the bytes can never go out).</summary>
     private bool CanJudgeVisibility() =>
         !world.Output.IsHolding && world.Output.FaultObservedAt is null && world.Transport.Termination is null && !world.Transport.Completion.IsCompleted
-        && !world.Connection.Completion.IsCompleted && !(world.Scenario.StallThroughDispose && world.Output.FlushCancelledAt is not null);
+        && !world.Connection.Completion.IsCompleted && !(world.StallsThroughDispose && world.Output.FlushCancelledAt is not null);
 
     private List<int> Unflushed() =>
         [.. world.AllTraces.Where(t => t.Done.IsCompleted && t.Outcome == CallOutcome.Succeeded && !_lapsed.Contains(t.Id) && !world.Output.IsVisible(t.Id)).Select(t => t.Id)];

@@ -164,8 +164,8 @@ internal sealed class ControlledOutput : PipeWriter
             _held.Clear();
             // A cancelled flush is giving up on the output; so is giving up on bytes already committed but not yet flushed (a writer
             // descheduled between its write and its flush when its drain timeout ran out: they reach the broker only if something
-            // flushes later), and so is a give-up that met nothing pending. Giving up on bytes already committed but not yet flushed is giving up on the output too, and so is a give-up that met
-            // nothing pending: it may have met a write in progress, or a loop between two commands that now drops what it accepted.
+            // flushes later), and so is a give-up that met nothing pending: it may have met a write in progress, or a loop between
+            // two commands that now drops what it accepted.
             FlushCancelledAt ??= _clock();
         }
         foreach (var h in held) h.TrySetResult(false);

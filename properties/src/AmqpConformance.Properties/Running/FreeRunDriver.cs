@@ -58,9 +58,9 @@ internal static class FreeRunDriver
     {
         long lastProgress = -1;
         var deadline = Stopwatch.StartNew();
+        observer.SampleStall(stalled: true);
         while (deadline.Elapsed < world.Options.CallTimeout)
         {
-            observer.SampleStall(stalled: true);
             await observer.SettleAsync().ConfigureAwait(false);
             observer.SampleStall(stalled: true);
             long progress = world.Output.Committed + world.Completions;

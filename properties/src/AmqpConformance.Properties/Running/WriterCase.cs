@@ -55,6 +55,11 @@ internal sealed class WriterCase : IAsyncDisposable
     public TrackingArrayPool CallerPool { get; } = new();
     public RunEvents Events { get; } = new();
 
+    /// <summary>Whether the harness keeps the output stalled until DisposeAsync returns (a scripted scenario with
+    /// <see cref="Scenario.StallThroughDispose"/>): the writer's drain timeout can then only expire, and its giving up counts as a
+    /// fault.</summary>
+    public bool StallsThroughDispose => Scenario.StallThroughDispose && Scenario.Script is not null;
+
     /// <summary>The wire offset of the writer's first byte: the protocol header and the harness's handshake come before it.</summary>
     public long OutputWireOffset { get; }
 

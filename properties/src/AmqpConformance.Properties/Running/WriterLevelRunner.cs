@@ -41,13 +41,8 @@ public static class WriterLevelRunner
         else await ScriptDriver.RunAsync(world, calls, observer, lifecycle).ConfigureAwait(false);
 
         long driven = Stopwatch.GetTimestamp();
-        bool stallThroughDispose = scenario.StallThroughDispose && scenario.Script is not null;
-        if (stallThroughDispose)
-        {
-            await lifecycle.AwaitAsync().ConfigureAwait(false);
-            world.Output.Release();
-        }
-        else world.Output.Release();
+        if (world.StallsThroughDispose) await lifecycle.AwaitAsync().ConfigureAwait(false); // the output stays stalled until then
+        world.Output.Release();
         await Task.WhenAll(world.AllTraces.Where(t => t.Attempted).Select(t => t.Done)).ConfigureAwait(false);
         if (!lifecycle.Begun)
         {
@@ -101,7 +96,7 @@ public static class WriterLevelRunner
                 CutAtOutputByte = cut,
             };
         }
-        if (world.Scenario.StallThroughDispose && world.Scenario.Script is not null && output.FlushCancelledAt is { } gaveUp)
+        if (world.StallsThroughDispose && output.FlushCancelledAt is { } gaveUp)
             return new TransportFaultRecord(gaveUp, "the harness kept the output stalled through disposal and the writer gave up on it (cancelled its pending flush)",
                 gaveUp, output.BytesWrittenAfterFault);
         if (findings.FirstOrDefault(f => f.ClosedConnection) is { } closing)
