@@ -19,9 +19,11 @@ internal static class FreeRunDriver
             var steps = scenario.Publishers[p];
             var traces = world.Traces[p];
             var channelLock = channelLocks.GetValueOrDefault(scenario.ChannelOf(p));
+            int publisher = p;
             publishers.Add(Task.Run(async () =>
             {
                 await start.Task.ConfigureAwait(false);
+                if (world.Options.BeforePublisherRuns is { } hold) await hold(publisher).ConfigureAwait(false);
                 for (int i = 0; i < steps.Count; i++)
                 {
                     if (channelLock is not null) await channelLock.WaitAsync().ConfigureAwait(false);
@@ -41,7 +43,7 @@ internal static class FreeRunDriver
         start.SetResult();
         if (scenario.StallUntilQuiet)
         {
-            await SampleWhileStalledAsync(world, observer).ConfigureAwait(false);
+            await SampleWhileStalledAsync(world, observer, publishers).ConfigureAwait(false);
             world.Transport.Release();
         }
         await all.ConfigureAwait(false); // every call is bounded by the call timeout
@@ -49,12 +51,14 @@ internal static class FreeRunDriver
 
     /// <summary>While the transport is stalled, samples what the writer holds until it stops making progress: then it is blocked,
     /// or done, which is what the backpressure invariant judges. "Stopped" is judged by controlled scheduling, not a wall-clock
-    /// quiet period: the writer has settled (<see cref="CaseObserver.SettleAsync"/>: nothing moved over several trips through the
-    /// thread pool and no write is half-done) twice in a row with no byte committed and no call completed in between. Bounded by
-    /// the call timeout.</summary>
+    /// quiet period: every publisher is parked (<see cref="AllPublishersParked"/>) and the writer has settled
+    /// (<see cref="CaseObserver.SettleAsync"/>: nothing moved over several trips through the thread pool and no write is half-done)
+    /// twice in a row with no byte committed and no call completed in between. Bounded by the call timeout.</summary>
     /// <remarks>Stopping early can only make the sampled peak smaller, so a writer is never blamed for what this wait decides;
-    /// a writer that keeps accepting calls keeps completing them, and so keeps the wait going until it has taken them all.</remarks>
-    private static async Task SampleWhileStalledAsync(WriterCase world, CaseObserver observer)
+    /// a writer that keeps accepting calls keeps completing them, and so keeps the wait going until it has taken them all. The
+    /// publishers must be parked too because a settle watches only the writer: a publisher the scheduler kept off the CPU before
+    /// its first call moves nothing the settle sees, and stopping then sampled a writer that had not been given any work yet.</remarks>
+    private static async Task SampleWhileStalledAsync(WriterCase world, CaseObserver observer, IReadOnlyList<Task> publishers)
     {
         long lastProgress = -1;
         var deadline = Stopwatch.StartNew();
@@ -64,8 +68,25 @@ internal static class FreeRunDriver
             await observer.SettleAsync().ConfigureAwait(false);
             observer.SampleStall(stalled: true);
             long progress = world.Output.Committed + world.Completions;
-            if (progress == lastProgress) break;
+            if (progress == lastProgress && AllPublishersParked(world, publishers)) break;
             lastProgress = progress;
         }
+    }
+
+    /// <summary>Whether no publisher can move on its own: each has finished, or it or a publisher sharing its channel (whose lock
+    /// it then waits on) has a call in flight. A publisher between calls, or not yet at its first, is runnable, not parked.</summary>
+    internal static bool AllPublishersParked(WriterCase world, IReadOnlyList<Task> publishers)
+    {
+        var scenario = world.Scenario;
+        for (int p = 0; p < publishers.Count; p++)
+        {
+            if (publishers[p].IsCompleted) continue;
+            int channel = scenario.ChannelOf(p);
+            bool inCall = false;
+            for (int q = 0; q < publishers.Count && !inCall; q++)
+                inCall = scenario.ChannelOf(q) == channel && world.Traces[q].Any(t => t.IsPending);
+            if (!inCall) return false;
+        }
+        return true;
     }
 }

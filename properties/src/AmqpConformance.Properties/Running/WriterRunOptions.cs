@@ -32,6 +32,10 @@ public sealed record WriterRunOptions
     /// handling its fault was kept off the CPU for this long while the harness ran.</summary>
     public TimeSpan FaultGraceRealWait { get; init; } = TimeSpan.FromMilliseconds(200);
 
+    /// <summary>Test seam: awaited by each free-running publisher (given its index) after the start signal and before its first
+    /// call, so a test can hold a publisher back the way a loaded machine's scheduler does. Null in every real run.</summary>
+    internal Func<int, Task>? BeforePublisherRuns { get; init; }
+
     /// <summary>Defaults.</summary>
     public static WriterRunOptions Default { get; } = new();
 }

@@ -80,4 +80,25 @@ public sealed class WriterLevelRunnerTests
         Assert.True(sample.PeakBytesHeld <= sample.BoundBytes, sample.ToString());
         Assert.All(result.Evidence.Calls, c => Assert.Equal(CallOutcome.Succeeded, c.Outcome));
     }
+
+    [Fact]
+    public async Task A_stalled_run_waits_for_publishers_the_scheduler_held_back()
+    {
+        // A loaded machine can keep a publisher off the CPU before its first call while the writer, given nothing yet, settles;
+        // the sample must not stop there. The hold is a count of thread-pool trips, several times the two settles that ended
+        // the sample before, so it is the order of events that is under test, not time.
+        var options = WriterRunOptions.Default with
+        {
+            BeforePublisherRuns = async _ =>
+            {
+                for (int i = 0; i < 64; i++) await Task.Yield();
+            },
+        };
+        var scenario = new Scenario(4096, ChannelLayout.Mixed,
+            [[new PublishStep(20_000), new PublishStep(20_000)], [new PublishStep(20_000)], [new PublishStep(20_000)]], FaultPlan.Empty, StallUntilQuiet: true);
+        var result = await WriterLevelRunner.RunAsync(WriterModes.Inline, scenario, options);
+        var sample = Assert.IsType<BackpressureSample>(result.Evidence.Backpressure);
+        Assert.True(sample.PeakBytesHeld >= 20_000, sample.ToString());
+        Assert.All(result.Evidence.Calls, c => Assert.Equal(CallOutcome.Succeeded, c.Outcome));
+    }
 }
