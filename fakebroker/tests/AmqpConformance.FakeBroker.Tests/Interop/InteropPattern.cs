@@ -15,6 +15,6 @@ internal static class InteropPattern
 
     public static string Sha256Hex(ReadOnlySpan<byte> bytes) => Convert.ToHexStringLower(SHA256.HashData(bytes));
 
-    /// <summary>The frame log's digest of a body slice (the log's one definition, XXH64).</summary>
+    /// <summary>The frame log's digest of a body slice (the log's one definition, XXH3).</summary>
     public static ulong FrameDigest(ReadOnlySpan<byte> payload) => Protocol.Recording.FrameDigest.Compute(payload);
 }

@@ -39,7 +39,7 @@ public sealed record FrameRecord
     /// <summary>Body size a content header frame declared; null for other frames.</summary>
     public long? DeclaredBodySize { get; init; }
 
-    /// <summary><see cref="FrameDigest.Compute(ReadOnlySpan{byte})"/> of the payload (XXH64, seed 0), for body frames;
+    /// <summary><see cref="FrameDigest.Compute(ReadOnlySpan{byte})"/> of the payload (XXH3 64-bit, seed 0), for body frames;
     /// null otherwise.</summary>
     public ulong? PayloadDigest { get; init; }
 

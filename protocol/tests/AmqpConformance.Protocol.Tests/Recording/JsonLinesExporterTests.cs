@@ -28,7 +28,7 @@ public sealed class JsonLinesExporterTests
         Assert.Equal("log", header.GetProperty("kind").GetString());
         Assert.Equal(42, header.GetProperty("connectionId").GetInt64());
         Assert.Equal("amqp-conformance/frame-log", header.GetProperty("format").GetString());
-        Assert.Equal(1, header.GetProperty("version").GetInt32());
+        Assert.Equal(2, header.GetProperty("version").GetInt32());
         Assert.Equal(sample.Log.StartedAt, header.GetProperty("startedAt").GetDateTimeOffset());
         Assert.True(header.GetProperty("options").GetProperty("captureBodies").GetBoolean());
         Assert.True(header.GetProperty("options").GetProperty("recordSent").GetBoolean());

@@ -86,7 +86,8 @@ public sealed class JsonLinesReaderTests
     [InlineData(Header + "\n\n{\"kind\":\"end\",\"connectionId\":1,\"frames\":3,\"findings\":0}", "line 3", "counts 3 frames")]
     [InlineData(Header + "\n" + Frame + ",\"payloadDigest\":\"xyz\"}", "line 2", "16 hex digits")]
     [InlineData(Header + "\n" + FrameSideways + "}", "line 2", "sideways")]
-    [InlineData("{\"kind\":\"log\",\"connectionId\":1,\"format\":\"amqp-conformance/frame-log\",\"version\":2,\"startedAt\":\"2026-01-01T00:00:00Z\",\"options\":{\"captureBodies\":false,\"recordSent\":true}}", "line 1", "version 2")]
+    [InlineData("{\"kind\":\"log\",\"connectionId\":1,\"format\":\"amqp-conformance/frame-log\",\"version\":3,\"startedAt\":\"2026-01-01T00:00:00Z\",\"options\":{\"captureBodies\":false,\"recordSent\":true}}", "line 1", "version 3")]
+    [InlineData("{\"kind\":\"log\",\"connectionId\":1,\"format\":\"amqp-conformance/frame-log\",\"version\":1,\"startedAt\":\"2026-01-01T00:00:00Z\",\"options\":{\"captureBodies\":false,\"recordSent\":true}}", "line 1", "XXH64")]
     public void Bad_input_throws_InvalidDataException_naming_the_line(string text, string where, string what)
     {
         var e = Assert.Throws<InvalidDataException>(() => JsonLinesReader.Read(new StringReader(text)));
@@ -112,7 +113,7 @@ public sealed class JsonLinesReaderTests
     }
 
     private const string Header =
-        "{\"kind\":\"log\",\"connectionId\":1,\"format\":\"amqp-conformance/frame-log\",\"version\":1,\"startedAt\":\"2026-01-01T00:00:00Z\",\"options\":{\"captureBodies\":false,\"recordSent\":true}}";
+        "{\"kind\":\"log\",\"connectionId\":1,\"format\":\"amqp-conformance/frame-log\",\"version\":2,\"startedAt\":\"2026-01-01T00:00:00Z\",\"options\":{\"captureBodies\":false,\"recordSent\":true}}";
 
     /// <summary>A frame line without its closing brace, so a test can append fields.</summary>
     private const string Frame =

@@ -8,7 +8,8 @@ namespace AmqpConformance.Protocol.Recording.Export;
 internal static class JsonLinesFormat
 {
     public const string FormatName = "amqp-conformance/frame-log";
-    public const int Version = 1;
+    /// <summary>2 since body digests are XXH3 (version 1's were XXH64: same field, other function).</summary>
+    public const int Version = 2;
 
     public const string Kind = "kind";
     public const string KindLog = "log";

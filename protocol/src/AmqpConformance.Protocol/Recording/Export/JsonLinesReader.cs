@@ -81,6 +81,8 @@ public static class JsonLinesReader
         string format = RequiredString(root, F.Format);
         if (format != F.FormatName) throw new FormatException($"format \"{format}\" is not \"{F.FormatName}\".");
         int version = Prop(root, F.FormatVersion).GetInt32();
+        if (version == 1)
+            throw new FormatException($"format version 1 is not supported (this reader reads {F.Version}): version 1 logs hold XXH64 body digests, which no longer match the frame log's XXH3 digests; record the log again with this version.");
         if (version != F.Version) throw new FormatException($"format version {version} is not supported (this reader reads {F.Version}).");
         JsonElement options = Prop(root, F.Options);
         return new Builder
