@@ -18,10 +18,12 @@ using AmqpConformance.TestSupport.Peers;
 
 // Other modes, each in its own file: `retention` (ended connections must not pile up); `race` (the fake broker against
 // a local RabbitMQ with the same confirm-mode publisher: msg/s, MB/s and the ratio, goals >= 10x at 256 B, >= 3x at 1 MiB);
-// `inmemory` (the broker's receive path alone, single-threaded over in-memory pipes: CPU and instruction counts).
+// `inmemory` (the broker's receive path alone, single-threaded over in-memory pipes: CPU and instruction counts);
+// `digest` (the frame log's body digest, XXH3, against XXH64, the digest before JSON Lines format 2: GB/s).
 if (args is ["retention", ..]) return await RetentionBenchmark.RunAsync(args[1..]);
 if (args is ["race", ..]) return await RaceBenchmark.RunAsync(args[1..]);
 if (args is ["inmemory", ..]) return await InMemoryIngestBenchmark.RunAsync(args[1..]);
+if (args is ["digest", ..]) return DigestBenchmark.Run(args[1..]);
 
 int[] clientCounts = [1, 4];
 int[] bodySizes = [256, 1 << 20];
