@@ -213,7 +213,7 @@ internal static class RaceBenchmark
 
     private static string Ratio(double? ratio) => ratio is { } x ? x.ToString("F2", CultureInfo.InvariantCulture) + "x" : "-";
 
-    /// <summary>"1234.5 (gc pause 4 %, gen2 1)", or for RabbitMQ "1234.5 (publisher 400.1 + beam 834.4)": CPU µs per message.</summary>
+    /// <summary>"1234.5 (gc pause 4 %, gen2 1, alloc 612 B/msg)", or for RabbitMQ "1234.5 (publisher 400.1 + beam 834.4)": CPU µs per message.</summary>
     private static string Costs(Result result, bool beam)
     {
         double PerMessage(TimeSpan t) => t.TotalMicroseconds / result.Messages;
@@ -223,7 +223,7 @@ internal static class RaceBenchmark
                 ? string.Create(CultureInfo.InvariantCulture, $"{PerMessage(c.Process + b):F1} (publisher {PerMessage(c.Process):F1} + beam {PerMessage(b):F1})")
                 : string.Create(CultureInfo.InvariantCulture, $"publisher {PerMessage(c.Process):F1} (beam.smp not readable)");
         return string.Create(CultureInfo.InvariantCulture,
-            $"{PerMessage(c.Process):F1} (gc pause {c.GcPause.TotalSeconds / result.Elapsed.TotalSeconds:P0}, gen2 {c.Gen2})");
+            $"{PerMessage(c.Process):F1} (gc pause {c.GcPause.TotalSeconds / result.Elapsed.TotalSeconds:P0}, gen2 {c.Gen2}, alloc {(double)c.Allocated / result.Messages:F0} B/msg)");
     }
 
     private static string Column(double? value, int width) =>

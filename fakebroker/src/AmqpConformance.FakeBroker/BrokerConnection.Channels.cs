@@ -261,8 +261,7 @@ public sealed partial class BrokerConnection
         lock (host.Gate)
         {
             var queue = host.RequireQueue(m.Queue, Id);
-            var entry = queue.TryDequeue();
-            if (entry is null)
+            if (!queue.TryDequeue(out var entry))
             {
                 SendMethod(ch.Number, new BasicGetEmpty());
                 return;

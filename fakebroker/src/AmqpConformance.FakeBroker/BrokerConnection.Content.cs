@@ -128,8 +128,7 @@ public sealed partial class BrokerConnection
             // one kept in Published or returned to the publisher is out in the world for good.
             bool poolable = queues.Count > 0 && !_options.KeepPublished;
             // Somebody will read this message (a queue, the publisher's basic.return, or Published): make it.
-            var routedTo = new string[queues.Count];
-            for (int i = 0; i < routedTo.Length; i++) routedTo[i] = queues[i].Name;
+            IReadOnlyList<string> routedTo = queues.Count == 1 ? queues[0].NameAsRoutedTo : RoutedTo(queues);
             var message = new DeliveredMessage
             {
                 ConnectionId = Id,
@@ -160,6 +159,14 @@ public sealed partial class BrokerConnection
             ch.PendingConfirmCount++;
             _confirmsDue.Add(ch);
         }
+    }
+
+    /// <summary>The names of <paramref name="queues"/>, in routing order, as a message's <see cref="DeliveredMessage.RoutedTo"/>.</summary>
+    private static string[] RoutedTo(IReadOnlyList<BrokerQueue> queues)
+    {
+        var names = new string[queues.Count];
+        for (int i = 0; i < names.Length; i++) names[i] = queues[i].Name;
+        return names;
     }
 
     /// <summary>Sends the publisher confirms due after a read batch: one basic.ack per publish, or one with

@@ -6,7 +6,7 @@ namespace AmqpConformance.FakeBroker;
 /// lock and returns a snapshot); the broker mutates it only under that lock.</summary>
 public sealed class BrokerQueue
 {
-    private readonly LinkedList<QueuedMessage> _ready = new();
+    private readonly Deque<QueuedMessage> _ready = new();
     private readonly List<Consumer> _consumers = [];
     private int _cursor;
     private long _enqueued;
@@ -20,7 +20,17 @@ public sealed class BrokerQueue
         AutoDelete = autoDelete;
         Arguments = arguments;
         ExclusiveOwner = exclusiveOwner;
+        AsRoute = [this];
+        NameAsRoutedTo = Array.AsReadOnly([name]);
     }
+
+    /// <summary>This queue as a routing result of one queue (the default exchange's), made once: routing a message there
+    /// allocates no list.</summary>
+    internal IReadOnlyList<BrokerQueue> AsRoute { get; }
+
+    /// <summary><see cref="DeliveredMessage.RoutedTo"/> of a message routed here alone, made once and read-only, so messages
+    /// can share it.</summary>
+    internal IReadOnlyList<string> NameAsRoutedTo { get; }
 
     internal VirtualHost Host { get; }
 
@@ -63,8 +73,14 @@ public sealed class BrokerQueue
     {
         lock (Host.Gate)
         {
-            foreach (var entry in _ready) entry.Storage?.Escape();
-            return [.. _ready.Select(q => q.Message)];
+            var messages = new DeliveredMessage[_ready.Count];
+            int i = 0;
+            foreach (var entry in _ready)
+            {
+                entry.Storage?.Escape();
+                messages[i++] = entry.Message;
+            }
+            return messages;
         }
     }
 
@@ -90,13 +106,11 @@ public sealed class BrokerQueue
 
     /// <summary>Takes the head message out for delivery (to a consumer or basic.get): its body escapes the pool, since the
     /// send loop and the client will read it.</summary>
-    internal QueuedMessage? TryDequeue()
+    internal bool TryDequeue(out QueuedMessage entry)
     {
-        var first = _ready.First;
-        if (first is null) return null;
-        _ready.RemoveFirst();
-        first.Value.Storage?.Escape();
-        return first.Value;
+        if (!_ready.TryRemoveFirst(out entry)) return false;
+        entry.Storage?.Escape();
+        return true;
     }
 
     /// <summary>Drops every ready message unread (queue.purge, or the queue being deleted); bodies nobody else holds go
@@ -134,7 +148,7 @@ public sealed class BrokerQueue
                 }
             }
             if (chosen is null) return;
-            var entry = TryDequeue()!;
+            TryDequeue(out var entry);
             chosen.Channel.Deliver(chosen, entry, this);
         }
     }

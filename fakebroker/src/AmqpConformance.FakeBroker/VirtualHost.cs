@@ -193,7 +193,7 @@ internal sealed class VirtualHost
         {
             if (!_exchanges.TryGetValue(exchangeName, out var exchange)) throw NoExchange(exchangeName);
             // The default exchange routes to at most one queue: no list to make (nothing at all when unroutable).
-            if (exchangeName.Length == 0) return _queues.TryGetValue(routingKey, out var direct) ? [direct] : [];
+            if (exchangeName.Length == 0) return _queues.TryGetValue(routingKey, out var direct) ? direct.AsRoute : [];
             var result = new List<BrokerQueue>();
             var visited = new HashSet<string>(StringComparer.Ordinal);
             Collect(exchange, routingKey, headers, result, visited);
@@ -227,8 +227,9 @@ internal sealed class VirtualHost
         lock (Gate)
         {
             storage?.Hold(); // the router's own hold, so a delivery to the first queue cannot end it early
-            foreach (var queue in queues)
+            for (int i = 0; i < queues.Count; i++) // by index: a foreach over the interface would box an enumerator per message
             {
+                var queue = queues[i];
                 if (queue.Deleted) continue;
                 queue.Enqueue(message, storage);
                 queue.Dispatch();

@@ -81,7 +81,7 @@ public sealed class PooledBodyTests
     {
         var queue = Declare("q");
         Publish(0xA1, queue);
-        QueuedMessage delivered = queue.TryDequeue()!; // what dispatch and basic.get do
+        Assert.True(queue.TryDequeue(out QueuedMessage delivered)); // what dispatch and basic.get do
         queue.Requeue(delivered);                      // a nack with requeue, or the channel closing
 
         _host.PurgeQueue("q", connectionId: 1);

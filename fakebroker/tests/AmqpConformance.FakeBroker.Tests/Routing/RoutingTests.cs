@@ -78,6 +78,23 @@ public sealed class RoutingTests : IAsyncLifetime
     }
 
     [Fact]
+    public async Task Routed_to_names_the_queues_and_cannot_be_changed_through_a_cast()
+    {
+        foreach (var q in new[] { "one", "f1", "f2" }) await DeclareQueueAsync(q);
+        await BindAsync("f1", "amq.fanout", "");
+        await BindAsync("f2", "amq.fanout", "");
+        await PublishAndSyncAsync("", "one", "a");
+        await PublishAndSyncAsync("", "one", "b");
+        await PublishAndSyncAsync("amq.fanout", "", "c");
+
+        var published = _broker.Connections[^1].Published;
+        Assert.Equal([["one"], ["one"], ["f1", "f2"]], published.Select(m => m.RoutedTo.ToArray()));
+        // Messages routed to one queue share that queue's list, so it must be read-only even to a caller who casts it.
+        Assert.All(published.Take(2), m => Assert.Throws<NotSupportedException>(() => ((IList<string>)m.RoutedTo)[0] = "changed"));
+        Assert.Equal("one", published[1].RoutedTo[0]);
+    }
+
+    [Fact]
     public async Task Declared_exchange_and_exchange_to_exchange_binding_route()
     {
         await _client.SendMethodAsync(1, new ExchangeDeclare { Exchange = "logs", Type = "topic" }, Ct);
