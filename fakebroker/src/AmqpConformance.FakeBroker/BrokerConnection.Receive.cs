@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Diagnostics;
 using System.Globalization;
 using System.IO.Pipelines;
 using System.Runtime.CompilerServices;
@@ -58,7 +59,7 @@ public sealed partial class BrokerConnection
                 if (result.IsCompleted) return _heartbeatLoop;
                 continue;
             }
-            Interlocked.Exchange(ref _lastReceivedTimestamp, System.Diagnostics.Stopwatch.GetTimestamp());
+            Interlocked.Exchange(ref _lastReceivedTimestamp, Stopwatch.GetTimestamp());
             _readAt = Log.Elapsed;
             var outcome = FrameOutcome.Continue;
             var frames = new FrameCursor(buffer);
@@ -199,8 +200,8 @@ public sealed partial class BrokerConnection
     private IAmqpMethod? _currentMethod;
 
     /// <summary>Validates and handles a well-framed frame. The usual one (a method, a content header of at least 12
-    /// bytes, or a body, on an open connection's channel 1..n) takes a short path to its handler, with the same checks
-    /// in the same order as <see cref="DispatchAny"/>, which handles every frame.</summary>
+    /// bytes, or a body, on an open connection's channel 1..n) goes to its channel's handler; every other is handled or
+    /// refused by <see cref="HandleUnusual"/>, with the checks in RabbitMQ's order.</summary>
     private FrameOutcome Dispatch(long sequence, in RawFrame frame)
     {
         byte type = frame.TypeOctet;
@@ -210,7 +211,7 @@ public sealed partial class BrokerConnection
             (byte)FrameType.Header => frame.ClaimedSize >= 12,
             _ => false,
         };
-        if (!usual) return DispatchAny(sequence, frame);
+        if (!usual) return HandleUnusual(sequence, frame);
         if (Strict) CheckInterleaving(sequence, frame.Channel);
         return type switch
         {
@@ -220,8 +221,10 @@ public sealed partial class BrokerConnection
         };
     }
 
-    /// <summary>Validates and handles any well-framed frame (see <see cref="Dispatch"/>).</summary>
-    private FrameOutcome DispatchAny(long sequence, in RawFrame frame)
+    /// <summary>Handles or refuses a well-framed frame that <see cref="Dispatch"/> does not take to a channel's handler: a
+    /// heartbeat, an unknown type, a content header under 12 bytes, anything on channel 0, a channel frame before
+    /// connection.open-ok. The interleaving check comes where it comes for a usual frame: after the frame's own shape.</summary>
+    private FrameOutcome HandleUnusual(long sequence, in RawFrame frame)
     {
         byte type = frame.TypeOctet;
         if (type == (byte)FrameType.Heartbeat)
@@ -255,13 +258,7 @@ public sealed partial class BrokerConnection
         if (Host is null)
             throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "frame-before-open",
                 $"type {type}, {Snippet(frame.Payload)} (channel {frame.Channel} frame before connection.open-ok)", closeSocketOnly: !IsTuned);
-
-        return type switch
-        {
-            (byte)FrameType.Method => HandleChannelMethodFrame(sequence, frame),
-            (byte)FrameType.Header => HandleHeaderFrame(frame),
-            _ => HandleBodyFrame(sequence, frame),
-        };
+        throw new UnreachableException($"a type {type} frame on channel {frame.Channel} passed every check: Dispatch takes such frames to their handler");
     }
 
     /// <summary>Decodes a method; an unknown class/method id ends the connection without connection.close, which is
