@@ -75,7 +75,7 @@ internal static class FreeRunDriver
 
     /// <summary>Whether no publisher can move on its own: each has finished, or it or a publisher sharing its channel (whose lock
     /// it then waits on) has a call in flight. A publisher between calls, or not yet at its first, is runnable, not parked.</summary>
-    internal static bool AllPublishersParked(WriterCase world, IReadOnlyList<Task> publishers)
+    private static bool AllPublishersParked(WriterCase world, IReadOnlyList<Task> publishers)
     {
         var scenario = world.Scenario;
         for (int p = 0; p < publishers.Count; p++)

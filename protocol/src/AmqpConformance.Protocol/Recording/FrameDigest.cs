@@ -10,8 +10,8 @@ namespace AmqpConformance.Protocol.Recording;
 /// form, so <c>xxhsum -H3</c> prints the same digits for the same bytes.
 /// </summary>
 /// <remarks>A fingerprint for spotting changed or swapped bodies, not a cryptographic hash. Computed by
-/// System.IO.Hashing's <see cref="XxHash3"/>, whose vectorised loop runs at 11–28 GB/s on 1 MiB here against XXH64's
-/// 2.5–4.3 GB/s (docs/benchmarks.md), so the broker can digest every body frame it records without the digest being most
+/// System.IO.Hashing's <see cref="XxHash3"/>, whose vectorised loop ran at 8.9–15.1 GB/s on 1 MiB here against XXH64's
+/// 2.5–3.3 GB/s (the broker benchmark's <c>digest</c> mode, docs/benchmarks.md), so the broker can digest every body frame it records without the digest being most
 /// of the cost of a large body. Every producer and checker of <see cref="FrameRecord.PayloadDigest"/> goes through this
 /// one entry point; none allocates.</remarks>
 public static class FrameDigest
