@@ -79,22 +79,26 @@ public sealed class BackgroundChannelWriter : IFrameWriter
         return WaitForSpaceAsync(queued, cancellationToken);
     }
 
+    /// <summary>Waits for queue space without handing the command to the channel until there is some: a cancellable
+    /// <see cref="ChannelWriter{T}.WriteAsync"/> can, when the token is cancelled while the wait is being registered, both
+    /// throw <see cref="OperationCanceledException"/> and pass the item to the reader (dotnet/runtime#132230), so the
+    /// command would be released here and written and released again by the loop. Waiting with
+    /// <see cref="ChannelWriter{T}.WaitToWriteAsync"/> and then <see cref="ChannelWriter{T}.TryWrite"/> keeps the command
+    /// in this method's hands until the channel has taken it.</summary>
     private async ValueTask WaitForSpaceAsync(QueuedCommand queued, CancellationToken cancellationToken)
     {
         try
         {
-            await _queue.Writer.WriteAsync(queued, cancellationToken).ConfigureAwait(false);
+            while (await _queue.Writer.WaitToWriteAsync(cancellationToken).ConfigureAwait(false))
+                if (_queue.Writer.TryWrite(queued)) return;
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
             queued.Release(_context.Pool);
             throw;
         }
-        catch (ChannelClosedException)
-        {
-            queued.Release(_context.Pool);
-            throw StoppedException();
-        }
+        queued.Release(_context.Pool); // the queue was completed: the writer stopped or was disposed
+        throw StoppedException();
     }
 
     /// <summary>Drains what is queued, then stops; bounded by the drain timeout (see the type's remarks).</summary>
