@@ -48,20 +48,25 @@ public sealed class BoundedBatchingWriter : IFrameWriter
         return WaitForSpaceAsync(entry, cancellationToken);
     }
 
+    /// <summary>Waits for queue space, then hands the entry over (WaitToWriteAsync + TryWrite, as the reference Background
+    /// writer does: a cancellable WriteAsync can both cancel and deliver the item, dotnet/runtime#132230, and the command
+    /// would be released twice).</summary>
     private async ValueTask WaitForSpaceAsync(Entry entry, CancellationToken cancellationToken)
     {
+        bool queued = false;
         try
         {
-            await _queue.Writer.WriteAsync(entry, cancellationToken).ConfigureAwait(false);
+            while (!queued && await _queue.Writer.WaitToWriteAsync(cancellationToken).ConfigureAwait(false))
+                queued = _queue.Writer.TryWrite(entry);
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
             entry.Command.Release(_context.Pool);
             throw;
         }
-        catch (ChannelClosedException)
+        if (!queued)
         {
-            entry.Command.Release(_context.Pool);
+            entry.Command.Release(_context.Pool); // the queue was completed
             throw Stopped() ?? ZooHelpers.Disposed(Name);
         }
         await entry.Done.Task.ConfigureAwait(false);
