@@ -80,7 +80,7 @@ public sealed partial class BrokerConnection
         if (ch.Content is not null)
         {
             ch.Content = null;
-            _midContent.Remove(ch.Number);
+            _midContentCount--;
         }
         ReleaseChannel(ch);
         SendMethod(ch.Number, new ChannelClose { ReplyCode = code, ReplyText = text, FailingClassId = classId, FailingMethodId = methodId });
@@ -91,7 +91,11 @@ public sealed partial class BrokerConnection
         ch.Closed = true;
         ReleaseChannel(ch);
         _channels.Remove(ch.Number);
-        _midContent.Remove(ch.Number);
+        if (ch.Content is not null)
+        {
+            ch.Content = null;
+            _midContentCount--;
+        }
         _confirmsDue.Remove(ch);
     }
 

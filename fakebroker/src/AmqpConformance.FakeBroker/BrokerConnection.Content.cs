@@ -106,14 +106,14 @@ public sealed partial class BrokerConnection
     {
         ch.Content = (ch.SpareContent ?? new PendingContent()).Start(method, sequence);
         ch.SpareContent = null;
-        _midContent.Add(ch.Number);
+        _midContentCount++;
     }
 
     private void CompleteContent(ChannelState ch)
     {
         var content = ch.Content!;
         ch.Content = null;
-        _midContent.Remove(ch.Number);
+        _midContentCount--;
         if (ch.Closing) return;
         var publish = content.Method;
         _currentMethod = publish;

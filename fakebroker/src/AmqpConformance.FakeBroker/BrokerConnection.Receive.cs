@@ -12,7 +12,9 @@ namespace AmqpConformance.FakeBroker;
 public sealed partial class BrokerConnection
 {
     private readonly ChannelTable _channels = new();
-    private readonly HashSet<ushort> _midContent = [];
+    /// <summary>How many open channels have a content command under way (their <see cref="ChannelState.Content"/> set):
+    /// counted, not listed, so that starting and completing a publish costs no set operations.</summary>
+    private int _midContentCount;
     private long _receivedOffset;
     private Task _heartbeatLoop = Task.CompletedTask;
 

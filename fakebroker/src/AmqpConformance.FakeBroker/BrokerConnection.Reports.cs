@@ -57,22 +57,23 @@ public sealed partial class BrokerConnection
             $"A {FrameTypeName(frame.TypeOctet)} frame on channel {frame.Channel} is {frame.ClaimedSize + AmqpConstants.FrameOverhead} bytes, " +
             $"over frame_max {FrameMax} (payload {frame.ClaimedSize} > {FrameMax - AmqpConstants.FrameOverhead}); RabbitMQ tolerates up to 8 bytes more.");
 
-    /// <summary>Reports each other channel's content command this frame interrupts (once per command).</summary>
+    /// <summary>Reports each other channel's content command this frame interrupts (once per command, in channel-number
+    /// order).</summary>
     private void CheckInterleaving(long sequence, ushort channel)
     {
-        // The usual cases, answered without enumerating: no command open, or only this channel's (an open channel is
-        // in _midContent exactly when its Content is set).
-        if (_midContent.Count == 0) return;
-        if (_midContent.Count == 1 && _channels.TryGetValue(channel, out var own) && own.Content is not null) return;
+        // The usual cases, answered without enumerating: no command open, or only this channel's.
+        if (_midContentCount == 0) return;
+        if (_midContentCount == 1 && _channels.TryGetValue(channel, out var own) && own.Content is not null) return;
         ReportInterleaving(sequence, channel);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void ReportInterleaving(long sequence, ushort channel)
     {
-        foreach (ushort other in _midContent)
+        foreach (ChannelState ch in _channels.Values.Where(c => c.Number != channel && c.Content is { InterleavingReported: false }).OrderBy(c => c.Number).ToList())
         {
-            if (other == channel || !_channels.TryGetValue(other, out var ch) || ch.Content is not { InterleavingReported: false } content) continue;
+            ushort other = ch.Number;
+            PendingContent content = ch.Content!;
             content.InterleavingReported = true;
             Report(sequence, ReplyCodes.UnexpectedFrame, "content-interleaved",
                 $"A frame on channel {channel} arrived while channel {other}'s basic.publish (method frame #{content.MethodSequence}) " +

@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Runtime.InteropServices;
 
 namespace AmqpConformance.Protocol;
 
@@ -19,11 +20,18 @@ public struct FrameCursor
     /// <summary>The first segment of <see cref="_rest"/>.</summary>
     private ReadOnlyMemory<byte> _segment;
 
-    /// <summary>What <see cref="_rest"/> starts in: a segment of a pipe's buffer (then payloads are made as slices of
-    /// it, as the general reader's are), or another object (an array: then payloads are sliced from <see cref="_rest"/>).</summary>
-    private object? _startObject;
+    /// <summary>The segment of a pipe's buffer <see cref="_rest"/> starts in (payloads are then made as slices of it, as
+    /// the general reader's are), or null when it starts in another object (an array: then payloads are sliced from
+    /// <see cref="_rest"/>).</summary>
+    private ReadOnlySequenceSegment<byte>? _startSegment;
 
-    /// <summary>Where <see cref="_rest"/> starts in <see cref="_startObject"/>.</summary>
+    /// <summary>The array under <see cref="_segment"/>, when it is one (a pipe's memory always is): its bytes are then read
+    /// from the array directly. <see cref="_segment"/> starts at <see cref="_arrayOffset"/> in it.</summary>
+    private byte[]? _array;
+
+    private int _arrayOffset;
+
+    /// <summary>Where <see cref="_rest"/> starts in <see cref="_startSegment"/> (or the array).</summary>
     private int _startIndex;
 
     /// <summary>Bytes of <see cref="_segment"/> already read as frames.</summary>
@@ -35,7 +43,9 @@ public struct FrameCursor
         _rest = buffer;
         _taken = 0;
         _segment = default;
-        _startObject = null;
+        _startSegment = null;
+        _array = null;
+        _arrayOffset = 0;
         _startIndex = 0;
         StartAtRest();
     }
@@ -49,16 +59,17 @@ public struct FrameCursor
     /// <see cref="FrameReadStatus.BadFrameEnd"/>.</summary>
     public FrameReadStatus TryRead(long maxPayload, out RawFrame frame)
     {
-        ReadOnlySpan<byte> bytes = _segment.Span[_taken..];
-        if (bytes.Length >= AmqpConstants.FrameHeaderSize)
+        int available = _segment.Length - _taken;
+        if (available >= AmqpConstants.FrameHeaderSize)
         {
+            ReadOnlySpan<byte> bytes = _array is not null ? new ReadOnlySpan<byte>(_array, _arrayOffset + _taken, available) : _segment.Span[_taken..];
             if (!FrameReader.ReadHeader(bytes, maxPayload, out byte type, out ushort channel, out long claimed))
             {
                 frame = FrameReader.TooLarge(type, channel, claimed);
                 return FrameReadStatus.PayloadTooLarge;
             }
             int size = (int)claimed; // at most int.MaxValue: ReadHeader said so
-            if ((uint)bytes.Length >= (uint)size + AmqpConstants.FrameOverhead)
+            if ((uint)available >= (uint)size + AmqpConstants.FrameOverhead)
             {
                 byte end = bytes[AmqpConstants.FrameHeaderSize + size];
                 frame = new RawFrame(type, channel, size, Slice(_taken + AmqpConstants.FrameHeaderSize, size), end);
@@ -76,17 +87,25 @@ public struct FrameCursor
 
     /// <summary>Bytes <paramref name="offset"/> to <paramref name="offset"/> + <paramref name="length"/> of the
     /// current segment, which holds them.</summary>
-    private readonly ReadOnlySequence<byte> Slice(int offset, int length)
-    {
-        if (_startObject is ReadOnlySequenceSegment<byte> segment)
-            return new ReadOnlySequence<byte>(segment, _startIndex + offset, segment, _startIndex + offset + length);
-        return _rest.Slice(offset, length);
-    }
+    private readonly ReadOnlySequence<byte> Slice(int offset, int length) =>
+        _startSegment is { } segment
+            ? new ReadOnlySequence<byte>(segment, _startIndex + offset, segment, _startIndex + offset + length)
+            : _rest.Slice(offset, length);
 
     private void StartAtRest()
     {
         _segment = _rest.First;
-        _startObject = _rest.Start.GetObject();
+        _startSegment = _rest.Start.GetObject() as ReadOnlySequenceSegment<byte>;
         _startIndex = _rest.Start.GetInteger();
+        if (MemoryMarshal.TryGetArray(_segment, out ArraySegment<byte> array))
+        {
+            _array = array.Array;
+            _arrayOffset = array.Offset;
+        }
+        else
+        {
+            _array = null;
+            _arrayOffset = 0;
+        }
     }
 }

@@ -52,6 +52,7 @@ public static class FrameReader
     /// <summary>Reads the 7 header bytes at the start of <paramref name="header"/>; returns whether the claimed
     /// payload is acceptable: at most <paramref name="maxPayload"/> and <see cref="int.MaxValue"/> (otherwise the frame
     /// is <see cref="FrameReadStatus.PayloadTooLarge"/>, reported as <see cref="TooLarge"/> makes it).</summary>
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
     internal static bool ReadHeader(ReadOnlySpan<byte> header, long maxPayload, out byte type, out ushort channel, out long size)
     {
         type = header[0];

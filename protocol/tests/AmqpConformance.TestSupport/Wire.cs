@@ -20,7 +20,11 @@ public static class Wire
     }
 
     /// <summary>A sequence made of the given segments, in order (to test multi-segment parsing).</summary>
-    public static ReadOnlySequence<byte> Segmented(params byte[][] segments)
+    public static ReadOnlySequence<byte> Segmented(params byte[][] segments) =>
+        Segmented(segments.Select(s => (ReadOnlyMemory<byte>)s).ToArray());
+
+    /// <summary>A sequence made of the given memories, in order (memory that is not an array, too).</summary>
+    public static ReadOnlySequence<byte> Segmented(params ReadOnlyMemory<byte>[] segments)
     {
         if (segments.Length == 0) return ReadOnlySequence<byte>.Empty;
         var first = new Segment(segments[0], 0);

@@ -15,6 +15,12 @@ internal sealed class FrameSegments
     private readonly List<FrameEntry[]> _segments = [];
     private readonly Stack<FrameEntry[]> _spare = new();
 
+    /// <summary>The last segment, which appends fill, and how many of its entries are used (<see cref="SegmentLength"/>
+    /// when there is none or it is full, so the next append starts one). A segment is only dropped once every entry in
+    /// it is before <see cref="First"/>, so a partly filled tail is never dropped.</summary>
+    private FrameEntry[]? _tail;
+    private int _tailUsed = SegmentLength;
+
     /// <summary>Sequence number of the first entry of the first segment.</summary>
     private long _segmentBase;
 
@@ -30,11 +36,16 @@ internal sealed class FrameSegments
     /// <summary>Appends <paramref name="entry"/>; returns its sequence number.</summary>
     public long Add(in FrameEntry entry)
     {
-        long offset = Next - _segmentBase;
-        int segment = (int)(offset / SegmentLength);
-        if (segment == _segments.Count) _segments.Add(_spare.Count > 0 ? _spare.Pop() : NewSegment());
-        _segments[segment][(int)(offset % SegmentLength)] = entry;
+        if (_tailUsed == SegmentLength) StartSegment();
+        _tail![_tailUsed++] = entry;
         return Next++;
+    }
+
+    private void StartSegment()
+    {
+        _tail = _spare.Count > 0 ? _spare.Pop() : NewSegment();
+        _segments.Add(_tail);
+        _tailUsed = 0;
     }
 
     /// <summary>A new segment, on the pinned object heap: it lives as long as the log, so there it is never copied from

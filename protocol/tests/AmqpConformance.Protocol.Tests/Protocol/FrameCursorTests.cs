@@ -71,6 +71,35 @@ public class FrameCursorTests
     }
 
     [Fact]
+    public void Segments_whose_memory_is_not_an_array_give_what_the_general_reader_gives()
+    {
+        byte[] wire = Wire();
+        var expected = General(new ReadOnlySequence<byte>(wire));
+        for (int at = 1; at < wire.Length; at += 7)
+        {
+            var sequence = Segmented(new NotAnArray(wire[..at]).Memory, new NotAnArray(wire[at..]).Memory);
+            Assert.False(System.Runtime.InteropServices.MemoryMarshal.TryGetArray(sequence.First, out _));
+            Assert.Equal(expected, Cursor(sequence));
+        }
+    }
+
+    /// <summary>Memory over an array that does not say so (as native or pinned memory would not).</summary>
+    private sealed class NotAnArray(byte[] bytes) : MemoryManager<byte>
+    {
+        public override Span<byte> GetSpan() => bytes;
+
+        public override MemoryHandle Pin(int elementIndex = 0) => throw new NotSupportedException();
+
+        public override void Unpin()
+        {
+        }
+
+        protected override void Dispose(bool disposing)
+        {
+        }
+    }
+
+    [Fact]
     public void Three_segments_and_one_byte_segments_give_what_the_general_reader_gives()
     {
         byte[] wire = Wire();
