@@ -34,6 +34,20 @@ internal sealed class CallTrace
     /// <summary>Whether the call is in flight: started and not yet done.</summary>
     public bool IsPending => Attempted && !_done.Task.IsCompleted;
 
+    /// <summary>Whether WriteAsync has returned to its caller (with a task, or by throwing): the writer finished the call's
+    /// synchronous part, so while the call is pending it waits on something (a lock, queue space, a flush) rather than runs on
+    /// the publisher's thread, which the scheduler may have taken off the CPU anywhere in that part.</summary>
+    public bool HandedOver
+    {
+        get => Volatile.Read(ref _handedOver);
+        set => Volatile.Write(ref _handedOver, value);
+    }
+
+    private bool _handedOver;
+
+    /// <summary>Whether the call is pending and waiting (<see cref="IsPending"/> and <see cref="HandedOver"/>).</summary>
+    public bool IsParked => IsPending && HandedOver;
+
     public void Complete(TimeSpan at, Exception? error)
     {
         Ended = at;

@@ -74,7 +74,9 @@ internal static class FreeRunDriver
     }
 
     /// <summary>Whether no publisher can move on its own: each has finished, or it or a publisher sharing its channel (whose lock
-    /// it then waits on) has a call in flight. A publisher between calls, or not yet at its first, is runnable, not parked.</summary>
+    /// it then waits on) has a call in flight that the writer has handed back a task for (<see cref="CallTrace.IsParked"/>). A
+    /// publisher between calls, not yet at its first, or still inside WriteAsync's synchronous part (where a loaded machine can
+    /// preempt it before it wrote anything), is runnable, not parked.</summary>
     private static bool AllPublishersParked(WriterCase world, IReadOnlyList<Task> publishers)
     {
         var scenario = world.Scenario;
@@ -84,7 +86,7 @@ internal static class FreeRunDriver
             int channel = scenario.ChannelOf(p);
             bool inCall = false;
             for (int q = 0; q < publishers.Count && !inCall; q++)
-                inCall = scenario.ChannelOf(q) == channel && world.Traces[q].Any(t => t.IsPending);
+                inCall = scenario.ChannelOf(q) == channel && world.Traces[q].Any(t => t.IsParked);
             if (!inCall) return false;
         }
         return true;

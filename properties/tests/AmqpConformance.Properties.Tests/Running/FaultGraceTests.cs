@@ -28,7 +28,9 @@ public sealed class FaultGraceTests
         var result = await WriterLevelRunner.RunAsync(swallow, CallsAfterAReset(), options);
         var grace = new FaultsChecker().Grace;
         // The harness settles the writer, then skips what is left of the grace: waiting it all out would leave nothing to skip.
-        Assert.True(result.Phases!.Skipped > TimeSpan.Zero, "the harness waited the grace out instead of skipping it");
+        // Only a machine so loaded that settling the writer took the whole grace in real time leaves nothing to skip honestly.
+        Assert.True(result.Phases!.Skipped > TimeSpan.Zero || result.Phases.Drive >= grace,
+            $"the harness waited the grace out instead of skipping it (driving took {result.Phases.Drive.TotalMilliseconds:0} ms)");
         var seen = result.Evidence.Fault!.ObservedAt!.Value;
         var last = result.Evidence.Calls.MaxBy(c => c.Started)!;
         Assert.True(last.Started > seen + grace, $"the last call started at {last.Started.TotalMilliseconds:0} ms, the fault was seen at {seen.TotalMilliseconds:0} ms");
