@@ -1,8 +1,9 @@
 namespace AmqpConformance.Harness.Verdicts;
 
-/// <summary>Lifecycle: DisposeAsync completes within its bound even on a stalled output; every call pending when disposal began
-/// completes, and succeeds only if its command went out before disposal returned; a call that starts after disposal returned fails
-/// and writes nothing; nothing is written after disposal returned.</summary>
+/// <summary>Lifecycle: DisposeAsync completes within its bound even on a stalled output; disposing a second time (after the first
+/// returned, or alongside it) returns without error; every call pending when disposal began completes, and succeeds only if its
+/// command went out before disposal returned; a call that starts after disposal returned fails and writes nothing; nothing is
+/// written after disposal returned.</summary>
 /// <remarks>Holds trivially where the harness did not dispose the writer (<see cref="ConformanceEvidence.Lifecycle"/> is null).</remarks>
 public sealed class LifecycleChecker : IInvariantChecker
 {
@@ -19,6 +20,8 @@ public sealed class LifecycleChecker : IInvariantChecker
         if (!life.DisposeCompleted)
             v.Add("dispose-hung", $"DisposeAsync did not complete within {life.Bound.TotalSeconds:0.###} s" +
                 (life.OutputStalledThroughDispose ? " while the output accepted nothing (a writer must give up after WriterContext.DrainTimeout)." : "."));
+        if (life.SecondDisposal is { } how && life.SecondDisposalFailure is { } failure)
+            v.Add("second-dispose-failed", $"DisposeAsync, called a second time ({how}), threw {failure}; disposing twice must be harmless.");
         var calls = evidence.Calls.ToDictionary(c => c.Id);
         foreach (int id in life.CallsPendingAtDispose)
         {

@@ -12,6 +12,13 @@ namespace AmqpConformance.Harness.Verdicts;
 public sealed record LifecycleRecord(TimeSpan? DisposeInvokedAt, TimeSpan? DisposeReturnedAt, TimeSpan Bound,
     IReadOnlyList<int> CallsPendingAtDispose, long BytesWrittenAfterDispose, bool OutputStalledThroughDispose)
 {
-    /// <summary>Whether DisposeAsync completed within <see cref="Bound"/>.</summary>
+    /// <summary>Whether DisposeAsync completed within <see cref="Bound"/> (with a second disposal, both calls).</summary>
     public bool DisposeCompleted => DisposeReturnedAt is not null;
+
+    /// <summary>How the harness called DisposeAsync a second time ("after the first returned", "alongside the first"), or null
+    /// when it called it once. <see cref="DisposeReturnedAt"/> is then when both calls had completed.</summary>
+    public string? SecondDisposal { get; init; }
+
+    /// <summary>What the second DisposeAsync threw (type and message), or null if it returned normally (or there was none).</summary>
+    public string? SecondDisposalFailure { get; init; }
 }

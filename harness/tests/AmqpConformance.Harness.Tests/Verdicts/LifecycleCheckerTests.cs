@@ -45,4 +45,20 @@ public class LifecycleCheckerTests
         Assert.Equal([2], verdict.Single("succeeded-after-dispose").Calls);
         Assert.Equal(2, verdict.Violations.Count);
     }
+
+    [Fact]
+    public void A_second_disposal_that_throws_is_caught_and_one_that_returns_holds()
+    {
+        var b = new WireLogBuilder();
+        b.Publish(1, 0, [1]);
+        b.Call(0, [1], 0, 1);
+        var failed = _checker.Run(b.Evidence(e => e with
+        {
+            Lifecycle = Disposed(5, 8) with { SecondDisposal = "after the first returned", SecondDisposalFailure = "ObjectDisposedException: gone" },
+        }));
+        var violation = failed.Single("second-dispose-failed");
+        Assert.Contains("after the first returned", violation.Message, StringComparison.Ordinal);
+        Assert.Contains("ObjectDisposedException: gone", violation.Message, StringComparison.Ordinal);
+        Assert.True(_checker.Run(b.Evidence(e => e with { Lifecycle = Disposed(5, 8) with { SecondDisposal = "alongside the first" } })).Holds);
+    }
 }

@@ -120,6 +120,8 @@ public static class ScenarioGenerators
         from faults in features.Faults && !features.TransportStall ? Faults(bytes) : Gen.Constant(FaultPlan.Empty)
         from scriptSeed in Gen.Choose(0, int.MaxValue)
         from closeAsCompletion in Gen.Elements(false, true)
+        from channelBase in ChannelBase
+        from secondDisposal in SecondDisposals
         select new Scenario(frameMax, layout, [.. publishers.Select(p => (IReadOnlyList<PublishStep>)[.. features.Scripted ? p.Take(4) : p])], faults, seed,
             StallUntilQuiet: features.TransportStall)
         {
@@ -129,7 +131,19 @@ public static class ScenarioGenerators
             Script = features.Scripted ? ScriptGenerator.Build([.. publishers.Select(p => Math.Min(p.Count, 4))], features, new Random(scriptSeed)) : null,
             StallThroughDispose = features.StallThroughDispose,
             CloseAsCompletion = closeAsCompletion,
+            ChannelBase = channelBase,
+            SecondDisposal = secondDisposal,
         };
+
+    /// <summary>The lowest channel number of a case: 1 mostly; 255 and 256 (a channel number's high byte becomes non-zero within
+    /// or at the start of the case) and 2032 (the case's channels run up to 2047, the broker's channel_max, with 16 publishers).</summary>
+    public static Gen<ushort> ChannelBase { get; } =
+        Gen.Frequency((12, Gen.Constant((ushort)1)), (1, Gen.Constant((ushort)255)), (1, Gen.Constant((ushort)256)), (1, Gen.Constant((ushort)2032)));
+
+    /// <summary>How often a case disposes its writer twice: in one case in eight after the first disposal returned, in one in eight
+    /// at the same time.</summary>
+    public static Gen<SecondDisposal> SecondDisposals { get; } =
+        Gen.Frequency((6, Gen.Constant(SecondDisposal.None)), (1, Gen.Constant(SecondDisposal.AfterFirst)), (1, Gen.Constant(SecondDisposal.Concurrent)));
 
     /// <summary>The mixed scenarios (<see cref="ScenarioProfile.Mixed"/>).</summary>
     public static Gen<Scenario> Scenario { get; } = For(ScenarioProfile.Mixed);

@@ -5,7 +5,7 @@ using AmqpConformance.Properties.Scenarios;
 namespace AmqpConformance.Properties.Generators;
 
 /// <summary>Shrinks a failing <see cref="Scenario"/> toward a small readable one: first drop faults, publishers, publishes and
-/// script steps, then simplify the settings (default queue and threshold, no noise, no stall through disposal), the layout and
+/// script steps, then simplify the settings (default queue and threshold, no noise, no stall through disposal, one disposal, channels from 1), the layout and
 /// frame_max, then each publish (no cancellation, no owner, no headers, no slicing, shorter body). Every candidate is strictly
 /// simpler, so shrinking ends; a script stays consistent with its publishers (a publisher's removal removes its steps and renumbers
 /// the others).</summary>
@@ -38,6 +38,8 @@ public static class ScenarioShrinker
         if (s.Noise) yield return s with { Noise = false };
         if (s.CloseAsCompletion) yield return s with { CloseAsCompletion = false };
         if (s.StallThroughDispose) yield return s with { StallThroughDispose = false };
+        if (s.SecondDisposal != SecondDisposal.None) yield return s with { SecondDisposal = SecondDisposal.None };
+        if (s.ChannelBase != 1) yield return s with { ChannelBase = 1 };
         if (s.Layout != ChannelLayout.OwnChannel) yield return s with { Layout = ChannelLayout.OwnChannel };
         if (s.FrameMax != 4096 && s.Publishers.All(p => p.All(x => x.HeaderBytes <= PublishCommandBuilder.MaxHeaderBytes(4096))))
             yield return s with { FrameMax = 4096 };

@@ -42,6 +42,7 @@ internal sealed class CallLauncher(WriterCase world)
             output.FireOnFlush(onFlush, step.CancelAfterFlushes);
         }
         if (world.Output.FaultObservedAt is not null) world.Events.Add(RunEvent.CallAfterFault);
+        if (trace.Channel > byte.MaxValue && step.BodyLength > 0) world.Events.Add(RunEvent.BodyOnChannelAbove255);
         trace.Started = world.Clock;
         trace.Attempted = true;
         Task call;
@@ -53,6 +54,7 @@ internal sealed class CallLauncher(WriterCase world)
         {
             call = Task.FromException(ex);
         }
+        trace.HandedOver = true;
         if (step.Cancel == CancelKind.Racing) _ = Task.Run(() => Fire(trace, cts, racing: true));
         _ = WatchAsync(trace, call, cts, onFlush, owner is null ? array : null);
         return trace.Done;

@@ -1,10 +1,12 @@
 using AmqpConformance.Harness.Verdicts;
+using AmqpConformance.Properties.Scenarios;
 
 namespace AmqpConformance.Properties.Running;
 
-/// <summary>Disposes a case's writer once, when the script or the end of the run says so, and records the timeline the lifecycle
-/// invariant judges: when DisposeAsync was invoked and when it completed, which calls were pending then, and the bytes written
-/// after it completed.</summary>
+/// <summary>Disposes a case's writer when the script or the end of the run says so (once, or twice as the scenario's
+/// <see cref="Scenarios.Scenario.SecondDisposal"/> says: after the first call returned, or alongside it), and records the timeline
+/// the lifecycle invariant judges: when DisposeAsync was invoked and when it (every call of it) completed, which calls were pending
+/// then, what a second call threw, and the bytes written after disposal completed.</summary>
 /// <remarks>When the harness keeps the output stalled through disposal, the writer's drain timeout can only expire: the harness then
 /// lets the writer settle and moves the case's clock to the writer's next timer (<see cref="CaseClock.TrySkipToNextTimer"/>) instead
 /// of waiting for it in real time; the bound is judged on the case's clock, which never runs slower than real time.</remarks>
@@ -15,6 +17,7 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
     private TimeSpan? _returnedAt;
     private IReadOnlyList<int> _pending = [];
     private bool _timedOut;
+    private string? _secondFailure;
 
     /// <summary>Whether disposal has begun.</summary>
     public bool Begun => _disposal is not null;
@@ -22,7 +25,7 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
     /// <summary>How long the harness waits for DisposeAsync: twice the writer's drain timeout plus a margin.</summary>
     public TimeSpan Bound => 2 * world.Context.DrainTimeout + world.Options.DisposeMargin;
 
-    /// <summary>Invokes DisposeAsync (once) without waiting for it.</summary>
+    /// <summary>Invokes DisposeAsync (and the scenario's second call, if any) without waiting for it; does nothing once begun.</summary>
     public void Begin()
     {
         if (_disposal is not null) return;
@@ -30,14 +33,15 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
         _pending = [.. pending.Select(t => t.Id)];
         if (pending.Count > 0) world.Events.Add(RunEvent.DisposeWithParkedCalls);
         if (world.Output.IsFlushPending) world.Events.Add(RunEvent.DisposeDuringFlush);
-        Task disposal;
-        try
+        Task disposal = InvokeDispose();
+        switch (world.Scenario.SecondDisposal)
         {
-            disposal = world.Writer!.DisposeAsync().AsTask();
-        }
-        catch (Exception ex)
-        {
-            disposal = Task.FromException(ex); // a DisposeAsync that throws synchronously: what it left behind is still judged
+            case SecondDisposal.Concurrent:
+                disposal = BothAsync(disposal, Second(InvokeDispose()));
+                break;
+            case SecondDisposal.AfterFirst:
+                disposal = SecondAfterAsync(disposal);
+                break;
         }
         _invokedAt = world.Clock;
         _disposal = disposal.ContinueWith(_ =>
@@ -45,6 +49,59 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
             _returnedAt = world.Clock;
             world.Output.MarkDisposeReturned();
         }, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+    }
+
+    /// <summary>Calls the writer's DisposeAsync; one that throws synchronously becomes a failed task (what it left behind is still
+    /// judged).</summary>
+    private Task InvokeDispose()
+    {
+        try
+        {
+            return world.Writer!.DisposeAsync().AsTask();
+        }
+        catch (Exception ex)
+        {
+            return Task.FromException(ex);
+        }
+    }
+
+    /// <summary>The second call's task, recording what it threw (the first call's failure is not the lifecycle invariant's to judge).</summary>
+    private async Task Second(Task second)
+    {
+        world.Events.Add(RunEvent.DisposeTwice);
+        try
+        {
+            await second.ConfigureAwait(false);
+        }
+        catch (Exception ex)
+        {
+            _secondFailure = $"{ex.GetType().Name}: {ex.Message}";
+        }
+    }
+
+    private static async Task BothAsync(Task first, Task second)
+    {
+        try
+        {
+            await first.ConfigureAwait(false);
+        }
+        finally
+        {
+            await second.ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>The first call, then (however it ended) the second.</summary>
+    private async Task SecondAfterAsync(Task first)
+    {
+        try
+        {
+            await first.ConfigureAwait(false);
+        }
+        finally
+        {
+            await Second(InvokeDispose()).ConfigureAwait(false);
+        }
     }
 
     /// <summary>Waits (bounded by <see cref="Bound"/> on the case's clock) for DisposeAsync to complete; begins it first if need be.</summary>
@@ -82,5 +139,14 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
     /// (once the harness let a stalled output go).</summary>
     public LifecycleRecord Record() =>
         new(_invokedAt, _disposal is { IsCompleted: true } && !_timedOut ? _returnedAt : null, Bound, _pending, world.Output.BytesWrittenAfterDispose,
-            world.StallsThroughDispose);
+            world.StallsThroughDispose)
+        {
+            SecondDisposal = world.Scenario.SecondDisposal switch
+            {
+                SecondDisposal.AfterFirst => "after the first returned",
+                SecondDisposal.Concurrent => "alongside the first",
+                _ => null,
+            },
+            SecondDisposalFailure = Volatile.Read(ref _secondFailure),
+        };
 }

@@ -24,4 +24,8 @@ public enum RunEvent
     CallAfterFault,
     /// <summary>A call started after DisposeAsync had begun.</summary>
     CallAfterDispose,
+    /// <summary>DisposeAsync was called a second time: after the first call returned, or alongside it.</summary>
+    DisposeTwice,
+    /// <summary>A publish with a body started on a channel numbered 256 or above (its channel field's high byte is not zero).</summary>
+    BodyOnChannelAbove255,
 }

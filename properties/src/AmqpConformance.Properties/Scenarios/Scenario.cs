@@ -42,6 +42,13 @@ public sealed record Scenario(int FrameMax, ChannelLayout Layout, IReadOnlyList<
     /// rather than an exception (see <c>FaultyTransportOptions.OrderlyCloseAsCompletion</c>).</summary>
     public bool CloseAsCompletion { get; init; }
 
+    /// <summary>The lowest channel number the publishers use (1 usually; sometimes 255, 256 or 2032, so that channel numbers cross
+    /// 255 and reach 2047, the broker's channel_max: a writer that encodes a channel in one byte shows only there).</summary>
+    public ushort ChannelBase { get; init; } = 1;
+
+    /// <summary>Whether the harness disposes the writer a second time (after the first disposal returned, or at the same time).</summary>
+    public SecondDisposal SecondDisposal { get; init; }
+
     /// <summary>Client level: whether the client's channels use publisher confirms (a publish then completes on the broker's ack).</summary>
     public bool Confirms { get; init; } = true;
 
@@ -49,12 +56,12 @@ public sealed record Scenario(int FrameMax, ChannelLayout Layout, IReadOnlyList<
     public int PublishCount => Publishers.Sum(p => p.Count);
 
     /// <summary>The channel publisher <paramref name="publisher"/> uses under <see cref="Layout"/>.</summary>
-    public ushort ChannelOf(int publisher) => Layout switch
+    public ushort ChannelOf(int publisher) => (ushort)(ChannelBase + Layout switch
     {
-        ChannelLayout.SharedChannel => 1,
-        ChannelLayout.Mixed => publisher % 2 == 0 ? (ushort)1 : (ushort)(publisher + 1),
-        _ => (ushort)(publisher + 1),
-    };
+        ChannelLayout.SharedChannel => 0,
+        ChannelLayout.Mixed => publisher % 2 == 0 ? 0 : publisher,
+        _ => publisher,
+    });
 
     /// <summary>Whether publisher <paramref name="publisher"/>'s channel is shared with another publisher.</summary>
     public bool IsSharedChannel(int publisher) =>
@@ -73,6 +80,9 @@ public sealed record Scenario(int FrameMax, ChannelLayout Layout, IReadOnlyList<
         if (StallThroughDispose) sb.Append(" stall-through-dispose");
         if (!Confirms) sb.Append(" confirms-off");
         if (CloseAsCompletion) sb.Append(" close-as-completion");
+        if (ChannelBase != 1) sb.Append(CultureInfo.InvariantCulture, $" channels-from={ChannelBase}");
+        if (SecondDisposal != SecondDisposal.None)
+            sb.Append(SecondDisposal == SecondDisposal.Concurrent ? " dispose-twice:concurrent" : " dispose-twice:after");
         sb.Append(" [");
         for (int p = 0; p < Publishers.Count; p++)
         {

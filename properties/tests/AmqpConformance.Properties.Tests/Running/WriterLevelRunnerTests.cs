@@ -101,4 +101,58 @@ public sealed class WriterLevelRunnerTests
         Assert.True(sample.PeakBytesHeld >= 20_000, sample.ToString());
         Assert.All(result.Evidence.Calls, c => Assert.Equal(CallOutcome.Succeeded, c.Outcome));
     }
+
+    [Theory]
+    [InlineData(ChannelLayout.SharedChannel, 256, new ushort[] { 256 })]
+    [InlineData(ChannelLayout.OwnChannel, 255, new ushort[] { 255, 256 })]
+    [InlineData(ChannelLayout.OwnChannel, 2032, new ushort[] { 2032, 2033 })]
+    public async Task Publishes_go_out_on_the_channels_from_the_scenario_base(ChannelLayout layout, int channelBase, ushort[] expected)
+    {
+        var scenario = new Scenario(4096, layout, [[new PublishStep(5000)], [new PublishStep(10)]], FaultPlan.Empty) { ChannelBase = (ushort)channelBase };
+        var result = await WriterLevelRunner.RunAsync(WriterModes.Coalescing, scenario);
+        Assert.Equal(expected, result.Evidence.Frames.Select(f => f.Channel).Distinct().Order());
+        Assert.Equal(Enumerable.Range(0, 2).Count(p => scenario.ChannelOf(p) > 255), result.Events[RunEvent.BodyOnChannelAbove255]);
+        Assert.All(result.CheckAll(), v => Assert.True(v.Holds, v.ToString()));
+    }
+
+    [Fact]
+    public async Task A_writer_that_drops_the_channel_high_byte_is_caught_on_channel_256()
+    {
+        var broken = AmqpConformance.SelfTest.Zoo.ZooWriters.FromName("Zoo:ChannelLowByteBody")!.Factory;
+        var low = new Scenario(4096, ChannelLayout.SharedChannel, [[new PublishStep(10)]], FaultPlan.Empty) { ChannelBase = 255 };
+        Assert.All((await WriterLevelRunner.RunAsync(broken, low)).CheckAll(), v => Assert.True(v.Holds, v.ToString()));
+        var high = (await WriterLevelRunner.RunAsync(broken, low with { ChannelBase = 256 })).Check(InvariantNames.Broker);
+        Assert.False(high.Holds); // its body went out on channel 0
+    }
+
+    [Theory]
+    [InlineData(SecondDisposal.AfterFirst)]
+    [InlineData(SecondDisposal.Concurrent)]
+    public async Task A_second_disposal_is_made_and_judged(SecondDisposal how)
+    {
+        var scenario = new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(10)]], FaultPlan.Empty) { SecondDisposal = how };
+        foreach (var mode in new[] { WriterModes.Background, WriterModes.Inline, WriterModes.Coalescing })
+        {
+            var result = await WriterLevelRunner.RunAsync(mode, scenario);
+            Assert.Equal(1, result.Events[RunEvent.DisposeTwice]);
+            Assert.All(result.CheckAll(), v => Assert.True(v.Holds, $"{mode.Name}: {v}"));
+        }
+        var throwing = FrameWriterFactory.Create("ThrowsOnSecondDispose", c => new ThrowsOnSecondDispose(WriterModes.Inline.CreateWriter(c)));
+        var lifecycle = (await WriterLevelRunner.RunAsync(throwing, scenario)).Check(InvariantNames.Lifecycle);
+        Assert.Contains("ObjectDisposedException", Assert.Single(lifecycle.Violations, v => v.Rule == "second-dispose-failed").Message, StringComparison.Ordinal);
+        var scratch = AmqpConformance.SelfTest.Zoo.ZooWriters.FromName("Zoo:DisposeTwiceReturnsScratch")!.Factory;
+        Assert.Contains((await WriterLevelRunner.RunAsync(scratch, scenario)).Check(InvariantNames.Pools).Violations, v => v.Rule == "double-return");
+        Assert.True((await WriterLevelRunner.RunAsync(scratch, scenario with { SecondDisposal = SecondDisposal.None })).Check(InvariantNames.Pools).Holds);
+    }
+
+    /// <summary>A correct writer whose DisposeAsync throws when called again.</summary>
+    private sealed class ThrowsOnSecondDispose(IFrameWriter inner) : IFrameWriter
+    {
+        private int _disposals;
+
+        public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default) => inner.WriteAsync(command, cancellationToken);
+
+        public ValueTask DisposeAsync() =>
+            Interlocked.Increment(ref _disposals) == 1 ? inner.DisposeAsync() : throw new ObjectDisposedException(nameof(ThrowsOnSecondDispose));
+    }
 }

@@ -176,6 +176,9 @@ public static class ZooWriters
         E(c => new FrameMaxMinusSevenWriter(c), BugClass.WireFormat,
             "Slices bodies at frame_max - 7 (forgot the frame-end octet), so full body frames are frame_max + 1 bytes.",
             "A body of at least frame_max - 7 bytes under a finite frame_max."),
+        E(c => new ChannelLowByteBodyWriter(c), BugClass.WireFormat,
+            "Writes only the low byte of the channel number into body frames (an encoder copied from the heartbeat's, whose channel is 0).",
+            "A body on channel 256 or above."),
 
         // 8. Command shape
         E(c => new EvenSplitWriter(c), BugClass.CommandShape,
@@ -214,6 +217,9 @@ public static class ZooWriters
         E(c => new OwnerDisposedTwiceOnCancelWriter(c), BugClass.Pools,
             "When the wait for the lock is cancelled, releases the command and then disposes the body owner again.",
             "An owned body whose call is cancelled while waiting for the lock."),
+        E(c => new DisposeTwiceReturnsScratchWriter(c), BugClass.Pools,
+            "Returns the scratch buffer it rented when made on every DisposeAsync call, outside the once-only guard.",
+            "DisposeAsync called a second time: after the first returned (Close() then await using), or alongside it."),
 
         // The first six, kept under their original names.
         new(BrokenWriterModes.SplitLock, BugClass.Interleaving,
