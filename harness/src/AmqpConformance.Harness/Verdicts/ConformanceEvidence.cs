@@ -50,6 +50,15 @@ public sealed record ConformanceEvidence
     /// <see cref="PublishCall.BodyOwnerDisposedAtOutputBytes"/> to <see cref="FrameRecord.WireOffset"/>.</summary>
     public long OutputWireOffset { get; init; }
 
+    /// <summary>When the writer's factory says its calls complete (<see cref="Writers.FrameWriterFactory.Completion"/>); with
+    /// <see cref="Writers.WriterCompletion.AfterFlush"/> the faults invariant also judges <c>succeeded-but-not-delivered</c>.</summary>
+    public Writers.WriterCompletion DeclaredCompletion { get; init; }
+
+    /// <summary>Whether the harness followed the writer's output to the end (it owns the output and could read every frame the
+    /// writer committed), so that <see cref="PublishCall.OutputEndByte"/> and <see cref="PublishCall.DeliveredOutputBytesAtCompletion"/>
+    /// can be trusted; false at client level, and when the output stopped making sense (the wire-format invariant says why).</summary>
+    public bool OutputDeliveryTracked { get; init; }
+
     /// <summary>Frames the writer sent (client to broker), in wire order.</summary>
     public IEnumerable<FrameRecord> Received => Frames.Where(f => f.Direction == FrameDirection.Received);
 }

@@ -2,7 +2,9 @@ namespace AmqpConformance.Harness.Verdicts;
 
 /// <summary>Faults: nothing hangs (every call completes); after the output reported a fault the writer puts no more bytes into it;
 /// once a call has failed because of the fault, every call that starts later fails; every call that starts a grace period after
-/// the writer saw the fault fails; failures carry a clear exception; pooled buffers still come back.</summary>
+/// the writer saw the fault fails; failures carry a clear exception; pooled buffers still come back. For a writer whose factory
+/// declares <see cref="Writers.WriterCompletion.AfterFlush"/>, every call that reported success had its whole command delivered by
+/// a flush that returned successfully before it completed, fault or no fault.</summary>
 public sealed class FaultsChecker : IInvariantChecker
 {
     private static readonly string[] BugExceptionTypes =
@@ -37,6 +39,8 @@ public sealed class FaultsChecker : IInvariantChecker
                 v.Add("unclear-exception", $"Call {call.Id} failed with \"{error}\", which says nothing about the connection's state; expected an I/O, disposed or invalid-operation error.", null, [call.Id]);
         }
 
+        if (evidence.DeclaredCompletion == Writers.WriterCompletion.AfterFlush && evidence.OutputDeliveryTracked) CheckDelivered(evidence, v);
+
         if (evidence.Fault is { } fault)
         {
             if (fault.BytesWrittenAfterFault > 0)
@@ -46,6 +50,31 @@ public sealed class FaultsChecker : IInvariantChecker
                 v.Add("buffers-not-returned-after-fault", $"After the fault, a rental never came back: {leak.Message}");
         }
         return v.ToVerdict();
+    }
+
+    /// <summary>A writer that declares it completes calls after their flush promises more than one that completes on accept: a
+    /// call that reports success had its bytes handed on by a flush that succeeded. So a transport fault does not excuse a success
+    /// whose command a flush did not deliver (it threw, reported the reader completed, was cancelled, or never came). Judged
+    /// against the writer's own output, not the broker: bytes a successful flush handed on and the transport lost afterwards
+    /// (a reset, a data limit) are not the writer's doing.</summary>
+    private static void CheckDelivered(ConformanceEvidence evidence, ViolationList v)
+    {
+        foreach (var call in evidence.Calls.Where(c => c.Outcome == CallOutcome.Succeeded))
+        {
+            string faultNote = evidence.Fault is { } f ? $" (the transport fault: {f.Description})" : "";
+            if (call.OutputEndByte is not { } end)
+                v.Add("succeeded-but-not-delivered", $"Call {call.Id} (publisher {call.Publisher}, #{call.IndexInPublisher}) reported success, but its whole command " +
+                    $"never went into the output; the writer declares it completes calls after their flush{faultNote}.", null, [call.Id]);
+            else if (call.DeliveredOutputBytesAtCompletion is not { } delivered || delivered < end)
+            {
+                long? byThen = call.DeliveredOutputBytesAtCompletion;
+                v.Add("succeeded-but-not-delivered", $"Call {call.Id} (publisher {call.Publisher}, #{call.IndexInPublisher}) reported success, but its command " +
+                    $"(output bytes up to {end}) had not been delivered by a successful flush when it completed " +
+                    $"(successful flushes had delivered {(byThen is { } d ? $"{d} bytes" : "nothing")} by then); the writer declares " +
+                    $"it completes calls after their flush, so a flush that threw, reported the reader completed or was cancelled must fail the call{faultNote}.",
+                    null, [call.Id]);
+            }
+        }
     }
 
     private void CheckCallsAfterFault(ConformanceEvidence evidence, TimeSpan seen, ViolationList v)

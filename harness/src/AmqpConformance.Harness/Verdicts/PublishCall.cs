@@ -52,4 +52,15 @@ public sealed record PublishCall
 
     /// <summary>Bytes the writer had put into its output when it first disposed the body owner; null if never disposed.</summary>
     public long? BodyOwnerDisposedAtOutputBytes { get; init; }
+
+    /// <summary>The offset in the writer's output just after this call's command's last frame: where its whole command ends in the
+    /// bytes the writer committed. Null when its command was never committed whole, or where the harness does not follow the
+    /// writer's output (client level; see <see cref="ConformanceEvidence.OutputDeliveryTracked"/>).</summary>
+    public long? OutputEndByte { get; init; }
+
+    /// <summary>How many bytes of the writer's output had been delivered, when the harness saw this call complete, by flushes that
+    /// returned successfully (without throwing, with neither IsCompleted nor IsCanceled): the committed bytes the last such flush
+    /// handed on. The call's command was delivered before it completed when <see cref="OutputEndByte"/> is at most this. Null if
+    /// the call never completed, or where the harness does not follow the writer's output.</summary>
+    public long? DeliveredOutputBytesAtCompletion { get; init; }
 }

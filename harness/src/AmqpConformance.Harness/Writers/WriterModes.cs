@@ -3,17 +3,20 @@ namespace AmqpConformance.Harness.Writers;
 /// <summary>The reference writers as factories, by the names reports and test traits use.</summary>
 public static class WriterModes
 {
-    /// <summary><see cref="BackgroundChannelWriter"/>: bounded channel + copy, completes on enqueue ("Background").</summary>
+    /// <summary><see cref="BackgroundChannelWriter"/>: bounded channel + copy, completes on enqueue ("Background",
+    /// <see cref="WriterCompletion.OnAccept"/>).</summary>
     public static FrameWriterFactory Background { get; } =
-        FrameWriterFactory.Create("Background", context => new BackgroundChannelWriter(context));
+        FrameWriterFactory.Create("Background", context => new BackgroundChannelWriter(context), WriterCompletion.OnAccept);
 
-    /// <summary><see cref="InlineSemaphoreWriter"/>: semaphore, no copy, completes after its flush ("Inline").</summary>
+    /// <summary><see cref="InlineSemaphoreWriter"/>: semaphore, no copy, completes after its flush ("Inline",
+    /// <see cref="WriterCompletion.AfterFlush"/>).</summary>
     public static FrameWriterFactory Inline { get; } =
-        FrameWriterFactory.Create("Inline", context => new InlineSemaphoreWriter(context));
+        FrameWriterFactory.Create("Inline", context => new InlineSemaphoreWriter(context), WriterCompletion.AfterFlush);
 
-    /// <summary><see cref="CoalescingWriter"/>: queue without copy, one flush per batch ("Coalescing").</summary>
+    /// <summary><see cref="CoalescingWriter"/>: queue without copy, one flush per batch, completes after it ("Coalescing",
+    /// <see cref="WriterCompletion.AfterFlush"/>).</summary>
     public static FrameWriterFactory Coalescing { get; } =
-        FrameWriterFactory.Create("Coalescing", context => new CoalescingWriter(context));
+        FrameWriterFactory.Create("Coalescing", context => new CoalescingWriter(context), WriterCompletion.AfterFlush);
 
     /// <summary>All reference writers.</summary>
     public static IReadOnlyList<FrameWriterFactory> All { get; } = [Background, Inline, Coalescing];

@@ -1,4 +1,5 @@
 using AmqpConformance.Harness.Verdicts;
+using AmqpConformance.Harness.Writers;
 
 namespace AmqpConformance.Harness.Tests.Verdicts;
 
@@ -66,5 +67,61 @@ public class FaultsCheckerTests
             Fault = Reset, Pool = PoolLedgers.With(2, 1, PoolLedgers.Finding(AmqpConformance.Harness.Pooling.PoolFindingKind.Leak, "array #2")),
         }));
         verdict.Single("buffers-not-returned-after-fault");
+    }
+
+    // succeeded-but-not-delivered: judged only when the factory declares AfterFlush and the harness followed the writer's output.
+
+    private static ConformanceEvidence Declared(ConformanceEvidence e, WriterCompletion completion) =>
+        e with { DeclaredCompletion = completion, OutputDeliveryTracked = true };
+
+    [Fact]
+    public void A_success_whose_flush_failed_is_caught_for_an_after_flush_writer_even_with_a_fault()
+    {
+        // The red-team writer: call 1's bytes (output 100..200) went in, its flush threw (the reset), and it reported success.
+        var b = new WireLogBuilder();
+        b.Replace(b.Call(0, [1], 0, 1) with { OutputEndByte = 100, DeliveredOutputBytesAtCompletion = 100 });
+        b.Replace(b.Call(1, [1], 9, 12) with { OutputEndByte = 200, DeliveredOutputBytesAtCompletion = 100 });
+        var evidence = b.Evidence(e => e with { Fault = Reset });
+
+        var verdict = _checker.Run(Declared(evidence, WriterCompletion.AfterFlush));
+        var violation = verdict.Single("succeeded-but-not-delivered");
+        Assert.Equal([1], violation.Calls);
+        Assert.Contains("reset after 100 bytes", violation.Message, StringComparison.Ordinal);
+        // A writer that completes on accept, or says nothing, may lose an accepted command when the connection dies.
+        Assert.True(_checker.Run(Declared(evidence, WriterCompletion.OnAccept)).Holds);
+        Assert.True(_checker.Run(Declared(evidence, WriterCompletion.Unspecified)).Holds);
+    }
+
+    [Fact]
+    public void A_success_whose_command_never_went_whole_into_the_output_is_caught_for_an_after_flush_writer()
+    {
+        var b = new WireLogBuilder();
+        b.Replace(b.Call(0, [1], 0, 1) with { OutputEndByte = null, DeliveredOutputBytesAtCompletion = 0 });
+        var verdict = _checker.Run(Declared(b.Evidence(e => e with { Fault = Reset }), WriterCompletion.AfterFlush));
+        Assert.Contains("never went into the output", verdict.Single("succeeded-but-not-delivered").Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Bytes_a_successful_flush_delivered_and_the_transport_then_lost_are_not_the_writers_fault()
+    {
+        // Neither call is on the wire (the reset lost both downstream), but successful flushes had handed both on before they completed;
+        // call 2 failed and was never delivered, which is what it said.
+        var b = new WireLogBuilder();
+        b.Replace(b.Call(0, [1], 0, 1) with { OutputEndByte = 100, DeliveredOutputBytesAtCompletion = 100 });
+        b.Replace(b.Call(1, [1], 1, 2) with { OutputEndByte = 200, DeliveredOutputBytesAtCompletion = 250 });
+        b.Replace(b.Call(2, [1], 9, 12, CallOutcome.Failed, error: "FrameWriterFaultedException: reset") with { OutputEndByte = 300, DeliveredOutputBytesAtCompletion = 250 });
+        b.Call(3, [1], 9, 12, CallOutcome.Cancelled);
+        Assert.True(_checker.Run(Declared(b.Evidence(e => e with { Fault = Reset }), WriterCompletion.AfterFlush)).Holds);
+    }
+
+    [Fact]
+    public void Delivery_is_not_judged_where_the_harness_did_not_follow_the_writers_output()
+    {
+        // Client level: no controlled output, so no delivery record; the declaration alone is not enough to judge.
+        var b = new WireLogBuilder();
+        b.Call(0, [1], 0, 1);
+        var evidence = b.Evidence(e => e with { Fault = Reset, DeclaredCompletion = WriterCompletion.AfterFlush });
+        Assert.True(_checker.Run(evidence).Holds);
+        Assert.False(_checker.Run(evidence with { OutputDeliveryTracked = true }).Holds);
     }
 }

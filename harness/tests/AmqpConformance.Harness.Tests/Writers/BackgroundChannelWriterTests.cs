@@ -12,6 +12,8 @@ public sealed class BackgroundChannelWriterTests : WriterContractTests
 
     protected override bool CompletesAfterFlush => false;
 
+    protected override FrameWriterFactory ReferenceFactory => WriterModes.Background;
+
     [Fact]
     public async Task Calls_complete_on_enqueue_until_the_queue_is_full()
     {

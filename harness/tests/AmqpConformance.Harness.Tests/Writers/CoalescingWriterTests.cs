@@ -12,6 +12,8 @@ public sealed class CoalescingWriterTests : WriterContractTests
 
     protected override bool CompletesAfterFlush => true;
 
+    protected override FrameWriterFactory ReferenceFactory => WriterModes.Coalescing;
+
     [Fact]
     public async Task Commands_queued_during_a_flush_go_out_together_with_one_flush_in_FIFO_order()
     {

@@ -12,6 +12,8 @@ public sealed class InlineSemaphoreWriterTests : WriterContractTests
 
     protected override bool CompletesAfterFlush => true;
 
+    protected override FrameWriterFactory ReferenceFactory => WriterModes.Inline;
+
     [Fact]
     public async Task A_call_completes_only_after_its_flush()
     {

@@ -19,6 +19,32 @@ public abstract class WriterContractTests
     /// <summary>True when a call completes only after its bytes were flushed (false: on enqueue).</summary>
     protected abstract bool CompletesAfterFlush { get; }
 
+    /// <summary>The writer's reference factory (<see cref="WriterModes"/>).</summary>
+    protected abstract FrameWriterFactory ReferenceFactory { get; }
+
+    [Fact]
+    public async Task The_reference_factory_declares_when_its_calls_complete()
+    {
+        Assert.Equal(CompletesAfterFlush ? WriterCompletion.AfterFlush : WriterCompletion.OnAccept, ReferenceFactory.Completion);
+
+        // What the declaration means, on the factory's own writer: the only flush the call's bytes get throws. A writer that completes
+        // after the flush must fail that call; one that completes on accept has already reported it published (and may lose it).
+        const int frameMax = 4096;
+        var pool = new TrackingArrayPool();
+        await using var capture = new WireCapture();
+        capture.Writer.FailOnFlush = 1;
+        var writer = ReferenceFactory.CreateWriter(new WriterContext(capture.Writer, pool, frameMax));
+        var first = await Outcome(writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, 0, 500))));
+        await Eventually(() => capture.Writer.HasFailed, "the flush failed");
+        var next = await CallUntilFailureAsync(s => writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, 1 + s, 500))));
+        await writer.DisposeAsync().AsTask().WaitAsync(TestTimeout);
+
+        if (CompletesAfterFlush) Assert.IsType<InjectedFault>(Assert.IsType<FrameWriterFaultedException>(first).InnerException);
+        else Assert.Null(first);
+        Assert.IsType<FrameWriterFaultedException>(next);
+        pool.AssertClean();
+    }
+
     protected IFrameWriter Create(WireCapture capture, TrackingArrayPool pool, int frameMax, int queueCapacity = 128, TimeSpan? drainTimeout = null) =>
         CreateWriter(new WriterContext(capture.Writer, pool, frameMax) { QueueCapacity = queueCapacity }, drainTimeout ?? TimeSpan.FromSeconds(5));
 

@@ -25,6 +25,9 @@ internal sealed class CallTrace
     public ulong? PublishSequenceNumber { get; set; }
     public TrackedBodyOwner? Owner { get; set; }
 
+    /// <summary>The output's <see cref="ControlledOutput.DeliveredOffset"/> when the harness saw the call complete.</summary>
+    public long? DeliveredAtCompletion { get; set; }
+
     /// <summary>Cancels the call's token (set while the call is in flight).</summary>
     public Action? Cancel { get; set; }
 
@@ -63,11 +66,14 @@ internal sealed class CallTrace
     /// <summary>Marks the bookkeeping done (or the call given up as hung).</summary>
     public void MarkDone() => _done.TrySetResult();
 
-    public PublishCall Freeze() => new()
+    /// <summary>The call as the checkers see it; <paramref name="outputEnd"/> is where its whole command ends in the writer's output
+    /// (null if it never went in whole, or the output was not followed).</summary>
+    public PublishCall Freeze(long? outputEnd = null) => new()
     {
         Id = Id, Publisher = Publisher, IndexInPublisher = IndexInPublisher, Channel = Channel, ExpectedBody = ExpectedBody,
         Started = Started, Ended = Ended, Outcome = Outcome, Error = Error, PoisonedAfterCompletion = Poisoned,
         PublishSequenceNumber = PublishSequenceNumber,
         HasBodyOwner = Owner is not null, BodyOwnerDisposals = Owner?.Disposals ?? 0, BodyOwnerDisposedAtOutputBytes = Owner?.DisposedAtOutputBytes,
+        OutputEndByte = outputEnd, DeliveredOutputBytesAtCompletion = Ended is null ? null : DeliveredAtCompletion,
     };
 }

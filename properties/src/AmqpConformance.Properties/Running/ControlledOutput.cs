@@ -24,6 +24,7 @@ internal sealed class ControlledOutput : PipeWriter
     private Memory<byte> _last;
     private long _committed;
     private long _flushedOffset;
+    private long _deliveredOffset;
     private long _flushes;
     private long _activity;
     private int _pendingFlushes;
@@ -46,6 +47,16 @@ internal sealed class ControlledOutput : PipeWriter
 
     /// <summary>How many committed bytes had been handed to the transport by the last flush that reached it.</summary>
     public long FlushedOffset => Interlocked.Read(ref _flushedOffset);
+
+    /// <summary>How many committed bytes had been handed on by flushes that returned successfully (neither threw nor reported
+    /// IsCompleted or IsCanceled): what the writer's flushes delivered, whatever the transport did with the bytes afterwards.</summary>
+    public long DeliveredOffset => Interlocked.Read(ref _deliveredOffset);
+
+    /// <summary>Where call <paramref name="callId"/>'s whole command ends in the committed bytes, or null while it is incomplete.</summary>
+    public long? EndOf(int callId) { lock (_gate) return _scanner.EndOf(callId); }
+
+    /// <summary>Whether the harness could follow the committed bytes to the end (a stream it cannot believe stops the scanner).</summary>
+    public bool Followed { get { lock (_gate) return !_scanner.Lost; } }
 
     /// <summary>Flushes the writer started so far.</summary>
     public long Flushes => Interlocked.Read(ref _flushes);
@@ -211,15 +222,20 @@ internal sealed class ControlledOutput : PipeWriter
                 if (!proceed) return new FlushResult(isCanceled: true, isCompleted: false);
             }
             ValueTask<FlushResult> flush;
+            long handedOn;
             lock (_gate)
             {
                 flush = _inner.FlushAsync(cancellationToken);
                 // A pipe hands every committed byte to its reader when the flush starts; waiting is only for backpressure.
-                Interlocked.Exchange(ref _flushedOffset, _committed);
+                handedOn = _committed;
+                Interlocked.Exchange(ref _flushedOffset, handedOn);
             }
             Signal();
             var result = await flush.ConfigureAwait(false);
             if (result.IsCompleted) NoteFault();
+            // Delivered only once the flush returns successfully, before the writer sees the result (so before it can complete a
+            // call on the strength of it); a flush that threw, or reported the reader gone or a cancellation, delivered nothing.
+            else if (!result.IsCanceled) MaxInto(ref _deliveredOffset, handedOn);
             return result;
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
@@ -264,6 +280,17 @@ internal sealed class ControlledOutput : PipeWriter
             FaultObservedAt = _clock();
         }
         Signal();
+    }
+
+    private static void MaxInto(ref long location, long value)
+    {
+        long seen = Interlocked.Read(ref location);
+        while (value > seen)
+        {
+            long was = Interlocked.CompareExchange(ref location, value, seen);
+            if (was == seen) return;
+            seen = was;
+        }
     }
 
     private void Touch() => Interlocked.Increment(ref _activity);

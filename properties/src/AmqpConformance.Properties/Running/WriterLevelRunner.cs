@@ -68,7 +68,7 @@ public static class WriterLevelRunner
         return new ConformanceEvidence
         {
             Frames = frames,
-            Calls = [.. world.AllTraces.Where(t => t.Attempted).Select(t => t.Freeze())],
+            Calls = [.. world.AllTraces.Where(t => t.Attempted).Select(t => t.Freeze(world.Output.EndOf(t.Id)))],
             FrameMax = world.Scenario.FrameMax,
             Pool = world.WriterPool.Verify(),
             CallerArrayFindings = [.. world.CallerPool.Verify().Findings.Where(f => f.Kind == Harness.Pooling.PoolFindingKind.WriteAfterReturn)],
@@ -79,6 +79,8 @@ public static class WriterLevelRunner
             VisibilityLapses = observer.Lapses,
             Backpressure = observer.Backpressure(),
             OutputWireOffset = world.OutputWireOffset,
+            DeclaredCompletion = world.Factory.Completion,
+            OutputDeliveryTracked = world.Output.Followed,
         };
     }
 

@@ -60,11 +60,15 @@ public sealed record ZooEntry(FrameWriterFactory Factory, BugClass Class, string
 /// <summary>The catalogue: every DELIBERATELY BROKEN zoo writer and the correct-but-unusual ones.</summary>
 public static class ZooWriters
 {
-    private static ZooEntry E<T>(Func<WriterContext, T> create, BugClass bugClass, string bug, string trigger) where T : IFrameWriter
+    /// <summary>An entry whose factory declares <paramref name="completion"/>: what the writer's base design (inline, batching or
+    /// background) does, where the writer really does it; a writer whose bug is completing calls early, or that completes some
+    /// calls on accept, declares <see cref="WriterCompletion.OnAccept"/> or nothing.</summary>
+    private static ZooEntry E<T>(Func<WriterContext, T> create, BugClass bugClass, string bug, string trigger,
+        WriterCompletion completion = WriterCompletion.Unspecified) where T : IFrameWriter
     {
         string name = typeof(T).Name;
         if (name.EndsWith("Writer", StringComparison.Ordinal)) name = name[..^"Writer".Length];
-        return new ZooEntry(FrameWriterFactory.Create("Zoo:" + name, c => create(c)), bugClass, bug, trigger);
+        return new ZooEntry(FrameWriterFactory.Create("Zoo:" + name, c => create(c), completion), bugClass, bug, trigger);
     }
 
     /// <summary>Every zoo writer, broken ones by class, then the correct ones.</summary>
@@ -73,16 +77,16 @@ public static class ZooWriters
         // 1. Lifecycle
         E(c => new StrandedWaitersWriter(c), BugClass.Lifecycle,
             "DisposeAsync takes the inline writer's lock and never releases it, so callers parked on the lock are never woken.",
-            "Callers waiting for the lock (with uncancellable tokens) when DisposeAsync runs."),
+            "Callers waiting for the lock (with uncancellable tokens) when DisposeAsync runs.", WriterCompletion.AfterFlush),
         E(c => new EarlyDisposeReturnWriter(c), BugClass.Lifecycle,
             "DisposeAsync returns once the queue's count is 0, not when the loop has finished, so the last command is written after disposal (or lost if the output is completed by then).",
-            "DisposeAsync while the background loop still holds a dequeued command (publisher ahead of the loop at the end of a run)."),
+            "DisposeAsync while the background loop still holds a dequeued command (publisher ahead of the loop at the end of a run).", WriterCompletion.OnAccept),
         E(c => new DisposeHangsOnStallWriter(c), BugClass.Lifecycle,
             "DisposeAsync awaits the loop with no drain timeout and never cancels the pending flush.",
-            "DisposeAsync while the transport is stalled and a flush is pending."),
+            "DisposeAsync while the transport is stalled and a flush is pending.", WriterCompletion.OnAccept),
         E(c => new DisposeLeaksQueuedWriter(c), BugClass.Lifecycle,
             "When DisposeAsync gives up draining and cancels the loop, the loop treats that as a clean exit and never releases the command in hand or the queued ones.",
-            "DisposeAsync with a stalled output and commands still queued (drain timeout)."),
+            "DisposeAsync with a stalled output and commands still queued (drain timeout).", WriterCompletion.OnAccept),
         E(c => new AcceptsAfterDisposeWriter(c), BugClass.Lifecycle,
             "Calls made during or after DisposeAsync release their command and report success instead of throwing ObjectDisposedException.",
             "A publish that races with, or follows, disposal."),
@@ -96,27 +100,27 @@ public static class ZooWriters
             "The last publish before a pause or before disposal."),
         E(c => new StaleBurstFlagWriter(c), BugClass.Visibility,
             "The loop decides once per wake-up that \"more than one is queued, the next round will flush\" and skips the flush; when the burst ends in that round, its commands stay unflushed.",
-            "The loop wakes up to two or more queued commands and no further publish follows (a burst, then a pause)."),
+            "The loop wakes up to two or more queued commands and no further publish follows (a burst, then a pause).", WriterCompletion.OnAccept),
         E(c => new PendingCounterSkipsFlushWriter(c), BugClass.Visibility,
             "Skips the flush while a counter says more commands are coming; a caller cancelled while waiting for queue space never decrements it, so the loop never flushes again.",
-            "A call cancelled while the queue is full; every later publish then stays unflushed until disposal."),
+            "A call cancelled while the queue is full; every later publish then stays unflushed until disposal.", WriterCompletion.OnAccept),
 
         // 3. Queue full / backpressure
         E(c => new UnboundedQueueWriter(c), BugClass.QueueFull,
             "The background writer's queue is unbounded (QueueCapacity ignored), so body copies pile up behind a stalled transport.",
-            "A stalled transport and a publisher that keeps publishing."),
+            "A stalled transport and a publisher that keeps publishing.", WriterCompletion.OnAccept),
         E(c => new DropOldestWhenFullWriter(c), BugClass.QueueFull,
             "The bounded queue uses FullMode.DropOldest, so a full queue silently evicts an already-acknowledged command, unwritten and unreleased.",
-            "The queue fills up (stalled transport) and one more publish arrives."),
+            "The queue fills up (stalled transport) and one more publish arrives.", WriterCompletion.OnAccept),
         E(c => new CancelledSpaceWaitEnqueuesWriter(c), BugClass.QueueFull,
             "Waits for queue space with WriteAsync(item).AsTask().WaitAsync(token): cancelling abandons the wait but not the write, so a cancelled, already-released command is enqueued and written later.",
-            "A call cancelled while waiting for space in a full queue."),
+            "A call cancelled while waiting for space in a full queue.", WriterCompletion.OnAccept),
         E(c => new ByteBudgetWriter(c), BugClass.QueueFull,
             "Bounds the queue at QueueCapacity x frame_max bytes and reads a budget of 0 as unlimited, so with frame_max 0 the queue is unbounded.",
-            "frame_max 0 (unlimited) with a stalled transport."),
+            "frame_max 0 (unlimited) with a stalled transport.", WriterCompletion.OnAccept),
         E(c => new UnboundedPendingListWriter(c), BugClass.QueueFull,
             "While another caller writes, callers park a body copy on an unbounded list and complete at once; nobody is ever made to wait.",
-            "A slow or stalled transport with several concurrent publishers."),
+            "A slow or stalled transport with several concurrent publishers.", WriterCompletion.OnAccept),
 
         // 4. After a fault
         E(c => new SwallowAfterFaultWriter(c), BugClass.AfterFault,
@@ -124,102 +128,105 @@ public static class ZooWriters
             "Any publish after the call whose flush failed."),
         E(c => new KeepWritingAfterFaultWriter(c), BugClass.AfterFault,
             "The background loop records a failed flush and goes on writing the next queued command into the failed output.",
-            "A fault while further commands are already queued."),
+            "A fault while further commands are already queued.", WriterCompletion.OnAccept),
         E(c => new HangAfterFaultWriter(c), BugClass.AfterFault,
             "On a fault the batching loop fails its batch and returns without completing the queue, so queued and later calls never complete.",
-            "Any call queued at, or made after, the fault."),
+            "Any call queued at, or made after, the fault.", WriterCompletion.AfterFlush),
         E(c => new FaultReportedOnceWriter(c), BugClass.AfterFault,
             "Reporting the fault clears it (Interlocked.Exchange with null), so the second call after a fault writes into the dead output again.",
-            "Two or more calls after the fault."),
+            "Two or more calls after the fault.", WriterCompletion.AfterFlush),
         E(c => new IgnoresCompletedFlushWriter(c), BugClass.AfterFault,
             "Checks FlushResult.IsCanceled but not IsCompleted, so a reader that completed cleanly is never noticed.",
             "The output's reader completes without an exception (orderly close seen as FlushResult.IsCompleted)."),
+        E(c => new SucceedsOnFailedFlushWriter(c), BugClass.AfterFault,
+            "When its write or flush throws an IOException, the inline writer stops but reports success to the call that hit it, although that command never reached the broker whole.",
+            "A reset or close that fails the flush of a call in progress.", WriterCompletion.AfterFlush),
 
         // 5. Ordering under contention
         E(c => new LifoQueueWriter(c), BugClass.Ordering,
             "Queues commands in a ConcurrentStack and writes each TryPopRange batch newest first.",
-            "Two or more commands queued at once (a publisher ahead of the loop)."),
+            "Two or more commands queued at once (a publisher ahead of the loop).", WriterCompletion.OnAccept),
         E(c => new TwoDrainLoopsWriter(c), BugClass.Ordering,
             "Two loops drain the same FIFO queue, each serializing its command outside the output lock, and race each other to that lock.",
-            "Two or more commands queued at once, a larger one ahead of a smaller one (the smaller one finishes serializing first)."),
+            "Two or more commands queued at once, a larger one ahead of a smaller one (the smaller one finishes serializing first).", WriterCompletion.OnAccept),
         E(c => new FastPathOvertakesWriter(c), BugClass.Ordering,
             "The inline fast path checks only that the output gate is free, so a new call overtakes a command that is queued while the loop has not yet woken to take the gate.",
-            "Contention (a command queued behind a fast-path writer) followed by a call that finds the gate free before the loop takes it."),
+            "Contention (a command queued behind a fast-path writer) followed by a call that finds the gate free before the loop takes it.", WriterCompletion.OnAccept),
         E(c => new RoundRobinChannelsWriter(c), BugClass.Ordering,
             "Per-channel queues drained round-robin, so a command queued later on one channel overtakes an earlier, already-completed one on another.",
-            "Two channels with queued commands, one of them holding two or more."),
+            "Two channels with queued commands, one of them holding two or more.", WriterCompletion.OnAccept),
         E(c => new SmallFirstWriter(c), BugClass.Ordering,
             "The loop sorts each batch of up to 16 queued commands by size, smallest first.",
-            "A batch in which a larger command is queued ahead of a smaller one."),
+            "A batch in which a larger command is queued ahead of a smaller one.", WriterCompletion.OnAccept),
 
         // 6. Cancellation timing
         E(c => new FlushWithCallerTokenWriter(c), BugClass.Cancellation,
             "Passes the caller's token to FlushAsync and reports a cancelled flush as the call's cancellation, though the frames are already in the output.",
-            "Cancellation landing as the command's flush starts or while it waits for backpressure."),
+            "Cancellation landing as the command's flush starts or while it waits for backpressure.", WriterCompletion.AfterFlush),
         E(c => new CancelBetweenBodyFramesWriter(c), BugClass.Cancellation,
             "Flushes per frame and honours the token between body frames, leaving the method, header and some body frames on the wire.",
-            "Cancellation after the first flush of a command with a non-empty body."),
+            "Cancellation after the first flush of a command with a non-empty body.", WriterCompletion.AfterFlush),
         E(c => new CancelledSlotLeakWriter(c), BugClass.Cancellation,
             "Re-checks the token after getting a queue slot and throws without giving the slot back, so each such cancellation shrinks the queue for good.",
-            "Cancellations that land just as a slot is granted, QueueCapacity of them in a connection's life."),
+            "Cancellations that land just as a slot is granted, QueueCapacity of them in a connection's life.", WriterCompletion.OnAccept),
         E(c => new RegisteredCancelStillWrittenWriter(c), BugClass.Cancellation,
             "Registers TrySetCanceled on the caller's token but leaves the entry queued, so the loop writes a call that reported cancellation.",
-            "Cancellation while the command waits in the queue or its batch is being flushed."),
+            "Cancellation while the command waits in the queue or its batch is being flushed.", WriterCompletion.AfterFlush),
         E(c => new CancelPendingFlushOnTokenWriter(c), BugClass.Cancellation,
             "Registers CancelPendingFlush on the caller's token during the flush and reports IsCanceled as the call's cancellation; the bytes were already committed.",
-            "Cancellation landing during (or just before) the command's flush."),
+            "Cancellation landing during (or just before) the command's flush.", WriterCompletion.AfterFlush),
 
         // 7. Wire format
         E(c => new SixteenBitSizeWriter(c), BugClass.WireFormat,
             "Writes a body frame's size as 16 bits into the low half of the 32-bit size field.",
-            "A body frame over 65,535 bytes (frame_max 0 or above 65,543, with a body that large)."),
+            "A body frame over 65,535 bytes (frame_max 0 or above 65,543, with a body that large).", WriterCompletion.AfterFlush),
         E(c => new FrameMaxMinusSevenWriter(c), BugClass.WireFormat,
             "Slices bodies at frame_max - 7 (forgot the frame-end octet), so full body frames are frame_max + 1 bytes.",
-            "A body of at least frame_max - 7 bytes under a finite frame_max."),
+            "A body of at least frame_max - 7 bytes under a finite frame_max.", WriterCompletion.AfterFlush),
         E(c => new ChannelLowByteBodyWriter(c), BugClass.WireFormat,
             "Writes only the low byte of the channel number into body frames (an encoder copied from the heartbeat's, whose channel is 0).",
-            "A body on channel 256 or above."),
+            "A body on channel 256 or above.", WriterCompletion.AfterFlush),
 
         // 8. Command shape
         E(c => new EvenSplitWriter(c), BugClass.CommandShape,
             "Spreads a multi-frame body evenly over its frames instead of full frame_max - 8 frames and a shorter last one.",
-            "A body needing two or more frames whose length is not an exact multiple of frame_max - 8."),
+            "A body needing two or more frames whose length is not an exact multiple of frame_max - 8.", WriterCompletion.AfterFlush),
         E(c => new EmptyBodyFrameWriter(c), BugClass.CommandShape,
             "A do/while body loop sends one empty body frame for an empty body.",
-            "A publish with an empty body."),
+            "A publish with an empty body.", WriterCompletion.AfterFlush),
         E(c => new ExtraFrameOnExactMultipleWriter(c), BugClass.CommandShape,
             "Counts body frames as length / max + 1, so an exact multiple of frame_max - 8 gets a trailing empty body frame.",
-            "A body of exactly k x (frame_max - 8) bytes."),
+            "A body of exactly k x (frame_max - 8) bytes.", WriterCompletion.AfterFlush),
 
         // 9. Interleaving
         E(c => new SplitAfterFirstBodyFrameWriter(c), BugClass.Interleaving,
             "Releases the lock after the first body frame and re-takes it for the rest of the body.",
-            "A body spanning several frames while another publisher (other channel) waits for the lock."),
+            "A body spanning several frames while another publisher (other channel) waits for the lock.", WriterCompletion.AfterFlush),
         E(c => new FrameRoundRobinWriter(c), BugClass.Interleaving,
             "The loop sends one frame per channel per turn across a batch, interleaving commands of different channels.",
-            "Two queued commands on different channels, one with a body spanning several frames."),
+            "Two queued commands on different channels, one with a body spanning several frames.", WriterCompletion.OnAccept),
 
         // 10. Bodies
         E(c => new LargeBodyNoCopyWriter(c), BugClass.Bodies,
             "A background writer that completes on enqueue skips the copy for bodies of 85,000 bytes or more and writes them later from the caller's memory.",
-            "A body of 85,000 bytes or more, without an owner, written after its call completed and the caller reused the memory."),
+            "A body of 85,000 bytes or more, without an owner, written after its call completed and the caller reused the memory.", WriterCompletion.OnAccept),
         E(c => new SliceOffsetIgnoredWriter(c), BugClass.Bodies,
             "Copies the body from index 0 of the array behind it instead of from the segment's offset.",
-            "A body that is a slice starting past the beginning of its array."),
+            "A body that is a slice starting past the beginning of its array.", WriterCompletion.OnAccept),
 
         // 11. Pools
         E(c => new StagingLeakOnAsyncFlushWriter(c), BugClass.Pools,
             "A one-buffer-per-command writer returns its staging buffer on the synchronous-flush path only.",
-            "A flush that does not complete synchronously (backpressure or a slow transport)."),
+            "A flush that does not complete synchronously (backpressure or a slow transport).", WriterCompletion.AfterFlush),
         E(c => new OwnerDisposedBeforeLastFrameWriter(c), BugClass.Pools,
             "Disposes the body owner after taking the last body slice but before copying it into the output.",
-            "A publish whose body comes with an owner."),
+            "A publish whose body comes with an owner.", WriterCompletion.AfterFlush),
         E(c => new OwnerDisposedTwiceOnCancelWriter(c), BugClass.Pools,
             "When the wait for the lock is cancelled, releases the command and then disposes the body owner again.",
-            "An owned body whose call is cancelled while waiting for the lock."),
+            "An owned body whose call is cancelled while waiting for the lock.", WriterCompletion.AfterFlush),
         E(c => new DisposeTwiceReturnsScratchWriter(c), BugClass.Pools,
             "Returns the scratch buffer it rented when made on every DisposeAsync call, outside the once-only guard.",
-            "DisposeAsync called a second time: after the first returned (Close() then await using), or alongside it."),
+            "DisposeAsync called a second time: after the first returned (Close() then await using), or alongside it.", WriterCompletion.AfterFlush),
 
         // The first six, kept under their original names.
         new(BrokenWriterModes.SplitLock, BugClass.Interleaving,
@@ -244,13 +251,13 @@ public static class ZooWriters
         // Correct but unusual: must pass.
         E(c => new OneBufferPerCommandWriter(c), BugClass.Correct,
             "None: serializes each command into one pooled buffer, one Write and one flush under a lock, completes after the flush.",
-            "None."),
+            "None.", WriterCompletion.AfterFlush),
         E(c => new FlushPerFrameWriter(c), BugClass.Correct,
             "None: flushes after every frame, under one lock held for the whole command.",
-            "None."),
+            "None.", WriterCompletion.AfterFlush),
         E(c => new BoundedBatchingWriter(c), BugClass.Correct,
             "None: bounded queue honouring QueueCapacity, one flush per batch, completes each call after its flush.",
-            "None."),
+            "None.", WriterCompletion.AfterFlush),
     ];
 
     /// <summary>The zoo writer called <paramref name="name"/>, case-insensitive, or null: its full name ("Zoo:LazyFlush", or
