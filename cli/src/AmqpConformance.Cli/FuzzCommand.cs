@@ -1,5 +1,6 @@
 using System.CommandLine;
 using AmqpConformance.Cli.Fuzzing;
+using AmqpConformance.Properties;
 
 namespace AmqpConformance.Cli;
 
@@ -63,7 +64,7 @@ internal static class FuzzCommand
     /// <summary>Runs one fuzz target within <paramref name="budget"/>, prints the report, returns 0 when clean, else 1.</summary>
     internal static async Task<int> RunAsync(string target, FuzzBudget budget, TextWriter output, CancellationToken cancellationToken)
     {
-        using var monitor = new UnhandledExceptionMonitor(output);
+        using var monitor = new UnhandledExceptionMonitor(output, "fuzz");
         await output.WriteLineAsync($"fuzz {target}: seed {budget.Seed}, up to {budget.Units} {(target == "broker" ? "frames" : "requests")} or {budget.Duration.TotalSeconds:0.#} s, {budget.Parallel} in flight");
         FuzzReport report = target == "broker"
             ? await BrokerFuzzer.RunAsync(budget, monitor, cancellationToken).ConfigureAwait(false)

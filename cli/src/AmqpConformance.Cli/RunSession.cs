@@ -1,3 +1,4 @@
+using AmqpConformance.Harness.Reports;
 using AmqpConformance.Harness.Writers;
 using AmqpConformance.Properties;
 using Spectre.Console;
@@ -8,7 +9,7 @@ namespace AmqpConformance.Cli;
 internal sealed record RunResults(IReadOnlyDictionary<(string Writer, string Property), PropertyOutcome> Outcomes, bool Interrupted);
 
 /// <summary>Runs the selected properties against each writer, one after another, with a progress bar, writing each failure's
-/// artifacts. A termination signal stops it at once: the property in progress is abandoned (its worker is told to stop starting
+/// artifacts (a writer that crashes the process gets its crash report there: <see cref="CasesInFlight"/>). A termination signal stops it at once: the property in progress is abandoned (its worker is told to stop starting
 /// cases) and the run returns what had finished, marked interrupted.</summary>
 internal sealed class RunSession(IReadOnlyList<FrameWriterFactory> factories, IReadOnlyList<string> properties, int cases,
     ReplayToken? replay, string reportRoot, IReadOnlyList<string> writerSpecs)
@@ -38,6 +39,8 @@ internal sealed class RunSession(IReadOnlyList<FrameWriterFactory> factories, IR
                         {
                             MaxTest = cases, Replay = replay, Cancellation = stop.Token,
                             OnCase = n => task.Value = before + n,
+                            ReportFolder = ConformanceArtifacts.FolderFor(factory.Name, property, reportRoot), // a crash's report goes there
+                            ReplayHint = token => ReplayHint(factory, property, token),
                         };
                         var check = Task.Run(() => ConformanceProperties.Check(factory, property, options), CancellationToken.None);
                         if (await Task.WhenAny(check, interruption).ConfigureAwait(false) != check)
@@ -57,8 +60,10 @@ internal sealed class RunSession(IReadOnlyList<FrameWriterFactory> factories, IR
     }
 
     /// <summary>The command line that replays <paramref name="outcome"/>'s failure.</summary>
-    public string ReplayHint(FrameWriterFactory factory, PropertyOutcome outcome) =>
-        $"paste: amqp-conformance run --writer {WriterArgument(factory)} --invariant {outcome.Invariant} --replay {outcome.Replay}";
+    public string ReplayHint(FrameWriterFactory factory, PropertyOutcome outcome) => ReplayHint(factory, outcome.Invariant, outcome.Replay);
+
+    private string ReplayHint(FrameWriterFactory factory, string property, ReplayToken? token) =>
+        $"paste: amqp-conformance run --writer {WriterArgument(factory)} --invariant {property} --replay {token}";
 
     private string WriterArgument(FrameWriterFactory factory) =>
         writerSpecs.FirstOrDefault(s => WriterModes.FromName(s) == factory) ?? writerSpecs.FirstOrDefault(s => s.Contains(':', StringComparison.Ordinal)) ?? factory.Name;

@@ -60,11 +60,17 @@ public static class ConformanceProperties
         if (invariant != AllAtOnce && !InvariantNames.All.Contains(invariant))
             throw new ArgumentException($"Unknown invariant \"{invariant}\"; known: {string.Join(", ", InvariantNames.All)} (or \"{AllAtOnce}\").", nameof(invariant));
         arbitrary ??= ScenarioGenerators.ArbitraryFor(invariant == AllAtOnce ? ScenarioProfile.Mixed : ScenarioProfile.For(invariant));
-        var session = new CheckSession(invariant, options, run);
+        // FsCheck starts from a seed of ours, so the token of each case is known while it runs: a writer that crashes the process
+        // gets a replay line too (CasesInFlight, UnhandledExceptionMonitor).
+        var start = CaseReplayTokens.NewStart();
         var capture = new CapturingRunner(options.OnCase);
-        var config = Config.Quick.WithMaxTest(options.Replay is null ? options.MaxTest : 1).WithRunner(capture).WithName(invariant);
-        if (options.Replay is { } replay)
-            config = config.WithReplay(FSharpOption<Replay>.Some(new Replay(new Rnd(replay.Seed, replay.Gamma), FSharpOption<int>.Some(replay.Size))));
+        var config = Config.Quick.WithMaxTest(options.Replay is null ? options.MaxTest : 1).WithRunner(capture).WithName(invariant)
+            .WithReplay(FSharpOption<Replay>.Some(options.Replay is { } replay
+                ? new Replay(new Rnd(replay.Seed, replay.Gamma), FSharpOption<int>.Some(replay.Size))
+                : new Replay(start, FSharpOption<int>.None)));
+        UnhandledExceptionMonitor.EnsureProcessWide();
+        using var slot = CasesInFlight.Begin(subject, invariant, options, start, config);
+        var session = new CheckSession(invariant, options, run, slot);
         FsCheck.Check.One(config, Prop.ForAll(arbitrary, (Func<Scenario, bool>)session.Holds));
 
         if (capture.Result is not TestResult.Failed failed)
@@ -80,13 +86,14 @@ public static class ConformanceProperties
 
     /// <summary>The state of one property check: judges each case on every invariant, filters accepted deviations, counts events,
     /// remembers the last failure, bounds shrinking, and retries a replayed case until it fails again.</summary>
-    private sealed class CheckSession(string invariant, PropertyRunOptions options, Func<Scenario, RunResult> run)
+    private sealed class CheckSession(string invariant, PropertyRunOptions options, Func<Scenario, RunResult> run, CaseSlot slot)
     {
         private readonly Stopwatch _elapsed = Stopwatch.StartNew();
         private readonly Dictionary<string, int> _knownSeen = [];
         private readonly RunEvents _events = new();
         private Stopwatch? _shrinking;
         private int _replayAttempts;
+        private int _generated, _failedCase = -1, _shrinkCandidates;
 
         public RunResult? LastFailure { get; private set; }
 
@@ -103,14 +110,29 @@ public static class ConformanceProperties
                 Interrupted = true;
                 return true;
             }
-            int attempts = options.Replay is not null && _shrinking is null ? Math.Max(1, options.ReplayAttempts) : 1;
-            var replaying = Stopwatch.StartNew();
+            bool replaying = options.Replay is not null;
+            int attempts = replaying && _shrinking is null ? Math.Max(1, options.ReplayAttempts) : 1;
+            int generated = _shrinking is null && !replaying ? _generated++ : -1;
+            var replayClock = Stopwatch.StartNew();
             for (int attempt = 1; attempt <= attempts; attempt++)
             {
-                if (attempt > 1 && (replaying.Elapsed > options.ReplayBudget || options.Cancellation.IsCancellationRequested)) break;
-                var (result, verdict) = Judge(scenario);
+                if (attempt > 1 && (replayClock.Elapsed > options.ReplayBudget || options.Cancellation.IsCancellationRequested)) break;
+                if (_shrinking is not null) slot.Start(scenario, CaseStage.Shrinking, ++_shrinkCandidates, 0, replaying ? -1 : _failedCase);
+                else if (replaying) slot.Start(scenario, CaseStage.Replaying, attempt, attempts, -1);
+                else slot.Start(scenario, CaseStage.Generated, generated + 1, options.MaxTest, generated);
+                RunResult result;
+                Verdict verdict;
+                try { (result, verdict) = Judge(scenario); }
+                catch (Exception)
+                {
+                    // FsCheck counts a throwing case as a failure and shrinks it: what runs next are candidates, not new cases.
+                    if (_shrinking is null) (_failedCase, _shrinking) = (generated, Stopwatch.StartNew());
+                    throw;
+                }
+                finally { slot.Finish(); }
                 if (_shrinking is null) _events.Add(result.Events);
                 if (verdict.Holds) continue;
+                if (_shrinking is null) _failedCase = generated;
                 _shrinking ??= Stopwatch.StartNew();
                 if (options.Replay is not null && _replayAttempts == 0) _replayAttempts = attempt;
                 (LastFailure, LastVerdict) = (result, verdict);
@@ -128,7 +150,11 @@ public static class ConformanceProperties
             LastVerdict = null;
             for (int attempt = 0; attempt < 3 && LastFailure is null; attempt++)
             {
-                var (result, verdict) = Judge(shrunk);
+                slot.Start(shrunk, CaseStage.ConfirmingShrunk, attempt + 1, 3, options.Replay is null ? _failedCase : -1);
+                RunResult result;
+                Verdict verdict;
+                try { (result, verdict) = Judge(shrunk); }
+                finally { slot.Finish(); }
                 if (!verdict.Holds) (LastFailure, LastVerdict) = (result, verdict);
             }
         }

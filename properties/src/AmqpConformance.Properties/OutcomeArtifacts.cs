@@ -30,4 +30,23 @@ public static class OutcomeArtifacts
             return outcome with { ArtifactFolder = $"(could not write {folder}: {ex.Message})" };
         }
     }
+
+    /// <summary>Writes a crash report (<see cref="CasesInFlight.ReportCrash"/>) as <c>summary.txt</c> into <paramref name="folder"/>
+    /// (created), where a failure's summary goes; the other artifacts need the case's end, which a crash never reaches. Returns the
+    /// file's path, or why it could not be written. Never throws.</summary>
+    internal static string WriteCrashSummary(string folder, string report)
+    {
+        try
+        {
+            string full = Path.GetFullPath(folder);
+            Directory.CreateDirectory(full);
+            string file = Path.Combine(full, "summary.txt");
+            File.WriteAllText(file, report + Environment.NewLine);
+            return file;
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
+        {
+            return $"(could not write {folder}: {ex.Message})";
+        }
+    }
 }

@@ -42,6 +42,15 @@ public sealed record PropertyRunOptions
     /// <see cref="PropertyOutcome.Interrupted"/>. The case in progress runs to its end.</summary>
     public CancellationToken Cancellation { get; init; }
 
+    /// <summary>The folder this property's failure report goes to (<see cref="Harness.Reports.ConformanceArtifacts.FolderFor"/>):
+    /// if the writer crashes the process while the property runs, its crash report is written there as <c>summary.txt</c>
+    /// (<see cref="CasesInFlight"/>). Null: printed only. The suites and <c>amqp-conformance run</c> set it.</summary>
+    public string? ReportFolder { get; init; }
+
+    /// <summary>How to replay a case of this property, given its token: appended to the replay line of a crash report, as callers
+    /// append theirs to a failure's (<see cref="PropertyOutcome.Describe"/>). Null: the bare line.</summary>
+    public Func<ReplayToken, string>? ReplayHint { get; init; }
+
     /// <summary>Called after each generated case with the number of cases run so far (not during shrinking).</summary>
     public Action<int>? OnCase { get; init; }
 

@@ -27,7 +27,11 @@ public static class KillMatrix
         foreach (string property in InvariantNames.All)
         {
             if (cancellationToken.IsCancellationRequested) break;
-            var options = new PropertyRunOptions { MaxTest = cases, ShrinkBudget = DefaultShrinkBudget, Cancellation = cancellationToken };
+            var options = new PropertyRunOptions
+            {
+                MaxTest = cases, ShrinkBudget = DefaultShrinkBudget, Cancellation = cancellationToken,
+                ReplayHint = token => $"paste: amqp-conformance run --writer {entry.Name} --invariant {property} --replay {token}",
+            };
             var outcome = ConformanceProperties.Check(entry.Factory, property, options);
             casesRun += outcome.CasesRun;
             if (!outcome.Holds) return new KillResult(entry, outcome, casesRun, stopwatch.Elapsed);

@@ -89,7 +89,7 @@ public abstract class ClientConformanceSuite(ITestOutputHelper? output = null)
     /// <summary>Checks <paramref name="invariant"/>'s property against <see cref="Client"/> and fails the test with a full report if it does not hold.</summary>
     protected async Task VerifyAsync(string invariant, [System.Runtime.CompilerServices.CallerMemberName] string testMethod = "")
     {
-        var options = PropertyVerification.OptionsFor(this, testMethod, DefaultCases) with { KnownDeviations = KnownDeviations };
+        var options = PropertyVerification.OptionsFor(this, testMethod, invariant, DefaultCases) with { KnownDeviations = KnownDeviations };
         await using var runner = await ClientLevelRunner.StartAsync().ConfigureAwait(false);
         var outcome = await Task.Run(() => ConformanceProperties.Check(Client, runner, invariant, options)).ConfigureAwait(false);
         PropertyVerification.Report(outcome, GetType().Name, testMethod, output);

@@ -64,7 +64,7 @@ public abstract class FrameWriterConformanceSuite(ITestOutputHelper? output = nu
     /// <summary>Checks <paramref name="invariant"/>'s property and fails the test with a full report if it does not hold.</summary>
     protected void Verify(string invariant, [System.Runtime.CompilerServices.CallerMemberName] string testMethod = "")
     {
-        var options = PropertyVerification.OptionsFor(this, testMethod, DefaultCases);
+        var options = PropertyVerification.OptionsFor(this, testMethod, invariant, DefaultCases);
         var outcome = ConformanceProperties.Check(Factory, invariant, options);
         PropertyVerification.Report(outcome, GetType().Name, testMethod, output);
     }

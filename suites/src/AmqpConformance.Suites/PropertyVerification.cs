@@ -9,7 +9,9 @@ namespace AmqpConformance.Suites;
 /// write the artifacts of a failure and fail the test with a message anyone can act on.</summary>
 internal static class PropertyVerification
 {
-    public static PropertyRunOptions OptionsFor(object suite, string testMethod, int defaultCases)
+    /// <summary>The options for <paramref name="invariant"/>'s property run by <paramref name="testMethod"/> of <paramref name="suite"/>,
+    /// with the report folder and replay hint a crash report uses (<see cref="CasesInFlight"/>).</summary>
+    public static PropertyRunOptions OptionsFor(object suite, string testMethod, string invariant, int defaultCases)
     {
         // A property of this suite is starting: its reports from an earlier run go (once per process; see StaleReports).
         StaleReports.ClearOnce(suite.GetType().Name);
@@ -17,12 +19,13 @@ internal static class PropertyVerification
         var options = PropertyRunOptions.FromEnvironment(attribute is { MaxTest: > 0 } ? attribute.MaxTest : defaultCases);
         if (options.Replay is null && !string.IsNullOrWhiteSpace(attribute?.Replay))
             options = options with { Replay = ReplayToken.Parse(attribute.Replay) };
-        return options;
+        string suiteName = suite.GetType().Name;
+        return options with { ReportFolder = ConformanceArtifacts.FolderFor(suiteName, invariant), ReplayHint = _ => Hint(suiteName, testMethod) };
     }
 
     public static void Report(PropertyOutcome outcome, string suiteName, string testMethod, ITestOutputHelper? output)
     {
-        string hint = $"paste before: dotnet test --filter \"FullyQualifiedName~{suiteName}.{testMethod}\"";
+        string hint = Hint(suiteName, testMethod);
         if (outcome.Holds)
         {
             output?.WriteLine(outcome.Describe());
@@ -34,4 +37,7 @@ internal static class PropertyVerification
         output?.WriteLine(message);
         throw new ConformanceViolationException(message);
     }
+
+    private static string Hint(string suiteName, string testMethod) =>
+        $"paste before: dotnet test --filter \"FullyQualifiedName~{suiteName}.{testMethod}\"";
 }

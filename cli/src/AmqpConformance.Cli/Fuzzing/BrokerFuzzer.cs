@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.IO.Pipelines;
 using AmqpConformance.FakeBroker;
 using AmqpConformance.Harness.Client;
+using AmqpConformance.Properties;
 using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.Cli.Fuzzing;

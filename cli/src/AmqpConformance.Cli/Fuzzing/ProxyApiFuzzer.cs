@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Net.Http.Headers;
 using System.Text.Json;
+using AmqpConformance.Properties;
 using AmqpConformance.Toxiproxy;
 
 namespace AmqpConformance.Cli.Fuzzing;
