@@ -122,18 +122,45 @@ public static class ScenarioGenerators
         from closeAsCompletion in Gen.Elements(false, true)
         from channelBase in ChannelBase
         from secondDisposal in SecondDisposals
-        select new Scenario(frameMax, layout, [.. publishers.Select(p => (IReadOnlyList<PublishStep>)[.. features.Scripted ? p.Take(4) : p])], faults, seed,
+        from largeBurst in !features.Scripted && !features.TransportStall && features.LargeBodies && publisherCount >= 3
+            ? Gen.Elements(false, true) : Gen.Constant(false)
+        from burstBodies in Gen.Choose(LargeBurstBody.Min, LargeBurstBody.Max).ListOf(6)
+        let scripted = features.Scripted ? publishers.Select(p => (IReadOnlyList<PublishStep>)[.. p.Take(4)]).ToList() : null
+        let withLargeBurst = largeBurst ? WithLargeBurst(publishers, burstBodies) : null
+        select new Scenario(frameMax, layout, withLargeBurst ?? scripted ?? [.. publishers.Select(p => (IReadOnlyList<PublishStep>)[.. p])], faults, seed,
             StallUntilQuiet: features.TransportStall)
         {
-            QueueCapacity = queue,
+            QueueCapacity = largeBurst ? Math.Max(queue, 4) : queue,
             OutputThreshold = threshold,
             Noise = features.Noise,
-            Script = features.Scripted ? ScriptGenerator.Build([.. publishers.Select(p => Math.Min(p.Count, 4))], features, new Random(scriptSeed)) : null,
+            Script = features.Scripted ? ScriptGenerator.Build([.. scripted!.Select(p => p.Count)], features, new Random(scriptSeed)) : null,
             StallThroughDispose = features.StallThroughDispose,
             CloseAsCompletion = closeAsCompletion,
             ChannelBase = channelBase,
             SecondDisposal = secondDisposal,
         };
+
+    /// <summary>The body lengths of a large-burst case (<see cref="WithLargeBurst"/>): any three are more than 1 MiB together.</summary>
+    public static (int Min, int Max) LargeBurstBody { get; } = (350 * 1024, 700 * 1024);
+
+    /// <summary>A free-running case's publishers with the first two publishes of publishers 0 to 2 made large and uncancelled
+    /// (<paramref name="lengths"/>, six of them): three publishers firing large bodies at once, each publishing again the moment
+    /// its call completes, so a batching writer meets more than 1 MiB queued and a caller back with its next publish right after a
+    /// batch. Scripted cases cannot do the second part (the harness settles the writer before each step). Half the free-running
+    /// cases with large bodies and three or more publishers are such bursts: before, a batch cut at 1 MiB came in a few cases
+    /// in a thousand.</summary>
+    private static List<IReadOnlyList<PublishStep>> WithLargeBurst(IReadOnlyList<IReadOnlyList<PublishStep>> publishers, IReadOnlyList<int> lengths)
+    {
+        var result = publishers.ToList();
+        for (int p = 0; p < 3; p++)
+        {
+            var steps = result[p].ToList();
+            while (steps.Count < 2) steps.Add(new PublishStep(0));
+            for (int i = 0; i < 2; i++) steps[i] = steps[i] with { BodyLength = lengths[2 * p + i], Cancel = CancelKind.None, CancelAfterFlushes = 1 };
+            result[p] = steps;
+        }
+        return result;
+    }
 
     /// <summary>The lowest channel number of a case: 1 mostly; 255 and 256 (a channel number's high byte becomes non-zero within
     /// or at the start of the case) and 2032 (the case's channels run up to 2047, the broker's channel_max, with 16 publishers).</summary>

@@ -86,4 +86,21 @@ public sealed class ScenarioGeneratorsTests
             Assert.True(s.Faults.IsEmpty);
         });
     }
+
+    [Fact]
+    public void Large_bursts_queue_more_than_a_mebibyte_from_three_publishers_that_publish_again()
+    {
+        bool IsBurst(Scenario s) => s.Script is null && s.Publishers.Count >= 3
+            && s.Publishers.Take(3).All(p => p.Count >= 2 && p.Take(2).All(x => x.BodyLength >= ScenarioGenerators.LargeBurstBody.Min && x.Cancel == CancelKind.None));
+        var sample = ScenarioGenerators.For(ScenarioProfile.For(InvariantNames.NoInterleaving)).Sample(300, 60);
+        var bursts = sample.Where(IsBurst).ToList();
+        Assert.NotEmpty(bursts);
+        Assert.All(bursts, s =>
+        {
+            Assert.True(s.Publishers.Take(3).Sum(p => (long)p[0].BodyLength) > 1 << 20);
+            Assert.True(s.QueueCapacity >= 4, s.ToString());
+            Assert.All(s.Publishers.SelectMany(p => p), x => Assert.InRange(x.BodyLength, 0, 1 << 20));
+        });
+        Assert.DoesNotContain(sample, s => s.Script is not null && IsBurst(s));
+    }
 }

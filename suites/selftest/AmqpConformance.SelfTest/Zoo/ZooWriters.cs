@@ -205,6 +205,9 @@ public static class ZooWriters
         E(c => new FrameRoundRobinWriter(c), BugClass.Interleaving,
             "The loop sends one frame per channel per turn across a batch, interleaving commands of different channels.",
             "Two queued commands on different channels, one with a body spanning several frames.", WriterCompletion.OnAccept),
+        E(c => new FastPathIntoCutCommandWriter(c), BugClass.Interleaving,
+            "Cuts a batch at 1 MiB even inside a command, and between batches lets a caller it just completed take the uncontended fast path into the middle of the cut command.",
+            "More than 1 MiB queued at once (large bodies from several publishers) and a completed caller publishing again at once.", WriterCompletion.AfterFlush),
 
         // 10. Bodies
         E(c => new LargeBodyNoCopyWriter(c), BugClass.Bodies,
