@@ -66,9 +66,14 @@ internal static class FreeRunDriver
         while (deadline.Elapsed < world.Options.CallTimeout)
         {
             await observer.SettleAsync().ConfigureAwait(false);
-            observer.SampleStall(stalled: true);
+            // In this order: whether everyone is parked, then the progress count, then the sample. Read the other way round,
+            // publishers could start, write and park between a sample and a progress count that missed them, and the loop
+            // stopped on a sample of nothing (a stress-ng run caught it). Now a stop means no byte and no completion since the
+            // previous progress count, which came before the previous sample: the samples saw the parked state.
+            bool parked = AllPublishersParked(world, publishers);
             long progress = world.Output.Committed + world.Completions;
-            if (progress == lastProgress && AllPublishersParked(world, publishers)) break;
+            observer.SampleStall(stalled: true);
+            if (parked && progress == lastProgress) break;
             lastProgress = progress;
         }
     }
