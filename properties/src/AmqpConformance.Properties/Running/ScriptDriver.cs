@@ -43,9 +43,11 @@ internal static class ScriptDriver
                     break;
                 case ScriptActionKind.Reset:
                     world.Transport.Reset("reset by the script");
+                    await TransportStoppedAsync(world).ConfigureAwait(false);
                     break;
                 case ScriptActionKind.Close:
                     world.Transport.Close("closed by the script");
+                    await TransportStoppedAsync(world).ConfigureAwait(false);
                     break;
                 case ScriptActionKind.Dispose:
                     lifecycle.Begin();
@@ -74,6 +76,13 @@ internal static class ScriptDriver
         await observer.SettleAsync().ConfigureAwait(false);
         observer.NoteStarted(trace);
     }
+
+    /// <summary>Waits until a reset or close the script made has taken effect (both directions of the transport stopped, so the
+    /// writer's next flush meets it), bounded by the call timeout. Without this wait the next call step could come while the
+    /// transport's pumps, on the thread pool, had not yet stopped: on a loaded machine that call's flush went through, and the
+    /// case ran differently from its replay.</summary>
+    private static Task TransportStoppedAsync(WriterCase world) =>
+        Task.WhenAny(world.Transport.Completion, Task.Delay(world.Options.CallTimeout, CancellationToken.None));
 
     /// <summary>When the writer has seen a fault and already let a later call succeed without failing any, lets the faults
     /// invariant's grace period pass before the next call, so that call's outcome is judged, not excused: the writer gets
