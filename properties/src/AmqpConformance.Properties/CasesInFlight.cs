@@ -56,7 +56,8 @@ public static class CasesInFlight
 
     /// <summary>Reports a crash: prints <see cref="DescribeCrash"/>'s report to <paramref name="output"/> (flushed), then writes it
     /// to <c>summary.txt</c> in the report folder of each property it names (<see cref="PropertyRunOptions.ReportFolder"/>) and
-    /// prints a "Report: path" line for each (or why it could not). Reports each exception once, however many monitors see it.
+    /// prints a "Report: path" line for each (or why it could not). Reports once per process: the first exception that gets here,
+    /// however many monitors see it and however many threads crash after it.
     /// Never throws: the process is going down.</summary>
     /// <returns>Whether there was anything to report (some property check had run).</returns>
     public static bool ReportCrash(object exception, TextWriter output)
@@ -65,7 +66,9 @@ public static class CasesInFlight
         ArgumentNullException.ThrowIfNull(output);
         lock (ReportLock)
         {
-            if (ReferenceEquals(_reported, exception)) return true;
+            // One report per process: a writer often crashes on several threads at once, and a second report written while the
+            // runtime is already ending the process for the first could be cut off half-way, over a complete one.
+            if (_reported is not null) return true;
             try
             {
                 var reported = Reported(Snapshot());

@@ -41,7 +41,10 @@ public static class OutcomeArtifacts
             string full = Path.GetFullPath(folder);
             Directory.CreateDirectory(full);
             string file = Path.Combine(full, "summary.txt");
-            File.WriteAllText(file, report + Environment.NewLine);
+            // Whole or not at all: the runtime ends the process right after, and a file cut off half-way would say less than none.
+            string partial = file + ".partial";
+            File.WriteAllText(partial, report + Environment.NewLine);
+            File.Move(partial, file, overwrite: true);
             return file;
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
