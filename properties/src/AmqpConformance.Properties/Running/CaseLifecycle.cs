@@ -37,7 +37,7 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
         switch (world.Scenario.SecondDisposal)
         {
             case SecondDisposal.Concurrent:
-                disposal = BothAsync(disposal, Second(InvokeDispose()));
+                disposal = Task.WhenAll(disposal, Second(InvokeDispose()));
                 break;
             case SecondDisposal.AfterFirst:
                 disposal = SecondAfterAsync(disposal);
@@ -76,18 +76,6 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
         catch (Exception ex)
         {
             _secondFailure = $"{ex.GetType().Name}: {ex.Message}";
-        }
-    }
-
-    private static async Task BothAsync(Task first, Task second)
-    {
-        try
-        {
-            await first.ConfigureAwait(false);
-        }
-        finally
-        {
-            await second.ConfigureAwait(false);
         }
     }
 
