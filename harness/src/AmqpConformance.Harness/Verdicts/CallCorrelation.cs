@@ -4,7 +4,9 @@ using System.Text;
 
 namespace AmqpConformance.Harness.Verdicts;
 
-/// <summary>Ties basic.publish frames on the wire to the calls that made them: each call publishes with routing key "call-{id}".</summary>
+/// <summary>Ties commands on the wire to the calls that made them by the name "call-{id}": a publish carries it as its routing
+/// key; a call without content is a basic.cancel (nowait) that carries it as its consumer tag, which a broker ignores (no consumer
+/// has that tag), so the command reaches the wire and the broker without any effect or reply.</summary>
 public static class CallCorrelation
 {
     private const string Prefix = "call-";
@@ -18,13 +20,38 @@ public static class CallCorrelation
         int.TryParse(routingKey.AsSpan(Prefix.Length), NumberStyles.None, CultureInfo.InvariantCulture, out int id)
             ? id : null;
 
+    /// <summary>The consumer tag a call with id <paramref name="callId"/> carries in its basic.cancel (a call without content).</summary>
+    public static string ConsumerTagFor(int callId) => RoutingKeyFor(callId);
+
+    /// <summary>The call a method frame's payload belongs to: the routing key of a basic.publish (<paramref name="hasContent"/>
+    /// true) or the consumer tag of a basic.cancel (false), when it is a harness correlation name; null for any other method.</summary>
+    public static int? CallIdOfMethod(ReadOnlySpan<byte> methodPayload, out bool hasContent)
+    {
+        hasContent = IsMethod(methodPayload, 60, 40);
+        if (hasContent) return CallIdFrom(RoutingKeyOfPublish(methodPayload));
+        return CallIdFrom(ConsumerTagOfCancel(methodPayload));
+    }
+
+    /// <summary>Reads the consumer tag from a basic.cancel method payload (class 60, method 30: class, method, consumer-tag
+    /// shortstr, bits). Null when the payload is not a well-formed basic.cancel.</summary>
+    public static string? ConsumerTagOfCancel(ReadOnlySpan<byte> methodPayload)
+    {
+        if (methodPayload.Length < 5 || !IsMethod(methodPayload, 60, 30)) return null;
+        int tagLength = methodPayload[4];
+        if (5 + tagLength > methodPayload.Length) return null;
+        return Encoding.UTF8.GetString(methodPayload.Slice(5, tagLength));
+    }
+
+    private static bool IsMethod(ReadOnlySpan<byte> methodPayload, ushort classId, ushort methodId) =>
+        methodPayload.Length >= 4 && BinaryPrimitives.ReadUInt16BigEndian(methodPayload) == classId &&
+        BinaryPrimitives.ReadUInt16BigEndian(methodPayload[2..]) == methodId;
+
     /// <summary>Reads the routing key from a basic.publish method payload (class 60, method 40: class, method,
     /// reserved short, exchange shortstr, routing-key shortstr, bits). Null when the payload is not a well-formed basic.publish.</summary>
     public static string? RoutingKeyOfPublish(ReadOnlySpan<byte> methodPayload)
     {
         if (methodPayload.Length < 7) return null;
-        if (BinaryPrimitives.ReadUInt16BigEndian(methodPayload) != 60 || BinaryPrimitives.ReadUInt16BigEndian(methodPayload[2..]) != 40)
-            return null;
+        if (!IsMethod(methodPayload, 60, 40)) return null;
         int pos = 6;
         int exchangeLength = methodPayload[pos];
         pos += 1 + exchangeLength;

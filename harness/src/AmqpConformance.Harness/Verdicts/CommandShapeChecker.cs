@@ -3,7 +3,8 @@ using AmqpConformance.Protocol;
 namespace AmqpConformance.Harness.Verdicts;
 
 /// <summary>Command shape: basic.publish, then a class-60 header whose body size equals the caller's body length,
-/// then body frames summing to it, each but the last exactly frame_max - 8 bytes, none for an empty body.</summary>
+/// then body frames summing to it, each but the last exactly frame_max - 8 bytes, none for an empty body; a call without content
+/// is its method frame alone, and each call's command is the kind the caller asked for.</summary>
 /// <remarks>A command cut short by an injected transport fault is not held against the writer.</remarks>
 public sealed class CommandShapeChecker : IInvariantChecker
 {
@@ -30,6 +31,13 @@ public sealed class CommandShapeChecker : IInvariantChecker
         foreach (var cmd in wire.Commands)
         {
             int[] callIds = cmd.CallId is { } id ? [id] : [];
+            if (cmd.CallId is { } kindId && calls.TryGetValue(kindId, out var asked) && asked.HasContent != cmd.HasContent)
+            {
+                v.Add("command-kind-mismatch", $"Call {kindId} asked for {Kind(asked.HasContent)}, but its command on the wire (frame {cmd.FirstSequence}) is {Kind(cmd.HasContent)}.",
+                    [cmd.FirstSequence], callIds);
+                continue;
+            }
+            if (!cmd.HasContent) continue;
             bool cutByFault = evidence.Fault is not null && !cmd.Complete;
             if (cutByFault || cmd.HeaderUndecodable) continue;
             if (cmd.HeaderSequence is null)
@@ -53,4 +61,6 @@ public sealed class CommandShapeChecker : IInvariantChecker
         }
         return v.ToVerdict();
     }
+
+    private static string Kind(bool hasContent) => hasContent ? "a basic.publish with content" : "a basic.cancel without content";
 }

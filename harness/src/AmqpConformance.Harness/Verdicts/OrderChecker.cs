@@ -59,7 +59,7 @@ public sealed class OrderChecker : IInvariantChecker
         if (evidence.ConfirmsEnabled)
         {
             var calls = evidence.Calls.ToDictionary(c => c.Id);
-            foreach (var channel in wire.Commands.GroupBy(c => c.Channel))
+            foreach (var channel in wire.Commands.Where(c => c.HasContent).GroupBy(c => c.Channel))
             {
                 ulong tag = 0;
                 foreach (var cmd in channel)

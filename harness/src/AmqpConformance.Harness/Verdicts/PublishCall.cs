@@ -1,6 +1,7 @@
 namespace AmqpConformance.Harness.Verdicts;
 
-/// <summary>One publish as its caller made it: the call timeline's unit, matched to wire frames through <see cref="RoutingKey"/>.</summary>
+/// <summary>One call as its caller made it: the call timeline's unit, matched to wire frames through <see cref="RoutingKey"/>. Most
+/// calls are publishes; a call without content (<see cref="HasContent"/> false) is a basic.cancel naming the call in its consumer tag.</summary>
 /// <remarks>Timestamps are on the <see cref="Protocol.Recording.FrameLog"/>'s clock, so they compare with
 /// <see cref="Protocol.Recording.FrameRecord.Timestamp"/>.</remarks>
 public sealed record PublishCall
@@ -19,6 +20,10 @@ public sealed record PublishCall
 
     /// <summary>The routing key that identifies this call's basic.publish on the wire (see <see cref="CallCorrelation"/>).</summary>
     public string RoutingKey => CallCorrelation.RoutingKeyFor(Id);
+
+    /// <summary>Whether the call's command carries content (a basic.publish, the default); false for a command that is a single
+    /// method frame (a basic.cancel, nowait, whose consumer tag is <see cref="RoutingKey"/>; <see cref="ExpectedBody"/> is empty).</summary>
+    public bool HasContent { get; init; } = true;
 
     /// <summary>A copy of the caller's body bytes as they were when the call started.</summary>
     public required ReadOnlyMemory<byte> ExpectedBody { get; init; }

@@ -5,8 +5,8 @@ using AmqpConformance.Protocol.Recording;
 namespace AmqpConformance.Harness.Verdicts;
 
 /// <summary>
-/// The received frames regrouped into publish commands the way a broker would (per channel: method, header,
-/// body frames up to the declared size), plus what did not fit. Shared by the checkers so they agree on what is on the wire.
+/// The received frames regrouped into the calls' commands the way a broker would (per channel: a basic.publish's method, header,
+/// body frames up to the declared size; a call's basic.cancel on its own), plus what did not fit. Shared by the checkers so they agree on what is on the wire.
 /// </summary>
 public sealed class WireAssembly
 {
@@ -32,7 +32,8 @@ public sealed class WireAssembly
     /// <summary>Index of each sequence within <see cref="Frames"/> (received direction only).</summary>
     public IReadOnlyDictionary<long, int> Position { get; }
 
-    /// <summary>Every basic.publish seen, in wire order of its method frame.</summary>
+    /// <summary>Every basic.publish seen, and every basic.cancel naming a call (<see cref="CallCorrelation"/>), in wire order of the
+    /// method frame.</summary>
     public IReadOnlyList<AssembledCommand> Commands { get; }
 
     /// <summary>The commands each call id produced on the wire (normally one; zero if lost; more if duplicated).</summary>
@@ -66,13 +67,16 @@ public sealed class WireAssembly
                 {
                     if (open.Remove(f.Channel, out var cut))
                         anomalies.Add(new("method-during-content", f.Sequence, f.Channel, cut.CallId));
-                    if (IsPublish(f))
+                    if (IsMethod(f, 60, 40))
                     {
                         string? key = f.Payload is { } p ? CallCorrelation.RoutingKeyOfPublish(p.Span) : null;
                         var cmd = new AssembledCommand(CallCorrelation.CallIdFrom(key), f.Channel, f.Sequence);
                         commands.Add(cmd);
                         open[f.Channel] = cmd;
                     }
+                    else if (IsMethod(f, 60, 30) && f.Payload is { } p &&
+                             CallCorrelation.CallIdFrom(CallCorrelation.ConsumerTagOfCancel(p.Span)) is { } callId)
+                        commands.Add(new AssembledCommand(callId, f.Channel, f.Sequence, hasContent: false));
                     break;
                 }
                 case FrameType.Header:
@@ -117,11 +121,11 @@ public sealed class WireAssembly
         return new WireAssembly(frames, commands, anomalies);
     }
 
-    private static bool IsPublish(FrameRecord f)
+    private static bool IsMethod(FrameRecord f, ushort classId, ushort methodId)
     {
-        if (f.ClassId != 0 || f.MethodId != 0) return f.ClassId == 60 && f.MethodId == 40;
+        if (f.ClassId != 0 || f.MethodId != 0) return f.ClassId == classId && f.MethodId == methodId;
         return f.Payload is { Length: >= 4 } p &&
-               BinaryPrimitives.ReadUInt16BigEndian(p.Span) == 60 && BinaryPrimitives.ReadUInt16BigEndian(p.Span[2..]) == 40;
+               BinaryPrimitives.ReadUInt16BigEndian(p.Span) == classId && BinaryPrimitives.ReadUInt16BigEndian(p.Span[2..]) == methodId;
     }
 
     private static ushort ReadClassId(FrameRecord f) =>

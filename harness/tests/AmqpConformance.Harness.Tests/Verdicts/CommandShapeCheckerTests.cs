@@ -79,4 +79,42 @@ public class CommandShapeCheckerTests
         long over = b.Add(FrameType.Body, 1, [1, 2, 3]);
         Assert.Equal([over], _checker.Run(b.Evidence()).Single("body-exceeds-declared").Frames);
     }
+
+    [Fact]
+    public void A_call_without_content_is_its_method_frame_alone_and_must_be_the_kind_the_caller_asked_for()
+    {
+        var b = new WireLogBuilder();
+        b.Cancel(1, 0);
+        b.Replace(b.Call(0, [], 0, 1) with { HasContent = false });
+        b.Publish(1, 1, []);
+        b.Call(1, [], 2, 3, index: 1);
+        Assert.True(_checker.Run(b.Evidence()).Holds);
+
+        var swapped = new WireLogBuilder();
+        swapped.Publish(1, 0, []);
+        swapped.Replace(swapped.Call(0, [], 0, 1) with { HasContent = false });
+        swapped.Cancel(1, 1);
+        swapped.Call(1, [], 2, 3, index: 1);
+        var v = _checker.Run(swapped.Evidence());
+        Assert.Equal([0, 1], v.Violations.Where(x => x.Rule == "command-kind-mismatch").Select(x => Assert.Single(x.Calls)));
+    }
+
+    [Fact]
+    public void A_basic_cancel_whose_consumer_tag_names_no_call_is_not_a_command_and_one_inside_content_cuts_it()
+    {
+        var b = new WireLogBuilder();
+        b.Cancel(1, 0, consumerTag: "amq.ctag-1");
+        var wire = WireAssembly.From(b.Evidence());
+        Assert.Empty(wire.Commands);
+
+        var cut = new WireLogBuilder();
+        cut.Method(1, 0);
+        cut.Header(1, 10);
+        long intruder = cut.Cancel(1, 1);
+        cut.Body(1, new byte[10]);
+        var assembled = WireAssembly.From(cut.Evidence());
+        var anomaly = Assert.Single(assembled.Anomalies, a => a.Rule == "method-during-content");
+        Assert.Equal((intruder, (int?)0), (anomaly.Sequence, anomaly.InterruptedCall));
+        Assert.False(Assert.Single(assembled.ByCall[1]).HasContent);
+    }
 }

@@ -77,4 +77,25 @@ public class OrderCheckerTests
         Assert.Equal([2], verdict.Single("confirm-tag-mismatch").Calls);
         Assert.True(_checker.Run(b.Evidence()).Holds); // confirms off: sequence numbers are not judged
     }
+
+    [Fact]
+    public void A_call_without_content_takes_no_confirm_sequence_number_but_keeps_its_place_in_call_order()
+    {
+        var b = new WireLogBuilder();
+        b.Publish(1, 0, [1]);
+        b.Cancel(1, 1);
+        b.Publish(1, 2, [3]);
+        b.Replace(b.Call(0, [1], 0, 1) with { PublishSequenceNumber = 1 });
+        b.Replace(b.Call(1, [], 2, 3, index: 1) with { HasContent = false });
+        b.Replace(b.Call(2, [3], 4, 5, index: 2) with { PublishSequenceNumber = 2 });
+        Assert.True(_checker.Run(b.Evidence(e => e with { ConfirmsEnabled = true })).Holds);
+
+        // A publish that completed before the call without content started, yet is on the wire after it.
+        var overtaken = new WireLogBuilder();
+        overtaken.Cancel(2, 1);
+        overtaken.Publish(1, 0, [1]);
+        overtaken.Call(0, [1], 0, 1);
+        overtaken.Replace(overtaken.Call(1, [], 2, 3, publisher: 1, channel: 2) with { HasContent = false });
+        Assert.Equal([0, 1], _checker.Run(overtaken.Evidence()).Single("call-order").Calls);
+    }
 }

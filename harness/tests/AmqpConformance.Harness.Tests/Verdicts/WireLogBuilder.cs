@@ -33,6 +33,14 @@ internal sealed class WireLogBuilder(int frameMax = 4096)
         return Add(FrameType.Method, channel, p, classId: BasicPublish.ClassIdValue, methodId: BasicPublish.MethodIdValue);
     }
 
+    /// <summary>A call without content: basic.cancel (nowait) whose consumer tag is <paramref name="consumerTag"/>, by default the
+    /// one naming call <paramref name="callId"/>.</summary>
+    public long Cancel(ushort channel, int callId, string? consumerTag = null)
+    {
+        byte[] p = MethodCodec.ToPayload(new BasicCancel { ConsumerTag = consumerTag ?? CallCorrelation.ConsumerTagFor(callId), NoWait = true });
+        return Add(FrameType.Method, channel, p, classId: BasicCancel.ClassIdValue, methodId: BasicCancel.MethodIdValue);
+    }
+
     public long Header(ushort channel, long bodySize)
     {
         var header = new ContentHeader((ulong)bodySize);
