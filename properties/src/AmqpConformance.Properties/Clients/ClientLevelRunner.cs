@@ -55,6 +55,8 @@ public sealed class ClientLevelRunner : IAsyncDisposable
     {
         ArgumentNullException.ThrowIfNull(client);
         ArgumentNullException.ThrowIfNull(scenario);
+        if (scenario.Publishers.SelectMany(p => p).FirstOrDefault(s => s.MethodOnly) is { } methodOnly)
+            throw new ArgumentException($"A whole client publishes only; the scenario has a call without content ({methodOnly}).", nameof(scenario));
         _proxy.ResetToxics();
         foreach (var toxic in FaultPlanToxics.Map(scenario.Faults).Toxics) _proxy.AddToxic(toxic);
         int index = checked((int)_broker.AcceptedConnections);

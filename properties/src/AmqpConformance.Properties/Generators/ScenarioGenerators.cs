@@ -43,7 +43,8 @@ public static class ScenarioGenerators
         return Gen.Frequency([.. small]);
     }
 
-    /// <summary>One publish under <paramref name="frameMax"/>, with what <paramref name="features"/> allow.</summary>
+    /// <summary>One call under <paramref name="frameMax"/>, with what <paramref name="features"/> allow: a publish, or with
+    /// <see cref="SwarmFeatures.Methods"/> in one call in four a command without content (cancellable like a publish).</summary>
     public static Gen<PublishStep> Step(int frameMax, SwarmFeatures features)
     {
         ArgumentNullException.ThrowIfNull(features);
@@ -58,6 +59,7 @@ public static class ScenarioGenerators
                 (3, Gen.Constant(CancelKind.OnFlush)), (2, Gen.Constant(CancelKind.Racing)))
             : Gen.Constant(CancelKind.None);
         var owned = features.Owners ? Gen.Frequency((3, Gen.Constant(false)), (2, Gen.Constant(true))) : Gen.Constant(false);
+        var methodOnly = features.Methods ? Gen.Frequency((3, Gen.Constant(false)), (1, Gen.Constant(true))) : Gen.Constant(false);
         return
             from length in BodyLength(frameMax, features.LargeBodies)
             from sliceOffset in offset
@@ -66,7 +68,10 @@ public static class ScenarioGenerators
             from cancelKind in cancel
             from afterFlushes in Gen.Choose(1, 3)
             from withOwner in owned
-            select new PublishStep(length, sliceOffset, slack, headerBytes, cancelKind, cancelKind == CancelKind.OnFlush ? afterFlushes : 1, withOwner);
+            from withoutContent in methodOnly
+            let flushes = cancelKind == CancelKind.OnFlush ? afterFlushes : 1
+            select withoutContent ? PublishStep.WithoutContent(cancelKind, flushes)
+                : new PublishStep(length, sliceOffset, slack, headerBytes, cancelKind, flushes, withOwner);
     }
 
     /// <summary>A non-empty fault plan for a run that puts about <paramref name="expectedBytes"/> on the wire: a reset or close
@@ -100,7 +105,8 @@ public static class ScenarioGenerators
                 Headers: On(profile.Headers), LargeBodies: On(profile.LargeBodies), ManyPublishers: On(profile.ManyPublishers),
                 SmallQueue: On(profile.SmallQueue), SmallThreshold: On(profile.SmallThreshold), Noise: On(profile.Noise),
                 Holds: scripted && On(profile.Holds), Dispose: dispose, Reset: scripted && On(profile.Reset),
-                TransportStall: !scripted && On(profile.TransportStall), StallThroughDispose: dispose && On(profile.StallThroughDispose));
+                TransportStall: !scripted && On(profile.TransportStall), StallThroughDispose: dispose && On(profile.StallThroughDispose),
+                Methods: On(profile.Methods));
         });
     }
 
@@ -156,7 +162,7 @@ public static class ScenarioGenerators
         {
             var steps = result[p].ToList();
             while (steps.Count < 2) steps.Add(new PublishStep(0));
-            for (int i = 0; i < 2; i++) steps[i] = steps[i] with { BodyLength = lengths[2 * p + i], Cancel = CancelKind.None, CancelAfterFlushes = 1 };
+            for (int i = 0; i < 2; i++) steps[i] = steps[i] with { BodyLength = lengths[2 * p + i], Cancel = CancelKind.None, CancelAfterFlushes = 1, MethodOnly = false };
             result[p] = steps;
         }
         return result;
@@ -177,10 +183,10 @@ public static class ScenarioGenerators
 
     /// <summary>Scenarios for a whole client over TCP: confirms on or off; at most 4 publishers, or, with confirms off, one of them a
     /// burst of 150-300 small publishes (more than a client's internal write queue holds while the proxy stalls); no body owners (a
-    /// client API has none), no script (the harness cannot hold a client's flushes); faults that a TCP proxy can apply; sometimes a
+    /// client API has none), no calls without content (the client adapters publish only), no script (the harness cannot hold a client's flushes); faults that a TCP proxy can apply; sometimes a
     /// stall (the proxy forwards next to nothing until the client stops making progress, then lets go).</summary>
     public static Gen<Scenario> ClientScenario { get; } =
-        from s in For(ScenarioProfile.Mixed with { Name = "client", Scripted = 0, TransportStall = 0.3, Owners = 0, Noise = 0, LargeBodies = 0.2 })
+        from s in For(ScenarioProfile.Mixed with { Name = "client", Scripted = 0, TransportStall = 0.3, Owners = 0, Noise = 0, LargeBodies = 0.2, Methods = 0 })
         from confirms in Gen.Elements(true, false)
         from burst in Gen.Frequency((3, Gen.Constant(false)), (1, Gen.Constant(true)))
         from burstSize in Gen.Choose(150, 300)

@@ -43,6 +43,9 @@ public sealed record ScenarioProfile
     /// <summary>See <see cref="SwarmFeatures.StallThroughDispose"/>.</summary>
     public double StallThroughDispose { get; init; } = 0.5;
 
+    /// <summary>See <see cref="SwarmFeatures.Methods"/>.</summary>
+    public double Methods { get; init; } = 0.3;
+
     /// <summary>The mix of everything, used when every invariant is checked at once (<c>--invariant all</c>, the self-test).</summary>
     public static ScenarioProfile Mixed { get; } = new() { Name = "mixed" };
 

@@ -3,9 +3,9 @@ using AmqpConformance.Properties.Scenarios;
 namespace AmqpConformance.Properties.Running;
 
 /// <summary>
-/// Makes the publish calls of one case: builds each command (method and header frames rented from the writer's pool, the body a
-/// slice of a larger array rented from the callers' pool), hands it to the writer, watches the call to its end or its time limit,
-/// and poisons the caller's array as soon as the call completes (or, with a body owner, when the writer disposes the owner).
+/// Makes the calls of one case: builds each command (method and header frames rented from the writer's pool, the body a
+/// slice of a larger array rented from the callers' pool; or a single method frame for a call without content), hands it to
+/// the writer, watches the call to its end or its time limit, and poisons the caller's array as soon as the call completes (or, with a body owner, when the writer disposes the owner).
 /// Fires cancellations and classifies each by what the call was doing at that moment (<see cref="RunEvent"/>).
 /// </summary>
 /// <remarks>Never throws for anything the writer does: exceptions, hangs and misuse all end up in the traces.</remarks>
@@ -17,16 +17,29 @@ internal sealed class CallLauncher(WriterCase world)
     {
         var writer = world.Writer!;
         var output = world.Output;
-        byte[] array = world.CallerPool.Rent(step.SliceOffset + step.BodyLength + step.SliceSlack);
-        array.AsSpan().Fill(0x11);
-        var body = array.AsMemory(step.SliceOffset, step.BodyLength);
-        trace.ExpectedBody.CopyTo(body);
-        TrackedBodyOwner? owner = step.WithBodyOwner ? new TrackedBodyOwner(() => output.Committed, () => world.CallerPool.Return(array)) : null;
-        trace.Owner = owner;
+        if (step.MethodOnly && (step.BodyLength != 0 || step.HeaderBytes != 0 || step.WithBodyOwner))
+            throw new ArgumentException($"A call without content has no body, headers or body owner; the step asks for them: {step}.", nameof(step));
+        byte[]? array = null;
+        TrackedBodyOwner? owner = null;
         Harness.Writers.OutgoingCommand command;
         try
         {
-            command = PublishCommandBuilder.Build(world.Context.Pool, world.Scenario.FrameMax, trace.Channel, trace.Id, step.HeaderBytes, body, owner);
+            if (step.MethodOnly)
+            {
+                command = PublishCommandBuilder.BuildWithoutContent(world.Context.Pool, world.Scenario.FrameMax, trace.Channel, trace.Id);
+                world.Events.Add(RunEvent.CommandWithoutContent);
+            }
+            else
+            {
+                var rented = world.CallerPool.Rent(step.SliceOffset + step.BodyLength + step.SliceSlack);
+                array = rented;
+                rented.AsSpan().Fill(0x11);
+                var body = rented.AsMemory(step.SliceOffset, step.BodyLength);
+                trace.ExpectedBody.CopyTo(body);
+                owner = step.WithBodyOwner ? new TrackedBodyOwner(() => output.Committed, () => world.CallerPool.Return(rented)) : null;
+                trace.Owner = owner;
+                command = PublishCommandBuilder.Build(world.Context.Pool, world.Scenario.FrameMax, trace.Channel, trace.Id, step.HeaderBytes, body, owner);
+            }
         }
         catch (ArgumentException ex)
         {

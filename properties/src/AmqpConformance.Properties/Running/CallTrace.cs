@@ -14,6 +14,9 @@ internal sealed class CallTrace
     public required ushort Channel { get; set; }
     public string RoutingKey => CallCorrelation.RoutingKeyFor(Id);
     public required byte[] ExpectedBody { get; init; }
+
+    /// <summary>Whether the call is a publish (true) or a command without content.</summary>
+    public bool HasContent { get; init; } = true;
     public TimeSpan Started { get; set; }
 
     /// <summary>Whether the call was made at all (a publisher stops after a hung call; a script may not reach every publish).</summary>
@@ -70,7 +73,7 @@ internal sealed class CallTrace
     /// (null if it never went in whole, or the output was not followed).</summary>
     public PublishCall Freeze(long? outputEnd = null) => new()
     {
-        Id = Id, Publisher = Publisher, IndexInPublisher = IndexInPublisher, Channel = Channel, ExpectedBody = ExpectedBody,
+        Id = Id, Publisher = Publisher, IndexInPublisher = IndexInPublisher, Channel = Channel, ExpectedBody = ExpectedBody, HasContent = HasContent,
         Started = Started, Ended = Ended, Outcome = Outcome, Error = Error, PoisonedAfterCompletion = Poisoned,
         PublishSequenceNumber = PublishSequenceNumber,
         HasBodyOwner = Owner is not null, BodyOwnerDisposals = Owner?.Disposals ?? 0, BodyOwnerDisposedAtOutputBytes = Owner?.DisposedAtOutputBytes,

@@ -6,7 +6,8 @@ namespace AmqpConformance.Properties.Running;
 
 /// <summary>
 /// Follows the bytes a writer commits to its output as they are committed, frame by frame, and remembers where each call's
-/// command starts and ends (by the routing key of its basic.publish and the body size its content header declares). The harness
+/// command starts and ends (by the routing key of its basic.publish and the body size its content header declares, or the consumer
+/// tag of the basic.cancel that is a call without content). The harness
 /// uses it to tell a parked call (none of its bytes committed) from one in flight, and whether a completed call's bytes have been
 /// flushed. It judges nothing: a stream it cannot follow (a size field it cannot believe) just stops it (<see cref="Lost"/>).
 /// </summary>
@@ -115,10 +116,11 @@ internal sealed class OutputStreamScanner
         {
             case FrameType.Method:
                 _open.Remove(channel);
-                if (CallCorrelation.CallIdFrom(CallCorrelation.RoutingKeyOfPublish(prefix)) is { } id)
+                if (CallCorrelation.CallIdOfMethod(prefix, out bool hasContent) is { } id)
                 {
                     _firstByte.TryAdd(id, _frameStart);
-                    _open[channel] = new OpenCommand(id);
+                    if (hasContent) _open[channel] = new OpenCommand(id);
+                    else _endByte.TryAdd(id, end);
                 }
                 break;
             case FrameType.Header when _open.TryGetValue(channel, out var command) && command.Declared is null && prefix.Length >= HeaderPrefixKept:

@@ -5,8 +5,9 @@ using AmqpConformance.Protocol;
 
 namespace AmqpConformance.Properties.Running;
 
-/// <summary>The basic.publish commands the runner hands to writers: built by <see cref="CommandBuilder"/> on the default exchange,
-/// the routing key naming the call (<see cref="CallCorrelation"/>), a headers table padded to the size the scenario asks for.</summary>
+/// <summary>The commands the runner hands to writers, built by <see cref="CommandBuilder"/>: basic.publish on the default exchange,
+/// the routing key naming the call (<see cref="CallCorrelation"/>), a headers table padded to the size the scenario asks for; and,
+/// for a call without content, basic.cancel (nowait) whose consumer tag names the call.</summary>
 public static class PublishCommandBuilder
 {
     private const string PadHeader = "x-pad";
@@ -32,4 +33,10 @@ public static class PublishCommandBuilder
         ReadOnlyMemory<byte> body, IDisposable? bodyOwner = null) =>
         CommandBuilder.BuildPublish(pool, frameMax, channel, "", CallCorrelation.RoutingKeyFor(callId), mandatory: false,
             headerBytes > 0 ? PropertiesWith(headerBytes) : null, body, bodyOwner);
+
+    /// <summary>Builds call <paramref name="callId"/>'s command without content: one method frame, basic.cancel with nowait set and
+    /// the call's consumer tag, which no consumer has, so a broker ignores it and sends nothing back. Ownership of the rented frame
+    /// passes to the writer.</summary>
+    public static OutgoingCommand BuildWithoutContent(ArrayPool<byte> pool, int frameMax, ushort channel, int callId) =>
+        CommandBuilder.Build(pool, frameMax, channel, new BasicCancel { ConsumerTag = CallCorrelation.ConsumerTagFor(callId), NoWait = true });
 }

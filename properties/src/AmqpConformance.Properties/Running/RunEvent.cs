@@ -28,4 +28,6 @@ public enum RunEvent
     DisposeTwice,
     /// <summary>A publish with a body started on a channel numbered 256 or above (its channel field's high byte is not zero).</summary>
     BodyOnChannelAbove255,
+    /// <summary>A call handed the writer a command without content (a single method frame, as acks, cancels and closes are).</summary>
+    CommandWithoutContent,
 }

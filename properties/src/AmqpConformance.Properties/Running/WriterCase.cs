@@ -173,7 +173,8 @@ internal sealed class WriterCase : IAsyncDisposable
                 mine.Add(new CallTrace
                 {
                     Id = nextId, Publisher = p, IndexInPublisher = i, Channel = scenario.ChannelOf(p),
-                    ExpectedBody = BodyPattern.Create(scenario.Seed, nextId, steps[i].BodyLength),
+                    ExpectedBody = BodyPattern.Create(scenario.Seed, nextId, steps[i].MethodOnly ? 0 : steps[i].BodyLength),
+                    HasContent = !steps[i].MethodOnly,
                 });
             all.Add(mine);
         }

@@ -3,7 +3,8 @@ using System.Text;
 
 namespace AmqpConformance.Properties.Scenarios;
 
-/// <summary>One publish of a scenario: the body (a slice of a larger pooled array), content properties, and when (if ever) it is cancelled.</summary>
+/// <summary>One call of a scenario: a publish, with its body (a slice of a larger pooled array) and content properties, or a command
+/// without content (<paramref name="MethodOnly"/>); and when (if ever) it is cancelled.</summary>
 /// <param name="BodyLength">Body length in bytes.</param>
 /// <param name="SliceOffset">Where the body starts inside the caller's pooled array.</param>
 /// <param name="SliceSlack">Extra bytes of that array after the body (the writer must not send them).</param>
@@ -11,13 +12,19 @@ namespace AmqpConformance.Properties.Scenarios;
 /// <param name="Cancel">When the call's cancellation token fires.</param>
 /// <param name="CancelAfterFlushes">For <see cref="CancelKind.OnFlush"/>: which output flush after the call's start cancels it (from 1).</param>
 /// <param name="WithBodyOwner">Whether the body is handed over with an owner the writer must dispose (PR #1913 style) instead of being reusable on completion.</param>
+/// <param name="MethodOnly">The call's command has no content: a single method frame (basic.cancel, nowait, naming the call in its
+/// consumer tag), as a client's acks, cancels and closes are. Such a step has no body, no headers and no body owner.</param>
 public sealed record PublishStep(int BodyLength, int SliceOffset = 0, int SliceSlack = 0, int HeaderBytes = 0,
-    CancelKind Cancel = CancelKind.None, int CancelAfterFlushes = 1, bool WithBodyOwner = false)
+    CancelKind Cancel = CancelKind.None, int CancelAfterFlushes = 1, bool WithBodyOwner = false, bool MethodOnly = false)
 {
-    /// <summary>A compact description such as "4088@3+5 h200 cancel:flush2 owned".</summary>
+    /// <summary>A call without content (see <see cref="MethodOnly"/>), cancelled as <paramref name="cancel"/> says.</summary>
+    public static PublishStep WithoutContent(CancelKind cancel = CancelKind.None, int cancelAfterFlushes = 1) =>
+        new(0, Cancel: cancel, CancelAfterFlushes: cancelAfterFlushes, MethodOnly: true);
+
+    /// <summary>A compact description such as "4088@3+5 h200 cancel:flush2 owned", or "method cancel:before" for a call without content.</summary>
     public override string ToString()
     {
-        var sb = new StringBuilder(BodyLength.ToString(CultureInfo.InvariantCulture));
+        var sb = new StringBuilder(MethodOnly ? "method" : BodyLength.ToString(CultureInfo.InvariantCulture));
         if (SliceOffset != 0 || SliceSlack != 0) sb.Append(CultureInfo.InvariantCulture, $"@{SliceOffset}+{SliceSlack}");
         if (HeaderBytes > 0) sb.Append(CultureInfo.InvariantCulture, $" h{HeaderBytes}");
         switch (Cancel)

@@ -103,4 +103,18 @@ public sealed class ScenarioGeneratorsTests
         });
         Assert.DoesNotContain(sample, s => s.Script is not null && IsBurst(s));
     }
+
+    [Fact]
+    public void Calls_without_content_come_among_publishes_in_free_and_scripted_cases_but_never_for_a_whole_client()
+    {
+        var steps = Sample.SelectMany(s => s.Publishers.SelectMany(p => p.Select(x => (s.Script is not null, Step: x)))).ToList();
+        var methods = steps.Where(x => x.Step.MethodOnly).ToList();
+        Assert.Contains(methods, x => x.Item1);
+        Assert.Contains(methods, x => !x.Item1);
+        Assert.Contains(methods, x => x.Step.Cancel != CancelKind.None);
+        Assert.All(methods, x => Assert.Equal((0, 0, false), (x.Step.BodyLength, x.Step.HeaderBytes, x.Step.WithBodyOwner)));
+        Assert.InRange(methods.Count, steps.Count / 40, steps.Count / 5);
+        Assert.Contains(Sample, s => s.Publishers.Any(p => p.Count >= 2 && p.Any(x => x.MethodOnly) && p.Any(x => !x.MethodOnly)));
+        Assert.DoesNotContain(ScenarioGenerators.ClientScenario.Sample(200, 30), s => s.Publishers.Any(p => p.Any(x => x.MethodOnly)));
+    }
 }
