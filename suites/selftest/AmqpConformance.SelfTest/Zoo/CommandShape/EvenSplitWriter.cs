@@ -10,48 +10,9 @@ namespace AmqpConformance.SelfTest.Zoo.CommandShape;
 /// no frame is full, while AMQP requires every body frame but the last to carry exactly frame_max - 8 bytes. Single-frame
 /// bodies and exact multiples are correct.
 /// </summary>
-public sealed class EvenSplitWriter(WriterContext context) : IFrameWriter
+public sealed class EvenSplitWriter(WriterContext context) : InlineZooWriter(context, "even-split")
 {
-    private const string Name = "even-split";
-    private readonly SemaphoreSlim _lock = new(1, 1);
-    private Exception? _fault;
-    private int _disposed;
-
-    public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
-    {
-        if (Stopped() is { } early)
-        {
-            command.Release(context.Pool);
-            throw early;
-        }
-        await _lock.EnterOrReleaseAsync(command, context.Pool, cancellationToken).ConfigureAwait(false);
-        try
-        {
-            if (Stopped() is { } stopped)
-            {
-                command.Release(context.Pool);
-                throw stopped;
-            }
-            try
-            {
-                WriteCommand(context.Output, command, context.FrameMax);
-                CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
-            }
-            catch (Exception ex)
-            {
-                Interlocked.CompareExchange(ref _fault, ex, null);
-                command.Release(context.Pool);
-                throw ZooHelpers.Faulted(Name, ex);
-            }
-            command.Release(context.Pool);
-        }
-        finally
-        {
-            _lock.Release();
-        }
-    }
-
-    private static void WriteCommand(PipeWriter output, in OutgoingCommand command, int frameMax)
+    protected override void WriteCommand(PipeWriter output, in OutgoingCommand command, int frameMax)
     {
         output.Write(command.Frames.Span);
         int length = command.Body.Length;
@@ -66,12 +27,4 @@ public sealed class EvenSplitWriter(WriterContext context) : IFrameWriter
             body = body[chunk.Length..];
         }
     }
-
-    public async ValueTask DisposeAsync()
-    {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
-    }
-
-    private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));
 }

@@ -11,48 +11,9 @@ namespace AmqpConformance.SelfTest.Zoo.WireFormat;
 /// payload bytes is correct; a body frame over 64 KiB, possible only when frame_max is 0 (unlimited) or above 65,543, claims
 /// its size modulo 65,536, and the broker reads the rest of the payload as the next frames.
 /// </summary>
-public sealed class SixteenBitSizeWriter(WriterContext context) : IFrameWriter
+public sealed class SixteenBitSizeWriter(WriterContext context) : InlineZooWriter(context, "sixteen-bit-size")
 {
-    private const string Name = "sixteen-bit-size";
-    private readonly SemaphoreSlim _lock = new(1, 1);
-    private Exception? _fault;
-    private int _disposed;
-
-    public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
-    {
-        if (Stopped() is { } early)
-        {
-            command.Release(context.Pool);
-            throw early;
-        }
-        await _lock.EnterOrReleaseAsync(command, context.Pool, cancellationToken).ConfigureAwait(false);
-        try
-        {
-            if (Stopped() is { } stopped)
-            {
-                command.Release(context.Pool);
-                throw stopped;
-            }
-            try
-            {
-                WriteCommand(context.Output, command, context.FrameMax);
-                CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
-            }
-            catch (Exception ex)
-            {
-                Interlocked.CompareExchange(ref _fault, ex, null);
-                command.Release(context.Pool);
-                throw ZooHelpers.Faulted(Name, ex);
-            }
-            command.Release(context.Pool);
-        }
-        finally
-        {
-            _lock.Release();
-        }
-    }
-
-    private static void WriteCommand(PipeWriter output, in OutgoingCommand command, int frameMax)
+    protected override void WriteCommand(PipeWriter output, in OutgoingCommand command, int frameMax)
     {
         output.Write(command.Frames.Span);
         int max = AmqpConstants.MaxBodyFramePayload(frameMax);
@@ -74,12 +35,4 @@ public sealed class SixteenBitSizeWriter(WriterContext context) : IFrameWriter
             body = body[chunk.Length..];
         }
     }
-
-    public async ValueTask DisposeAsync()
-    {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
-    }
-
-    private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));
 }
