@@ -31,4 +31,7 @@ public sealed class CommandWriterFactory : FrameWriterFactory
     public override string Name => "MyAmqpClient";
 
     public override IFrameWriter CreateWriter(WriterContext context) => new CommandWriterAdapter(context);
+
+    /// <summary>The client's writer completes a call after the flush that delivered it, and fails it when that flush fails.</summary>
+    public override WriterCompletion Completion => WriterCompletion.AfterFlush;
 }

@@ -15,6 +15,11 @@ public sealed class MyFrameWriterFactory : FrameWriterFactory
     public override string Name => "Mine";
 
     public override IFrameWriter CreateWriter(WriterContext context) => new CoalescingWriter(context); // your writer here
+
+    /// <summary>When your writer completes a successful call. The coalescing writer completes it after the flush that delivered it,
+    /// and the harness holds it to that even when the connection fails. If yours completes calls as soon as it queues them, say
+    /// <see cref="WriterCompletion.OnAccept"/>; if you are not sure, remove this override (undeclared is judged leniently).</summary>
+    public override WriterCompletion Completion => WriterCompletion.AfterFlush;
 }
 
 /// <summary>Every invariant on your writer: <c>dotnet test --filter WriterMode=Mine</c>. Cases per property: 100, or
