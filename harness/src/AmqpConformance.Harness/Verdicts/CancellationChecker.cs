@@ -2,7 +2,8 @@ namespace AmqpConformance.Harness.Verdicts;
 
 /// <summary>Cancellation is all or nothing: a cancelled call has none of its frames on the wire; a call that failed without any
 /// transport fault to explain it has none either (a ghost publish); and the stream never ends inside a frame or a command
-/// unless the transport failed.</summary>
+/// unless the transport failed. A call reports cancellation only when its caller asked for it (or the writer was disposed or
+/// the transport failed): a writer whose leftover registration on another call's token cancels this one is caught.</summary>
 public sealed class CancellationChecker : IInvariantChecker
 {
     /// <inheritdoc />
@@ -23,6 +24,18 @@ public sealed class CancellationChecker : IInvariantChecker
                     (cmds.All(c => c.Complete) ? ": the broker will route a message the caller believes was never sent." : ", a partial command."), frames, [call.Id]);
             else if (call.Outcome == CallOutcome.Failed && evidence.Fault is null)
                 v.Add("ghost-after-failure", $"Call {call.Id} reported failure ({call.Error}) with no transport fault, yet its frames are on the wire.", frames, [call.Id]);
+        }
+        if (evidence.Fault is null)
+        {
+            foreach (var call in evidence.Calls.Where(c => c.Outcome == CallOutcome.Cancelled && c.CancelRequested == false))
+            {
+                if (evidence.Lifecycle is { DisposeInvokedAt: { } disposing } life && (call.Ended >= disposing || life.CallsPendingAtDispose.Contains(call.Id)))
+                    continue;
+                v.Add("cancelled-unasked", $"Call {call.Id} (publisher {call.Publisher}, #{call.IndexInPublisher}) ended in cancellation ({call.Error}), but its " +
+                    "token was never cancelled, the writer was not being disposed and the transport did not fail: the caller is told its " +
+                    "publish was withdrawn at its own request. A cancellation registered by another call (say, on a pooled entry this call reused) reached it.",
+                    null, [call.Id]);
+            }
         }
         if (evidence.Fault is null && evidence.Calls.Any(c => c.Outcome == CallOutcome.Cancelled))
         {

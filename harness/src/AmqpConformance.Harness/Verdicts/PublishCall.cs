@@ -43,6 +43,10 @@ public sealed record PublishCall
     /// <summary>The client's publish sequence number when publisher confirms are on (the delivery tag the broker will use); null otherwise.</summary>
     public ulong? PublishSequenceNumber { get; init; }
 
+    /// <summary>Whether the caller cancelled the call's token while the call was pending (or before it began): false means a
+    /// cancellation the call reports did not come from its caller. Null where the harness does not follow it (client level).</summary>
+    public bool? CancelRequested { get; init; }
+
     /// <summary>Whether the harness overwrote the caller's body memory with <see cref="PoisonByte"/> right after the call completed.</summary>
     public bool PoisonedAfterCompletion { get; init; }
 

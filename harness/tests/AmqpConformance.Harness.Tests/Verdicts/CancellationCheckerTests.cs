@@ -47,4 +47,23 @@ public class CancellationCheckerTests
         verdict.Single("partial-frame");
         Assert.Equal([7], verdict.Single("partial-command").Calls);
     }
+
+    [Fact]
+    public void A_cancellation_nobody_asked_for_is_caught_unless_disposal_or_a_fault_explains_it()
+    {
+        var b = new WireLogBuilder();
+        b.Replace(b.Call(0, [1], 0, 5, CallOutcome.Cancelled) with { CancelRequested = false });
+        b.Replace(b.Call(1, [2], 1, 2, CallOutcome.Cancelled, index: 1) with { CancelRequested = true });
+        b.Call(2, [3], 1, 2, CallOutcome.Cancelled, index: 2); // not followed (client level): not judged
+        Assert.Equal([0], _checker.Run(b.Evidence()).Single("cancelled-unasked").Calls);
+
+        var fault = new TransportFaultRecord(TimeSpan.Zero, "reset", null, 0);
+        Assert.True(_checker.Run(b.Evidence(e => e with { Fault = fault })).Holds);
+        var endedAfterDisposal = new LifecycleRecord(TimeSpan.FromMilliseconds(4), TimeSpan.FromMilliseconds(6), TimeSpan.FromSeconds(1), [], 0, false);
+        Assert.True(_checker.Run(b.Evidence(e => e with { Lifecycle = endedAfterDisposal })).Holds);
+        var pendingAtDisposal = new LifecycleRecord(TimeSpan.FromMilliseconds(9), TimeSpan.FromMilliseconds(10), TimeSpan.FromSeconds(1), [0], 0, false);
+        Assert.True(_checker.Run(b.Evidence(e => e with { Lifecycle = pendingAtDisposal })).Holds);
+        var disposedLater = new LifecycleRecord(TimeSpan.FromMilliseconds(9), TimeSpan.FromMilliseconds(10), TimeSpan.FromSeconds(1), [], 0, false);
+        _checker.Run(b.Evidence(e => e with { Lifecycle = disposedLater })).Single("cancelled-unasked");
+    }
 }
