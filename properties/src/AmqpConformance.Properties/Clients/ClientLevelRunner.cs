@@ -205,6 +205,11 @@ public sealed class ClientLevelRunner : IAsyncDisposable
             trace.Complete(log.Elapsed, call.Exception?.InnerException ?? (call.IsCanceled ? new OperationCanceledException() : null));
             stall?.NoteProgress();
             if (call.IsCompletedSuccessfully) trace.PublishSequenceNumber = call.Result;
+            if (step.Cancel == CancelKind.AfterCompletion)
+            {
+                events.Add(RunEvent.CancelAfterCompletion);
+                cts.Cancel(); // the call is over: a client that left a registration on the token must not let it touch anything
+            }
             callerPool.Return(array);
             trace.Poisoned = true;
             return true;

@@ -53,10 +53,10 @@ public static class ScenarioGenerators
             ? Gen.Frequency((6, Gen.Constant(0)), (3, Gen.Choose(1, 200)), (1, Gen.Choose(1, maxHeader)), (1, Gen.Constant(maxHeader)))
             : Gen.Constant(0);
         var offset = Gen.Frequency((2, Gen.Constant(0)), (1, Gen.Choose(1, 64)));
-        // Free-running cases cancel from inside the call (on a flush, racing, before); scripted ones also by script steps.
+        // Free-running cases cancel from inside the call (on a flush, racing, before) or after it; scripted ones also by script steps.
         var cancel = features.Cancellation
             ? Gen.Frequency((8, Gen.Constant(CancelKind.None)), (1, Gen.Constant(CancelKind.Before)),
-                (3, Gen.Constant(CancelKind.OnFlush)), (2, Gen.Constant(CancelKind.Racing)))
+                (3, Gen.Constant(CancelKind.OnFlush)), (2, Gen.Constant(CancelKind.Racing)), (2, Gen.Constant(CancelKind.AfterCompletion)))
             : Gen.Constant(CancelKind.None);
         var owned = features.Owners ? Gen.Frequency((3, Gen.Constant(false)), (2, Gen.Constant(true))) : Gen.Constant(false);
         var methodOnly = features.Methods ? Gen.Frequency((3, Gen.Constant(false)), (1, Gen.Constant(true))) : Gen.Constant(false);

@@ -11,6 +11,9 @@ namespace AmqpConformance.Properties.Running;
 /// <remarks>Never throws for anything the writer does: exceptions, hangs and misuse all end up in the traces.</remarks>
 internal sealed class CallLauncher(WriterCase world)
 {
+    /// <summary>Token sources of completed calls whose step cancels after completion, waiting for the next call to start.</summary>
+    private readonly System.Collections.Concurrent.ConcurrentQueue<CancellationTokenSource> _ended = new();
+
     /// <summary>Starts <paramref name="trace"/>'s call with <paramref name="step"/>; the returned task (= <see cref="CallTrace.Done"/>)
     /// completes when the call has completed and been recorded, or was given up as hung. Never faults.</summary>
     public Task Start(CallTrace trace, PublishStep step)
@@ -46,8 +49,13 @@ internal sealed class CallLauncher(WriterCase world)
             throw new InvalidOperationException($"The scenario asks for a publish that cannot be framed under frame_max {world.Scenario.FrameMax}: {ex.Message}", ex);
         }
         var cts = new CancellationTokenSource();
+        trace.CancelRequested = false;
         trace.Cancel = () => Fire(trace, cts, racing: false);
-        if (step.Cancel == CancelKind.Before) cts.Cancel();
+        if (step.Cancel == CancelKind.Before)
+        {
+            trace.CancelRequested = true;
+            cts.Cancel();
+        }
         Action? onFlush = null;
         if (step.Cancel == CancelKind.OnFlush)
         {
@@ -68,9 +76,23 @@ internal sealed class CallLauncher(WriterCase world)
             call = Task.FromException(ex);
         }
         trace.HandedOver = true;
+        CancelEndedTokens();
         if (step.Cancel == CancelKind.Racing) _ = Task.Run(() => Fire(trace, cts, racing: true));
-        _ = WatchAsync(trace, call, cts, onFlush, owner is null ? array : null);
+        _ = WatchAsync(trace, call, cts, onFlush, owner is null ? array : null, cancelAfter: step.Cancel == CancelKind.AfterCompletion);
         return trace.Done;
+    }
+
+    /// <summary>Cancels the tokens of completed calls whose step says <see cref="CancelKind.AfterCompletion"/>: the requests they
+    /// belonged to have ended. Called as each call has been handed to the writer (so a writer that left a registration on a pooled
+    /// entry, and gave the entry to this call, cancels this call), and once every call is done.</summary>
+    public void CancelEndedTokens()
+    {
+        while (_ended.TryDequeue(out var cts))
+        {
+            world.Events.Add(RunEvent.CancelAfterCompletion);
+            cts.Cancel(); // the call is over: whatever this still reaches inside the writer belongs to another call
+            cts.Dispose();
+        }
     }
 
     /// <summary>Starts <paramref name="trace"/>'s call while, on another thread at the same moment, the output releases its held flushes.</summary>
@@ -113,11 +135,12 @@ internal sealed class CallLauncher(WriterCase world)
         if (!world.Output.HasStarted(trace.Id)) world.Events.Add(RunEvent.CancelWhileParked);
         if (world.Output.IsFlushPending) world.Events.Add(RunEvent.CancelDuringFlush);
         // The call may have completed (and its source been disposed) since the check above: then there is nothing to cancel.
+        trace.CancelRequested = true;
         try { cts.Cancel(); }
         catch (ObjectDisposedException) { }
     }
 
-    private async Task WatchAsync(CallTrace trace, Task call, CancellationTokenSource cts, Action? onFlush, byte[]? array)
+    private async Task WatchAsync(CallTrace trace, Task call, CancellationTokenSource cts, Action? onFlush, byte[]? array, bool cancelAfter)
     {
         try
         {
@@ -128,7 +151,8 @@ internal sealed class CallLauncher(WriterCase world)
             world.NoteCompletion();
             if (onFlush is not null) world.Output.Disarm(onFlush);
             trace.Cancel = null;
-            cts.Dispose();
+            if (cancelAfter) _ended.Enqueue(cts); // cancelled when the next call has started: see CancelEndedTokens
+            else cts.Dispose();
             if (array is not null)
             {
                 world.CallerPool.Return(array); // poisons the array, and a later publish may reuse it

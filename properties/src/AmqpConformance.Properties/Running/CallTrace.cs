@@ -31,6 +31,10 @@ internal sealed class CallTrace
     /// <summary>The output's <see cref="ControlledOutput.DeliveredOffset"/> when the harness saw the call complete.</summary>
     public long? DeliveredAtCompletion { get; set; }
 
+    /// <summary>Whether the harness cancelled the call's token while the call was pending (or before it began); null where the
+    /// harness does not follow it (client level).</summary>
+    public bool? CancelRequested { get; set; }
+
     /// <summary>Cancels the call's token (set while the call is in flight).</summary>
     public Action? Cancel { get; set; }
 
@@ -75,7 +79,7 @@ internal sealed class CallTrace
     {
         Id = Id, Publisher = Publisher, IndexInPublisher = IndexInPublisher, Channel = Channel, ExpectedBody = ExpectedBody, HasContent = HasContent,
         Started = Started, Ended = Ended, Outcome = Outcome, Error = Error, PoisonedAfterCompletion = Poisoned,
-        PublishSequenceNumber = PublishSequenceNumber,
+        PublishSequenceNumber = PublishSequenceNumber, CancelRequested = CancelRequested,
         HasBodyOwner = Owner is not null, BodyOwnerDisposals = Owner?.Disposals ?? 0, BodyOwnerDisposedAtOutputBytes = Owner?.DisposedAtOutputBytes,
         OutputEndByte = outputEnd, DeliveredOutputBytesAtCompletion = Ended is null ? null : DeliveredAtCompletion,
     };

@@ -195,7 +195,10 @@ internal sealed class ControlledOutput : PipeWriter
         Volatile.Write(ref _writing, 0);
         long n = Interlocked.Increment(ref _flushes);
         FireTriggers(n);
-        return FlushCoreAsync(cancellationToken);
+        var flush = FlushCoreAsync(cancellationToken);
+        // Completed at once, it is a plain result, as a pipe's synchronous flush is; otherwise its consumer gets a source that, like a
+        // pipe's, can be consumed once.
+        return flush.IsCompleted ? flush : SingleConsumerFlush.Wrap(flush);
     }
 
     private async ValueTask<FlushResult> FlushCoreAsync(CancellationToken cancellationToken)

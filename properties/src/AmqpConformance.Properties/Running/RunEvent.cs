@@ -30,4 +30,6 @@ public enum RunEvent
     BodyOnChannelAbove255,
     /// <summary>A call handed the writer a command without content (a single method frame, as acks, cancels and closes are).</summary>
     CommandWithoutContent,
+    /// <summary>A call's token was cancelled after the call had completed (a request that ended), with the writer still running.</summary>
+    CancelAfterCompletion,
 }

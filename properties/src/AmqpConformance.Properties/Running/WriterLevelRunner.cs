@@ -44,6 +44,7 @@ public static class WriterLevelRunner
         if (world.StallsThroughDispose) await lifecycle.AwaitAsync().ConfigureAwait(false); // the output stays stalled until then
         world.Output.Release();
         await Task.WhenAll(world.AllTraces.Where(t => t.Attempted).Select(t => t.Done)).ConfigureAwait(false);
+        calls.CancelEndedTokens();
         if (!lifecycle.Begun)
         {
             await observer.SettleAsync().ConfigureAwait(false);

@@ -11,4 +11,9 @@ public enum CancelKind
     OnFlush,
     /// <summary>Right after the call started, from another thread, racing the writer.</summary>
     Racing,
+    /// <summary>After the call completed: the token of a request that has ended is cancelled (an HTTP request aborted after its
+    /// publish went out), at writer level just after the next call of the case was handed to the writer. The call is over, so
+    /// nothing may happen to it or to any other call; a writer that left a registration on the token (a pooled entry now serving
+    /// the next caller) cancels the wrong call.</summary>
+    AfterCompletion,
 }

@@ -32,6 +32,7 @@ public sealed record PublishStep(int BodyLength, int SliceOffset = 0, int SliceS
             case CancelKind.Before: sb.Append(" cancel:before"); break;
             case CancelKind.OnFlush: sb.Append(CultureInfo.InvariantCulture, $" cancel:flush{CancelAfterFlushes}"); break;
             case CancelKind.Racing: sb.Append(" cancel:racing"); break;
+            case CancelKind.AfterCompletion: sb.Append(" cancel:after"); break;
         }
         if (WithBodyOwner) sb.Append(" owned");
         return sb.ToString();

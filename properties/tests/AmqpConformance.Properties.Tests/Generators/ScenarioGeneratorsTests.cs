@@ -117,4 +117,12 @@ public sealed class ScenarioGeneratorsTests
         Assert.Contains(Sample, s => s.Publishers.Any(p => p.Count >= 2 && p.Any(x => x.MethodOnly) && p.Any(x => !x.MethodOnly)));
         Assert.DoesNotContain(ScenarioGenerators.ClientScenario.Sample(200, 30), s => s.Publishers.Any(p => p.Any(x => x.MethodOnly)));
     }
+
+    [Fact]
+    public void Some_tokens_are_cancelled_after_their_call_completed()
+    {
+        var after = Sample.SelectMany(s => s.Publishers.SelectMany(p => p)).Where(x => x.Cancel == CancelKind.AfterCompletion).ToList();
+        Assert.NotEmpty(after);
+        Assert.Contains(after, x => x.ToString().EndsWith("cancel:after", StringComparison.Ordinal));
+    }
 }

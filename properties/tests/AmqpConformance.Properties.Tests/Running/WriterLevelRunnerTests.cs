@@ -171,6 +171,29 @@ public sealed class WriterLevelRunnerTests
         Assert.All((await WriterLevelRunner.RunAsync(WriterModes.Background, scenario)).CheckAll(), v => Assert.True(v.Holds, v.ToString()));
     }
 
+    [Theory]
+    [InlineData("Background")]
+    [InlineData("Inline")]
+    [InlineData("Coalescing")]
+    public async Task A_token_cancelled_after_its_call_completed_touches_no_call(string mode)
+    {
+        var scenario = new Scenario(4096, ChannelLayout.OwnChannel,
+            [[new PublishStep(10, Cancel: CancelKind.AfterCompletion), new PublishStep(20, Cancel: CancelKind.AfterCompletion), new PublishStep(30)],
+             [new PublishStep(40, Cancel: CancelKind.AfterCompletion)]], FaultPlan.Empty);
+        var result = await WriterLevelRunner.RunAsync(WriterModes.FromName(mode)!, scenario);
+        Assert.Equal(3, result.Events[RunEvent.CancelAfterCompletion]);
+        Assert.All(result.Evidence.Calls, c => Assert.Equal((CallOutcome.Succeeded, (bool?)false), (c.Outcome, c.CancelRequested)));
+        Assert.All(result.CheckAll(), v => Assert.True(v.Holds, $"{mode}: {v}"));
+    }
+
+    [Fact]
+    public async Task A_cancellation_the_harness_fires_is_noted_on_the_call()
+    {
+        var scenario = new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(10, Cancel: CancelKind.Before), new PublishStep(10)]], FaultPlan.Empty);
+        var calls = (await WriterLevelRunner.RunAsync(WriterModes.Inline, scenario)).Evidence.Calls;
+        Assert.Equal([(CallOutcome.Cancelled, (bool?)true), (CallOutcome.Succeeded, false)], calls.Select(c => (c.Outcome, c.CancelRequested)));
+    }
+
     [Fact]
     public async Task A_writer_that_drops_the_channel_high_byte_is_caught_on_channel_256()
     {
