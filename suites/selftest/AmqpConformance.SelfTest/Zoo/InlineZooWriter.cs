@@ -73,8 +73,8 @@ public abstract class InlineZooWriter(WriterContext context, string name) : IFra
     /// <summary>Called once <paramref name="command"/> was written and flushed, still under the lock. By default releases it.</summary>
     protected virtual void Delivered(in OutgoingCommand command) => command.Release(Context.Pool);
 
-    /// <inheritdoc />
-    public async ValueTask DisposeAsync()
+    /// <summary>Stops the writer: waits for the call in progress within the drain timeout, then gives up on it.</summary>
+    public virtual async ValueTask DisposeAsync()
     {
         if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
         await _lock.DrainAsync(Context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);

@@ -87,6 +87,9 @@ public static class ZooWriters
         E(c => new DisposeLeaksQueuedWriter(c), BugClass.Lifecycle,
             "When DisposeAsync gives up draining and cancels the loop, the loop treats that as a clean exit and never releases the command in hand or the queued ones.",
             "DisposeAsync with a stalled output and commands still queued (drain timeout).", WriterCompletion.OnAccept),
+        E(c => new DisposeAwaitsFlushWriter(c), BugClass.Lifecycle,
+            "DisposeAsync waits for the write in progress by awaiting that write's pending flush ValueTask, which its call is already awaiting.",
+            "Disposal while a flush is pending (a stalled output).", WriterCompletion.AfterFlush),
         E(c => new AcceptsAfterDisposeWriter(c), BugClass.Lifecycle,
             "Calls made during or after DisposeAsync release their command and report success instead of throwing ObjectDisposedException.",
             "A publish that races with, or follows, disposal."),
@@ -166,6 +169,9 @@ public static class ZooWriters
             "A batch in which a larger command is queued ahead of a smaller one.", WriterCompletion.OnAccept),
 
         // 6. Cancellation timing
+        E(c => new StaleRegistrationWriter(c), BugClass.Cancellation,
+            "Returns its pooled queue entry without disposing the caller's token registration, so a token cancelled after its call completed cancels whichever call reuses the entry.",
+            "A token cancelled after its call completed while another call waits in the queue.", WriterCompletion.AfterFlush),
         E(c => new FlushWithCallerTokenWriter(c), BugClass.Cancellation,
             "Passes the caller's token to FlushAsync and reports a cancelled flush as the call's cancellation, though the frames are already in the output.",
             "Cancellation landing as the command's flush starts or while it waits for backpressure.", WriterCompletion.AfterFlush),
