@@ -1,7 +1,7 @@
 namespace AmqpConformance.Harness.Verdicts;
 
 /// <summary>Order: if call A completed before call B started, A is on the wire before B; each publisher's commands keep
-/// its order; a call that succeeded is on the wire exactly once (unless the transport failed or the writer never finished disposing); with confirms on,
+/// the order it made its calls in (a pipelining publisher's overlapping calls included); a call that succeeded is on the wire exactly once (unless the transport failed or the writer never finished disposing); with confirms on,
 /// the n-th publish on a channel carries the client's sequence number n (the delivery tag the broker will use).</summary>
 public sealed class OrderChecker : IInvariantChecker
 {

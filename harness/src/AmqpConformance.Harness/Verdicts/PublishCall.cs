@@ -12,7 +12,9 @@ public sealed record PublishCall
     /// <summary>Which publisher (concurrent caller) made the call.</summary>
     public required int Publisher { get; init; }
 
-    /// <summary>Position of the call among its publisher's calls, from 0. A publisher's calls never overlap.</summary>
+    /// <summary>Position of the call among its publisher's calls, from 0: the order in which the publisher made them. A publisher's
+    /// calls do not overlap, except a pipelining publisher's, which makes each call once the previous WriteAsync has returned and
+    /// awaits them later.</summary>
     public required int IndexInPublisher { get; init; }
 
     /// <summary>The channel the command went on.</summary>

@@ -11,8 +11,9 @@ namespace AmqpConformance.Harness.Writers;
 /// shorter, none for an empty body), with no other command's bytes in between.</item>
 /// <item><b>bodies:</b> when <see cref="WriteAsync"/> completes (successfully or not) the writer no longer touches the caller's
 /// body memory, unless the command carried a body owner.</item>
-/// <item><b>order:</b> commands whose calls do not overlap reach the output in call order; a call that succeeded is on the wire
-/// exactly once unless the transport failed.</item>
+/// <item><b>order:</b> commands whose calls do not overlap reach the output in call order, and so do the calls one caller makes one
+/// after another, each once the previous WriteAsync has returned, whether or not it awaited them (a pipelining caller's publishes
+/// keep the sequence numbers it gave them); a call that succeeded is on the wire exactly once unless the transport failed.</item>
 /// <item><b>pools:</b> the writer releases each command exactly once (<see cref="OutgoingCommand.Release"/>), after its bytes
 /// are out or when it gives up on it, including on faults, cancellation and disposal; everything it rents from
 /// <see cref="WriterContext.Pool"/> comes back exactly once.</item>
@@ -34,6 +35,9 @@ namespace AmqpConformance.Harness.Writers;
 /// <see cref="IAsyncDisposable"/>: a second call, after the first returned or alongside it, returns without throwing and
 /// releases, writes and completes nothing a second time (a call made alongside may wait for the first).</item>
 /// </list>
+/// <para>The <see cref="ValueTask"/> <see cref="WriteAsync"/> returns is awaited once, possibly long after the call completed
+/// (a pipelining caller makes dozens of calls before it awaits the first), and the harness's output hands out flushes that, like a
+/// socket pipe's, may be awaited once.</para>
 /// <para>The harness also runs every byte through its fake broker (<b>broker</b> invariant): whatever RabbitMQ would refuse,
 /// and in the strict profile what RabbitMQ lets through but an atomic writer must not do, fails the case.</para>
 /// </remarks>

@@ -74,6 +74,18 @@ public static class ScenarioGenerators
                 : new PublishStep(length, sliceOffset, slack, headerBytes, cancelKind, flushes, withOwner);
     }
 
+    /// <summary>One call of a pipelined publisher: a <see cref="Step"/> with a small body (0, 1, up to 300 bytes, now and then
+    /// one frame's worth), so that dozens of them fit a case.</summary>
+    public static Gen<PublishStep> PipelinedStep(int frameMax, SwarmFeatures features)
+    {
+        ArgumentNullException.ThrowIfNull(features);
+        int m = frameMax == 0 ? 131072 - 8 : frameMax - 8;
+        var small = Gen.Frequency((2, Gen.Constant(0)), (2, Gen.Constant(1)), (8, Gen.Choose(2, 300)), (1, Gen.Elements(m - 1, m, m + 1)));
+        return from step in Step(frameMax, features with { LargeBodies = false })
+               from length in small
+               select step.MethodOnly ? step : step with { BodyLength = length };
+    }
+
     /// <summary>A non-empty fault plan for a run that puts about <paramref name="expectedBytes"/> on the wire: a reset or close
     /// part-way, a slicer, latency or a short stall; sometimes two.</summary>
     public static Gen<FaultPlan> Faults(long expectedBytes)
@@ -100,13 +112,14 @@ public static class ScenarioGenerators
             bool On(double p) => r.NextDouble() < p;
             bool scripted = On(profile.Scripted);
             bool dispose = scripted && On(profile.Dispose);
+            bool transportStall = !scripted && On(profile.TransportStall);
             return new SwarmFeatures(
                 Scripted: scripted, Cancellation: On(profile.Cancellation), Faults: On(profile.Faults), Owners: On(profile.Owners),
                 Headers: On(profile.Headers), LargeBodies: On(profile.LargeBodies), ManyPublishers: On(profile.ManyPublishers),
                 SmallQueue: On(profile.SmallQueue), SmallThreshold: On(profile.SmallThreshold), Noise: On(profile.Noise),
                 Holds: scripted && On(profile.Holds), Dispose: dispose, Reset: scripted && On(profile.Reset),
-                TransportStall: !scripted && On(profile.TransportStall), StallThroughDispose: dispose && On(profile.StallThroughDispose),
-                Methods: On(profile.Methods));
+                TransportStall: transportStall, StallThroughDispose: dispose && On(profile.StallThroughDispose),
+                Methods: On(profile.Methods), Pipelined: !scripted && On(profile.Pipelined) && !transportStall);
         });
     }
 
@@ -114,7 +127,7 @@ public static class ScenarioGenerators
     public static Gen<Scenario> For(ScenarioProfile profile) =>
         from features in Features(profile)
         from frameMax in FrameMax
-        from layout in features.Scripted ? Gen.Constant(ChannelLayout.OwnChannel)
+        from layout in features.Scripted || features.Pipelined ? Gen.Constant(ChannelLayout.OwnChannel)
             : Gen.Frequency((3, Gen.Constant(ChannelLayout.OwnChannel)), (1, Gen.Constant(ChannelLayout.SharedChannel)), (1, Gen.Constant(ChannelLayout.Mixed)))
         from publisherCount in features.ManyPublishers ? Gen.Choose(5, 16) : Gen.Choose(1, 4)
         from publishers in Step(frameMax, features).ListOf().Select(l => l.Count == 0 ? [new PublishStep(1)] : l)
@@ -131,11 +144,16 @@ public static class ScenarioGenerators
         from largeBurst in !features.Scripted && !features.TransportStall && features.LargeBodies && publisherCount >= 3
             ? Gen.Elements(false, true) : Gen.Constant(false)
         from burstBodies in Gen.Choose(LargeBurstBody.Min, LargeBurstBody.Max).ListOf(6)
+        from pipelinedCalls in features.Pipelined ? PipelinedStep(frameMax, features).ListOf(PipelinedCalls.Min)
+            .SelectMany(first => Gen.Choose(0, PipelinedCalls.Max - PipelinedCalls.Min).SelectMany(n => PipelinedStep(frameMax, features).ListOf(n))
+            .Select(rest => (IReadOnlyList<PublishStep>)[.. first, .. rest])) : Gen.Constant<IReadOnlyList<PublishStep>>([])
         let scripted = features.Scripted ? publishers.Select(p => (IReadOnlyList<PublishStep>)[.. p.Take(4)]).ToList() : null
         let withLargeBurst = largeBurst ? WithLargeBurst(publishers, burstBodies) : null
-        select new Scenario(frameMax, layout, withLargeBurst ?? scripted ?? [.. publishers.Select(p => (IReadOnlyList<PublishStep>)[.. p])], faults, seed,
+        let chosen = withLargeBurst ?? scripted ?? [.. publishers.Select(p => (IReadOnlyList<PublishStep>)[.. p])]
+        select new Scenario(frameMax, layout, features.Pipelined ? [pipelinedCalls, .. chosen.Skip(1)] : chosen, faults, seed,
             StallUntilQuiet: features.TransportStall)
         {
+            Pipelined = features.Pipelined,
             QueueCapacity = largeBurst ? Math.Max(queue, 4) : queue,
             OutputThreshold = threshold,
             Noise = features.Noise,
@@ -145,6 +163,10 @@ public static class ScenarioGenerators
             ChannelBase = channelBase,
             SecondDisposal = secondDisposal,
         };
+
+    /// <summary>How many calls a pipelined publisher makes (<see cref="Scenario.Pipelined"/>): more than a 32-command batch, so
+    /// that a writer meets a queue longer than its batch while their callers are still to await them.</summary>
+    public static (int Min, int Max) PipelinedCalls { get; } = (33, 80);
 
     /// <summary>The body lengths of a large-burst case (<see cref="WithLargeBurst"/>): any three are more than 1 MiB together.</summary>
     public static (int Min, int Max) LargeBurstBody { get; } = (350 * 1024, 700 * 1024);
@@ -186,7 +208,7 @@ public static class ScenarioGenerators
     /// client API has none), no calls without content (the client adapters publish only), no script (the harness cannot hold a client's flushes); faults that a TCP proxy can apply; sometimes a
     /// stall (the proxy forwards next to nothing until the client stops making progress, then lets go).</summary>
     public static Gen<Scenario> ClientScenario { get; } =
-        from s in For(ScenarioProfile.Mixed with { Name = "client", Scripted = 0, TransportStall = 0.3, Owners = 0, Noise = 0, LargeBodies = 0.2, Methods = 0 })
+        from s in For(ScenarioProfile.Mixed with { Name = "client", Scripted = 0, TransportStall = 0.3, Owners = 0, Noise = 0, LargeBodies = 0.2, Methods = 0, Pipelined = 0 })
         from confirms in Gen.Elements(true, false)
         from burst in Gen.Frequency((3, Gen.Constant(false)), (1, Gen.Constant(true)))
         from burstSize in Gen.Choose(150, 300)

@@ -46,6 +46,9 @@ public sealed record ScenarioProfile
     /// <summary>See <see cref="SwarmFeatures.Methods"/>.</summary>
     public double Methods { get; init; } = 0.3;
 
+    /// <summary>See <see cref="SwarmFeatures.Pipelined"/>.</summary>
+    public double Pipelined { get; init; } = 0.2;
+
     /// <summary>The mix of everything, used when every invariant is checked at once (<c>--invariant all</c>, the self-test).</summary>
     public static ScenarioProfile Mixed { get; } = new() { Name = "mixed" };
 

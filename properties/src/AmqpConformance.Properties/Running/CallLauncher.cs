@@ -16,7 +16,24 @@ internal sealed class CallLauncher(WriterCase world)
 
     /// <summary>Starts <paramref name="trace"/>'s call with <paramref name="step"/>; the returned task (= <see cref="CallTrace.Done"/>)
     /// completes when the call has completed and been recorded, or was given up as hung. Never faults.</summary>
-    public Task Start(CallTrace trace, PublishStep step)
+    public Task Start(CallTrace trace, PublishStep step) => Launch(trace, step)();
+
+    /// <summary>Starts <paramref name="trace"/>'s call as a pipelining caller does: the ValueTask WriteAsync returned is kept, not
+    /// looked at, until <see cref="Collect"/>. The harness learns the call's outcome only then, so its completion time is when it
+    /// was collected (later than the writer completed it: the order invariant judges fewer pairs, never more).</summary>
+    public void StartDeferred(CallTrace trace, PublishStep step) => trace.Collect = Launch(trace, step);
+
+    /// <summary>Awaits a call started by <see cref="StartDeferred"/> (the first and only consumption of its ValueTask); the returned
+    /// task is <see cref="CallTrace.Done"/>. Never faults.</summary>
+    public Task Collect(CallTrace trace)
+    {
+        var collect = trace.Collect ?? throw new InvalidOperationException($"Call {trace.Id} was not started deferred.");
+        trace.Collect = null;
+        return collect();
+    }
+
+    /// <summary>Builds and hands over the call; returns what consumes its ValueTask and watches the call to its end.</summary>
+    private Func<Task> Launch(CallTrace trace, PublishStep step)
     {
         var writer = world.Writer!;
         var output = world.Output;
@@ -66,20 +83,32 @@ internal sealed class CallLauncher(WriterCase world)
         if (trace.Channel > byte.MaxValue && step.BodyLength > 0) world.Events.Add(RunEvent.BodyOnChannelAbove255);
         trace.Started = world.Clock;
         trace.Attempted = true;
-        Task call;
+        ValueTask pending;
         try
         {
-            call = writer.WriteAsync(command, cts.Token).AsTask();
+            pending = writer.WriteAsync(command, cts.Token);
         }
         catch (Exception ex)
         {
-            call = Task.FromException(ex);
+            pending = ValueTask.FromException(ex);
         }
         trace.HandedOver = true;
         CancelEndedTokens();
         if (step.Cancel == CancelKind.Racing) _ = Task.Run(() => Fire(trace, cts, racing: true));
-        _ = WatchAsync(trace, call, cts, onFlush, owner is null ? array : null, cancelAfter: step.Cancel == CancelKind.AfterCompletion);
-        return trace.Done;
+        return () =>
+        {
+            Task call;
+            try
+            {
+                call = pending.AsTask();
+            }
+            catch (Exception ex)
+            {
+                call = Task.FromException(ex); // a ValueTask whose source was reused or misused refuses to be awaited
+            }
+            _ = WatchAsync(trace, call, cts, onFlush, owner is null ? array : null, cancelAfter: step.Cancel == CancelKind.AfterCompletion);
+            return trace.Done;
+        };
     }
 
     /// <summary>Cancels the tokens of completed calls whose step says <see cref="CancelKind.AfterCompletion"/>: the requests they

@@ -35,6 +35,9 @@ internal sealed class CallTrace
     /// harness does not follow it (client level).</summary>
     public bool? CancelRequested { get; set; }
 
+    /// <summary>For a call started deferred (pipelined), what consumes its ValueTask and watches it; null once collected.</summary>
+    public Func<Task>? Collect { get; set; }
+
     /// <summary>Cancels the call's token (set while the call is in flight).</summary>
     public Action? Cancel { get; set; }
 

@@ -3,7 +3,8 @@ using System.Diagnostics;
 namespace AmqpConformance.Properties.Running;
 
 /// <summary>Runs a free-running scenario: every publisher on its own task, all released at once, each awaiting its calls one
-/// after another; publishers sharing a channel take turns on it, as a client's channel lock does. For a transport-stalled scenario
+/// after another (a pipelined one makes them all, then awaits them); publishers sharing a channel take turns on it, as a client's
+/// channel lock does. For a transport-stalled scenario
 /// it samples what the writer holds until the writer stops making progress, then releases the transport.</summary>
 internal static class FreeRunDriver
 {
@@ -24,6 +25,11 @@ internal static class FreeRunDriver
             {
                 await start.Task.ConfigureAwait(false);
                 if (world.Options.BeforePublisherRuns is { } hold) await hold(publisher).ConfigureAwait(false);
+                if (publisher == 0 && scenario.Pipelined)
+                {
+                    await PipelineAsync(world, calls, steps, traces).ConfigureAwait(false);
+                    return;
+                }
                 for (int i = 0; i < steps.Count; i++)
                 {
                     if (channelLock is not null) await channelLock.WaitAsync().ConfigureAwait(false);
@@ -47,6 +53,15 @@ internal static class FreeRunDriver
             world.Transport.Release();
         }
         await all.ConfigureAwait(false); // every call is bounded by the call timeout
+    }
+
+    /// <summary>A pipelined publisher (<see cref="Scenarios.Scenario.Pipelined"/>, always on its own channel): makes every call
+    /// as soon as the previous WriteAsync has returned, then awaits them in order.</summary>
+    private static async Task PipelineAsync(WriterCase world, CallLauncher calls, IReadOnlyList<Scenarios.PublishStep> steps, IReadOnlyList<CallTrace> traces)
+    {
+        for (int i = 0; i < steps.Count; i++) calls.StartDeferred(traces[i], steps[i]);
+        if (traces.Count(t => t.IsPending) > 32) world.Events.Add(RunEvent.ManyCallsPending);
+        for (int i = 0; i < steps.Count; i++) await calls.Collect(traces[i]).ConfigureAwait(false);
     }
 
     /// <summary>While the transport is stalled, samples what the writer holds until it stops making progress: then it is blocked,

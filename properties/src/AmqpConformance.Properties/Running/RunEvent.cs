@@ -32,4 +32,7 @@ public enum RunEvent
     CommandWithoutContent,
     /// <summary>A call's token was cancelled after the call had completed (a request that ended), with the writer still running.</summary>
     CancelAfterCompletion,
+    /// <summary>A pipelining publisher had more than 32 of its calls pending at once (made, not yet awaited, not yet completed as
+    /// far as the harness knows): more than a 32-command batch queued in the writer.</summary>
+    ManyCallsPending,
 }

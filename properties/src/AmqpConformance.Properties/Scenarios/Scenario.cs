@@ -13,7 +13,8 @@ namespace AmqpConformance.Properties.Scenarios;
 /// </summary>
 /// <param name="FrameMax">The negotiated frame_max (0 = unlimited).</param>
 /// <param name="Layout">How publishers map onto channels.</param>
-/// <param name="Publishers">Each publisher's publishes, in the order it makes them (a publisher awaits each call before the next).</param>
+/// <param name="Publishers">Each publisher's publishes, in the order it makes them (a publisher awaits each call before the next,
+/// except a <see cref="Pipelined"/> one).</param>
 /// <param name="Faults">The transport faults, counted in bytes of the writer's output (empty: a perfect transport).</param>
 /// <param name="Seed">Seeds the body bytes and the output's timing noise.</param>
 /// <param name="StallUntilQuiet">Stall the transport from the start until the writer stops making progress, measure what it
@@ -49,6 +50,11 @@ public sealed record Scenario(int FrameMax, ChannelLayout Layout, IReadOnlyList<
     /// <summary>Whether the harness disposes the writer a second time (after the first disposal returned, or at the same time).</summary>
     public SecondDisposal SecondDisposal { get; init; }
 
+    /// <summary>Free-running: publisher 0 pipelines, as "publish many, then await" code does: it makes each call as soon as the
+    /// previous one's WriteAsync has returned, keeps the ValueTasks, and awaits them in order only after its last call was made. So
+    /// calls overlap, dozens can be queued in the writer at once, and a ValueTask is consumed long after its call completed.</summary>
+    public bool Pipelined { get; init; }
+
     /// <summary>Client level: whether the client's channels use publisher confirms (a publish then completes on the broker's ack).</summary>
     public bool Confirms { get; init; } = true;
 
@@ -80,6 +86,7 @@ public sealed record Scenario(int FrameMax, ChannelLayout Layout, IReadOnlyList<
         if (StallThroughDispose) sb.Append(" stall-through-dispose");
         if (!Confirms) sb.Append(" confirms-off");
         if (CloseAsCompletion) sb.Append(" close-as-completion");
+        if (Pipelined) sb.Append(" pipelined");
         if (ChannelBase != 1) sb.Append(CultureInfo.InvariantCulture, $" channels-from={ChannelBase}");
         if (SecondDisposal != SecondDisposal.None)
             sb.Append(SecondDisposal == SecondDisposal.Concurrent ? " dispose-twice:concurrent" : " dispose-twice:after");

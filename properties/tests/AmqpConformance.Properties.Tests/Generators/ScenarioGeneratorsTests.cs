@@ -125,4 +125,21 @@ public sealed class ScenarioGeneratorsTests
         Assert.NotEmpty(after);
         Assert.Contains(after, x => x.ToString().EndsWith("cancel:after", StringComparison.Ordinal));
     }
+
+    [Fact]
+    public void Pipelined_cases_give_publisher_0_more_calls_than_a_batch_on_its_own_channel_and_never_at_client_level()
+    {
+        var pipelined = Sample.Where(s => s.Pipelined).ToList();
+        Assert.NotEmpty(pipelined);
+        Assert.All(pipelined, s =>
+        {
+            Assert.Null(s.Script);
+            Assert.False(s.StallUntilQuiet);
+            Assert.Equal(ChannelLayout.OwnChannel, s.Layout);
+            Assert.InRange(s.Publishers[0].Count, ScenarioGenerators.PipelinedCalls.Min, ScenarioGenerators.PipelinedCalls.Max);
+            Assert.All(s.Publishers[0], x => Assert.InRange(x.BodyLength, 0, Math.Max(301, (s.FrameMax == 0 ? 131072 : s.FrameMax) - 7)));
+            Assert.Contains(" pipelined", s.ToString(), StringComparison.Ordinal);
+        });
+        Assert.DoesNotContain(ScenarioGenerators.ClientScenario.Sample(200, 30), s => s.Pipelined);
+    }
 }

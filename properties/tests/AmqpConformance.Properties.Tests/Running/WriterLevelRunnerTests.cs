@@ -194,6 +194,75 @@ public sealed class WriterLevelRunnerTests
         Assert.Equal([(CallOutcome.Cancelled, (bool?)true), (CallOutcome.Succeeded, false)], calls.Select(c => (c.Outcome, c.CancelRequested)));
     }
 
+    [Theory]
+    [InlineData("Background")]
+    [InlineData("Inline")]
+    [InlineData("Coalescing")]
+    public async Task A_pipelining_publisher_makes_all_its_calls_before_awaiting_them_and_reference_writers_hold(string mode)
+    {
+        var calls = Enumerable.Range(0, 40).Select(i => i % 5 == 4 ? PublishStep.WithoutContent() : new PublishStep(i * 7)).ToList();
+        var scenario = new Scenario(4096, ChannelLayout.OwnChannel, [calls, [new PublishStep(5000)]], FaultPlan.Empty) { Pipelined = true, QueueCapacity = 64 };
+        var result = await WriterLevelRunner.RunAsync(WriterModes.FromName(mode)!, scenario);
+        var mine = result.Evidence.Calls.Where(c => c.Publisher == 0).OrderBy(c => c.IndexInPublisher).ToList();
+        Assert.Equal(40, mine.Count);
+        Assert.All(mine, c => Assert.Equal(CallOutcome.Succeeded, c.Outcome));
+        // Each call was made before the first was awaited: they all overlap the last call's start.
+        Assert.All(mine, c => Assert.True(c.Ended > mine[^1].Started, $"call {c.Id} was awaited before the last call was made"));
+        Assert.Equal(1, result.Events[RunEvent.ManyCallsPending]);
+        Assert.All(result.CheckAll(), v => Assert.True(v.Holds, $"{mode}: {v}"));
+    }
+
+    [Fact]
+    public async Task A_ValueTask_awaited_long_after_its_call_is_consumed_once_and_a_reused_source_shows()
+    {
+        // A writer that recycles the source behind a ValueTask as soon as it signals it: a pipelining caller that awaits later
+        // meets a source already serving another call.
+        var recycling = FrameWriterFactory.Create("RecyclesOnSignal", c => new RecyclesOnSignal(WriterModes.Inline.CreateWriter(c)));
+        var calls = Enumerable.Range(0, 34).Select(i => new PublishStep(10)).ToList();
+        var scenario = new Scenario(4096, ChannelLayout.OwnChannel, [calls], FaultPlan.Empty) { Pipelined = true };
+        var result = await WriterLevelRunner.RunAsync(recycling, scenario);
+        Assert.Contains(result.Evidence.Calls, c => c.Outcome == CallOutcome.Failed && c.Error!.StartsWith("InvalidOperationException", StringComparison.Ordinal));
+        Assert.False(result.Check(InvariantNames.Cancellation).Holds);
+        Assert.All((await WriterLevelRunner.RunAsync(recycling, scenario with { Pipelined = false })).CheckAll(), v => Assert.True(v.Holds, v.ToString()));
+    }
+
+    /// <summary>Completes every call through one reused ValueTask source, reset for each new call: correct for a
+    /// caller that awaits each call before the next, wrong for one that keeps its ValueTasks.</summary>
+    private sealed class RecyclesOnSignal(IFrameWriter inner) : IFrameWriter, System.Threading.Tasks.Sources.IValueTaskSource
+    {
+        private System.Threading.Tasks.Sources.ManualResetValueTaskSourceCore<bool> _core = new() { RunContinuationsAsynchronously = true };
+
+        public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
+        {
+            _core.Reset();
+            var vt = new ValueTask(this, _core.Version);
+            _ = Complete(inner.WriteAsync(command, cancellationToken));
+            return vt;
+        }
+
+        private async Task Complete(ValueTask write)
+        {
+            try
+            {
+                await write.ConfigureAwait(false);
+                _core.SetResult(true);
+            }
+            catch (Exception ex)
+            {
+                _core.SetException(ex);
+            }
+        }
+
+        public void GetResult(short token) => _core.GetResult(token);
+
+        public System.Threading.Tasks.Sources.ValueTaskSourceStatus GetStatus(short token) => _core.GetStatus(token);
+
+        public void OnCompleted(Action<object?> continuation, object? state, short token, System.Threading.Tasks.Sources.ValueTaskSourceOnCompletedFlags flags) =>
+            _core.OnCompleted(continuation, state, token, flags);
+
+        public ValueTask DisposeAsync() => inner.DisposeAsync();
+    }
+
     [Fact]
     public async Task A_writer_that_drops_the_channel_high_byte_is_caught_on_channel_256()
     {
