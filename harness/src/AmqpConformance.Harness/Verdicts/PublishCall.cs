@@ -17,6 +17,10 @@ public sealed record PublishCall
     /// awaits them later.</summary>
     public required int IndexInPublisher { get; init; }
 
+    /// <summary>Whether the publisher made this call before it had awaited its previous one (a pipelining publisher): the two calls
+    /// overlap, so their commands may go out in either order.</summary>
+    public bool Pipelined { get; init; }
+
     /// <summary>The channel the command went on.</summary>
     public required ushort Channel { get; init; }
 

@@ -11,9 +11,9 @@ namespace AmqpConformance.Harness.Writers;
 /// shorter, none for an empty body), with no other command's bytes in between.</item>
 /// <item><b>bodies:</b> when <see cref="WriteAsync"/> completes (successfully or not) the writer no longer touches the caller's
 /// body memory, unless the command carried a body owner.</item>
-/// <item><b>order:</b> commands whose calls do not overlap reach the output in call order, and so do the calls one caller makes one
-/// after another, each once the previous WriteAsync has returned, whether or not it awaited them (a pipelining caller's publishes
-/// keep the sequence numbers it gave them); a call that succeeded is on the wire exactly once unless the transport failed.</item>
+/// <item><b>order:</b> commands whose calls do not overlap reach the output in call order; calls that overlap (a pipelining caller's
+/// included: it makes its next call before it awaits the previous one) may go out in either order; a call that succeeded is on the
+/// wire exactly once unless the transport failed.</item>
 /// <item><b>pools:</b> the writer releases each command exactly once (<see cref="OutgoingCommand.Release"/>), after its bytes
 /// are out or when it gives up on it, including on faults, cancellation and disposal; everything it rents from
 /// <see cref="WriterContext.Pool"/> comes back exactly once.</item>

@@ -98,4 +98,18 @@ public class OrderCheckerTests
         overtaken.Replace(overtaken.Call(1, [], 2, 3, publisher: 1, channel: 2) with { HasContent = false });
         Assert.Equal([0, 1], _checker.Run(overtaken.Evidence()).Single("call-order").Calls);
     }
+
+    [Fact]
+    public void A_pipelining_publishers_overlapping_calls_may_go_out_in_either_order_but_not_its_sequential_ones()
+    {
+        var overlapping = new WireLogBuilder();
+        overlapping.Publish(1, 1, [2]);
+        overlapping.Publish(1, 0, [1]);
+        overlapping.Call(0, [1], 0, 5);
+        overlapping.Replace(overlapping.Call(1, [2], 1, 6, index: 1) with { Pipelined = true }); // made before call 0 was awaited
+        Assert.True(_checker.Run(overlapping.Evidence()).Holds);
+        // The same timestamps without pipelining: the publisher awaited call 0 before it made call 1 (A_publishers_own_order_is_checked).
+        overlapping.Replace(overlapping.Evidence().Calls[1] with { Pipelined = false });
+        Assert.Equal([0, 1], _checker.Run(overlapping.Evidence()).Single("publisher-order").Calls);
+    }
 }
