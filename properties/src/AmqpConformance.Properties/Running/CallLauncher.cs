@@ -21,7 +21,11 @@ internal sealed class CallLauncher(WriterCase world)
     /// <summary>Starts <paramref name="trace"/>'s call as a pipelining caller does: the ValueTask WriteAsync returned is kept, not
     /// looked at, until <see cref="Collect"/>. The harness learns the call's outcome only then, so its completion time is when it
     /// was collected (later than the writer completed it: the order invariant judges fewer pairs, never more).</summary>
-    public void StartDeferred(CallTrace trace, PublishStep step) => trace.Collect = Launch(trace, step);
+    public void StartDeferred(CallTrace trace, PublishStep step)
+    {
+        trace.Pipelined = trace.IndexInPublisher > 0;
+        trace.Collect = Launch(trace, step);
+    }
 
     /// <summary>Awaits a call started by <see cref="StartDeferred"/> (the first and only consumption of its ValueTask); the returned
     /// task is <see cref="CallTrace.Done"/>. Never faults.</summary>
@@ -97,15 +101,7 @@ internal sealed class CallLauncher(WriterCase world)
         if (step.Cancel == CancelKind.Racing) _ = Task.Run(() => Fire(trace, cts, racing: true));
         return () =>
         {
-            Task call;
-            try
-            {
-                call = pending.AsTask();
-            }
-            catch (Exception ex)
-            {
-                call = Task.FromException(ex); // a ValueTask whose source was reused or misused refuses to be awaited
-            }
+            Task call = AwaitAsync(pending);
             _ = WatchAsync(trace, call, cts, onFlush, owner is null ? array : null, cancelAfter: step.Cancel == CancelKind.AfterCompletion);
             return trace.Done;
         };
@@ -122,6 +118,48 @@ internal sealed class CallLauncher(WriterCase world)
             cts.Cancel(); // the call is over: whatever this still reaches inside the writer belongs to another call
             cts.Dispose();
         }
+    }
+
+    /// <summary>Consumes the call's ValueTask once, as a caller's <c>await</c> does, but catching what its source throws at every
+    /// step: a source the writer reset or reused under the caller (a pooled entry recycled before its caller took the result) refuses
+    /// the state check, the continuation or the result, and that fails this call. Through <see cref="ValueTask.AsTask"/> or an async
+    /// method the refused continuation is thrown on a pool thread and ends the process.</summary>
+    private static Task AwaitAsync(ValueTask call)
+    {
+        var awaiter = call.ConfigureAwait(false).GetAwaiter();
+        try
+        {
+            if (awaiter.IsCompleted)
+            {
+                awaiter.GetResult();
+                return Task.CompletedTask;
+            }
+        }
+        catch (Exception ex)
+        {
+            return Task.FromException(ex);
+        }
+        var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        try
+        {
+            awaiter.UnsafeOnCompleted(() =>
+            {
+                try
+                {
+                    awaiter.GetResult();
+                    done.TrySetResult();
+                }
+                catch (Exception ex)
+                {
+                    done.TrySetException(ex); // a cancellation too: its exception says what the writer reported
+                }
+            });
+        }
+        catch (Exception ex)
+        {
+            done.TrySetException(ex);
+        }
+        return done.Task;
     }
 
     /// <summary>Starts <paramref name="trace"/>'s call while, on another thread at the same moment, the output releases its held flushes.</summary>

@@ -35,6 +35,9 @@ internal sealed class CallTrace
     /// harness does not follow it (client level).</summary>
     public bool? CancelRequested { get; set; }
 
+    /// <summary>Whether the publisher made this call before awaiting its previous one (see <see cref="PublishCall.Pipelined"/>).</summary>
+    public bool Pipelined { get; set; }
+
     /// <summary>For a call started deferred (pipelined), what consumes its ValueTask and watches it; null once collected.</summary>
     public Func<Task>? Collect { get; set; }
 
@@ -82,7 +85,7 @@ internal sealed class CallTrace
     {
         Id = Id, Publisher = Publisher, IndexInPublisher = IndexInPublisher, Channel = Channel, ExpectedBody = ExpectedBody, HasContent = HasContent,
         Started = Started, Ended = Ended, Outcome = Outcome, Error = Error, PoisonedAfterCompletion = Poisoned,
-        PublishSequenceNumber = PublishSequenceNumber, CancelRequested = CancelRequested,
+        PublishSequenceNumber = PublishSequenceNumber, CancelRequested = CancelRequested, Pipelined = Pipelined,
         HasBodyOwner = Owner is not null, BodyOwnerDisposals = Owner?.Disposals ?? 0, BodyOwnerDisposedAtOutputBytes = Owner?.DisposedAtOutputBytes,
         OutputEndByte = outputEnd, DeliveredOutputBytesAtCompletion = Ended is null ? null : DeliveredAtCompletion,
     };
