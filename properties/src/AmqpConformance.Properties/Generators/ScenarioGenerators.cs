@@ -144,9 +144,10 @@ public static class ScenarioGenerators
         from largeBurst in !features.Scripted && !features.TransportStall && features.LargeBodies && publisherCount >= 3
             ? Gen.Elements(false, true) : Gen.Constant(false)
         from burstBodies in Gen.Choose(LargeBurstBody.Min, LargeBurstBody.Max).ListOf(6)
-        from pipelinedCalls in features.Pipelined ? PipelinedStep(frameMax, features).ListOf(PipelinedCalls.Min)
-            .SelectMany(first => Gen.Choose(0, PipelinedCalls.Max - PipelinedCalls.Min).SelectMany(n => PipelinedStep(frameMax, features).ListOf(n))
-            .Select(rest => (IReadOnlyList<PublishStep>)[.. first, .. rest])) : Gen.Constant<IReadOnlyList<PublishStep>>([])
+        from pipelinedCalls in features.Pipelined
+            ? Gen.Choose(PipelinedCalls.Min, PipelinedCalls.Max).SelectMany(n => PipelinedStep(frameMax, features).ListOf(n))
+                .Select(calls => (IReadOnlyList<PublishStep>)[.. calls])
+            : Gen.Constant<IReadOnlyList<PublishStep>>([])
         let scripted = features.Scripted ? publishers.Select(p => (IReadOnlyList<PublishStep>)[.. p.Take(4)]).ToList() : null
         let withLargeBurst = largeBurst ? WithLargeBurst(publishers, burstBodies) : null
         let chosen = withLargeBurst ?? scripted ?? [.. publishers.Select(p => (IReadOnlyList<PublishStep>)[.. p])]
