@@ -18,6 +18,13 @@ using FsCheck.Fluent;
 //   --writer NAME   only this reference writer (Background, Inline or Coalescing); repeatable; default all three
 //   --profile NAME  an invariant's generation profile, "mixed" (default) or "legacy-free" (free-running cases only, the
 //                   pre-rework mix: no scripts, default queue and threshold), to compare with the runner before scripts existed
+//   --fault-reaction-wait MS
+//                   WriterRunOptions.FaultReactionWait for every case (default: the option's default); 0 runs cases as the
+//                   harness did before that wait existed, for comparing both in one build
+//   --warmup N      first run the first N scenarios through every selected mode, unmeasured (default 0): the process's JIT
+//                   (~1 s here, with tiered compilation off) is then paid before the first measured row instead of inside it,
+//                   so every row shows the steady cost per case that an FsCheck run of many cases sees; the warm-up's own
+//                   wall and JIT time are printed on a line of their own
 CultureInfo.CurrentCulture = CultureInfo.InvariantCulture;
 int cases = args.SkipWhile(a => a != "--cases").Skip(1).Select(int.Parse).FirstOrDefault(300);
 var writers = args.Select((a, i) => (a, i)).Where(x => x.a == "--writer" && x.i + 1 < args.Length).Select(x => args[x.i + 1]).ToList();
@@ -27,6 +34,15 @@ if (factories.Count == 0)
     Console.Error.WriteLine($"no reference writer named {string.Join(", ", writers)}; known: {string.Join(", ", WriterModes.All.Select(f => f.Name))}");
     return 2;
 }
+int warmup = args.SkipWhile(a => a != "--warmup").Skip(1).Select(int.Parse).FirstOrDefault(0);
+if (warmup < 0 || cases <= 0)
+{
+    Console.Error.WriteLine("--cases must be positive and --warmup not negative");
+    return 2;
+}
+var options = WriterRunOptions.Default;
+if (args.SkipWhile(a => a != "--fault-reaction-wait").Skip(1).FirstOrDefault() is { } reaction)
+    options = options with { FaultReactionWait = TimeSpan.FromMilliseconds(double.Parse(reaction, CultureInfo.InvariantCulture)) };
 string profileName = args.SkipWhile(a => a != "--profile").Skip(1).FirstOrDefault() ?? "mixed";
 var profile = profileName switch
 {
@@ -41,8 +57,17 @@ generation.Stop();
 bool tiered = AppContext.TryGetSwitch("System.Runtime.TieredCompilation", out bool on) ? on : true;
 Console.WriteLine($"# writer-level case throughput: {cases} scenarios per mode ({profile.Name} profile, {scenarios.Count(s => s.Script is not null)} scripted), every invariant checked; tiered compilation {(tiered ? "on" : "off")}");
 Console.WriteLine($"generation: {generation.Elapsed.TotalMilliseconds / cases:0.00} ms per scenario");
-Console.WriteLine("| mode | cases/s | open ms | drive ms | finish ms | evidence ms | check ms | skipped ms | CPU ms | JIT ms | GC pause ms | alloc KB | gen0/1/2 | violations |");
-Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+if (warmup > 0)
+{
+    var warm = CaseMeter.Start();
+    foreach (var factory in factories)
+        foreach (var scenario in scenarios.Take(warmup))
+            (await WriterLevelRunner.RunAsync(factory, scenario, options)).CheckAll();
+    var w = warm.Stop(1);
+    Console.WriteLine($"warm-up (not in the table): the first {Math.Min(warmup, cases)} scenarios through each mode, {w.Wall.TotalSeconds:0.00} s, of which JIT {w.JitMsPerCase / 1000:0.00} s of compiling");
+}
+Console.WriteLine("| mode | cases/s | open ms | drive ms | finish ms | evidence ms | check ms | skipped ms | grace waits | CPU ms | JIT ms | GC pause ms | alloc KB | gen0/1/2 | violations |");
+Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 var byKind = new List<string>();
 var found = new List<string>();
 foreach (var factory in factories)
@@ -51,10 +76,11 @@ foreach (var factory in factories)
     var kinds = new SortedDictionary<string, (int Cases, double Ms)>(StringComparer.Ordinal);
     int violations = 0;
     double open = 0, drive = 0, finish = 0, evidence = 0, check = 0, skipped = 0;
+    int graceWaits = 0;
     foreach (var scenario in scenarios)
     {
         long c0 = Stopwatch.GetTimestamp();
-        var result = await WriterLevelRunner.RunAsync(factory, scenario);
+        var result = await WriterLevelRunner.RunAsync(factory, scenario, options);
         foreach (var verdict in result.CheckAll())
             foreach (var violation in verdict.Violations)
             {
@@ -69,6 +95,7 @@ foreach (var factory in factories)
             finish += p.Finish.TotalMilliseconds;
             evidence += p.Evidence.TotalMilliseconds;
             skipped += p.Skipped.TotalMilliseconds;
+            graceWaits += p.FaultGraceWaits;
             check += ms - p.Open.TotalMilliseconds - p.Drive.TotalMilliseconds - p.Finish.TotalMilliseconds - p.Evidence.TotalMilliseconds;
         }
         var k = kinds.GetValueOrDefault(KindOf(scenario));
@@ -76,7 +103,7 @@ foreach (var factory in factories)
     }
     var m = meter.Stop(scenarios.Count);
     int n = scenarios.Count;
-    Console.WriteLine($"| {factory.Name} | {n / m.Wall.TotalSeconds:0.0} | {open / n:0.00} | {drive / n:0.00} | {finish / n:0.00} | {evidence / n:0.00} | {check / n:0.00} | {skipped / n:0.00} " +
+    Console.WriteLine($"| {factory.Name} | {n / m.Wall.TotalSeconds:0.0} | {open / n:0.00} | {drive / n:0.00} | {finish / n:0.00} | {evidence / n:0.00} | {check / n:0.00} | {skipped / n:0.00} | {graceWaits} " +
         $"| {m.CpuMsPerCase:0.00} | {m.JitMsPerCase:0.00} | {m.GcPauseMsPerCase:0.00} | {m.AllocatedKbPerCase:0} | {m.Collections} | {violations} |");
     foreach (var (kind, (count, ms)) in kinds)
         byKind.Add($"| {factory.Name} | {kind} | {count} | {ms / count:0.00} | {ms / m.Wall.TotalMilliseconds:P0} |");

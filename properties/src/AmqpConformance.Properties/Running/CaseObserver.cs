@@ -46,6 +46,18 @@ internal sealed class CaseObserver(WriterCase world)
         SampleStall();
     }
 
+    /// <summary>Takes trips through the thread pool until <paramref name="wait"/> of the case's clock has passed since
+    /// <paramref name="since"/>, then settles: a moment for a writer to finish reacting to something it just met (unwinding an
+    /// exception is slow next to a trip), spent where a sleep could not be this short. Returns at once if the moment has
+    /// passed.</summary>
+    public async Task LetWriterReactAsync(TimeSpan since, TimeSpan wait)
+    {
+        if (world.Clock - since >= wait) return;
+        var trip = new ThreadPoolRoundTrip();
+        while (world.Clock - since < wait) await trip;
+        await SettleAsync().ConfigureAwait(false);
+    }
+
     /// <summary>Checks that every call that completed successfully has its bytes flushed, waiting for the writer to flush on its own
     /// for as long as it keeps working, and up to <see cref="WriterRunOptions.VisibilityBound"/> of idleness (no touch of its output)
     /// after that. Skipped while the output is held or faulted (the bytes cannot go out then). Records a lapse for the calls still

@@ -10,4 +10,8 @@ public sealed record RunPhases(TimeSpan Open, TimeSpan Drive, TimeSpan Finish, T
     /// <summary>Time the harness skipped on the case's clock instead of waiting it (a fault's grace period: see
     /// <see cref="WriterRunOptions.FaultGraceRealWait"/>); not part of the other phases.</summary>
     public TimeSpan Skipped { get; init; }
+
+    /// <summary>How many times the harness gave the writer <see cref="WriterRunOptions.FaultGraceRealWait"/> of real time before a
+    /// call (a call after a fault had succeeded and none had failed); each costs up to that long.</summary>
+    public int FaultGraceWaits { get; init; }
 }

@@ -67,6 +67,7 @@ internal static class ScriptDriver
         // A publisher's calls on a shared channel wait for the channel, as a client's channel lock would: here the step is skipped.
         if (world.AllTraces.Any(t => t.IsPending && t.Channel == trace.Channel)) return;
         await observer.CheckVisibilityAsync($"before call {trace.Id}").ConfigureAwait(false);
+        await LetWriterReactToFaultAsync(world, observer).ConfigureAwait(false);
         await GiveFaultGraceAsync(world, observer).ConfigureAwait(false);
         if (lifecycle.Begun) world.Events.Add(RunEvent.CallAfterDispose);
         next[publisher]++;
@@ -84,6 +85,16 @@ internal static class ScriptDriver
     private static Task TransportStoppedAsync(WriterCase world) =>
         Task.WhenAny(world.Transport.Completion, Task.Delay(world.Options.CallTimeout, CancellationToken.None));
 
+    /// <summary>Before the first call after the writer saw a fault, when the writer may complete calls on accept, gives it
+    /// <see cref="WriterRunOptions.FaultReactionWait"/> to mark itself faulted, so that call is not accepted merely because it came
+    /// first (which would cost the grace below). A writer that completes calls only after a successful flush cannot accept a call
+    /// on a failed output, so it is not waited for.</summary>
+    private static Task LetWriterReactToFaultAsync(WriterCase world, CaseObserver observer) =>
+        world.Output.FaultObservedAt is { } seen && world.Factory.Completion != Harness.Writers.WriterCompletion.AfterFlush
+        && !world.AllTraces.Any(t => t.Attempted && t.Started > seen)
+            ? observer.LetWriterReactAsync(seen, world.Options.FaultReactionWait)
+            : Task.CompletedTask;
+
     /// <summary>When the writer has seen a fault and already let a later call succeed without failing any, lets the faults
     /// invariant's grace period pass before the next call, so that call's outcome is judged, not excused: the writer gets
     /// <see cref="WriterRunOptions.FaultGraceRealWait"/> of real time and settles, then the case's clock skips the rest.</summary>
@@ -95,6 +106,7 @@ internal static class ScriptDriver
         var graceEnds = seen + new Harness.Verdicts.FaultsChecker().Grace + TimeSpan.FromMilliseconds(50);
         var real = graceEnds - world.Clock;
         if (real > world.Options.FaultGraceRealWait) real = world.Options.FaultGraceRealWait;
+        world.FaultGraceWaits++;
         if (real > TimeSpan.Zero) await Task.Delay(real).ConfigureAwait(false);
         await observer.SettleAsync().ConfigureAwait(false);
         var rest = graceEnds - world.Clock;

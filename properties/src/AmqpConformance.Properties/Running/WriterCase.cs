@@ -75,6 +75,10 @@ internal sealed class WriterCase : IAsyncDisposable
     /// <summary>Counts one completed call.</summary>
     public void NoteCompletion() => Interlocked.Increment(ref _completions);
 
+    /// <summary>How many times the script driver waited out part of a fault's grace in real time (see
+    /// <see cref="RunPhases.FaultGraceWaits"/>).</summary>
+    public int FaultGraceWaits { get; set; }
+
     /// <summary>The case's clock, which the harness may move forward (<see cref="CaseClock.Skip"/>); the broker's frame log reads it.</summary>
     public CaseClock Time { get; }
 

@@ -1,3 +1,5 @@
+using AmqpConformance.Harness.Writers;
+
 namespace AmqpConformance.Properties.Running;
 
 /// <summary>Limits of one writer-level run. Every bound is generous, so a correct writer on a loaded machine is never mistaken
@@ -31,6 +33,16 @@ public sealed record WriterRunOptions
     /// for ever after a fault is caught just the same, in a fifth of the time. A correct writer is blamed only if the thread
     /// handling its fault was kept off the CPU for this long while the harness ran.</summary>
     public TimeSpan FaultGraceRealWait { get; init; } = TimeSpan.FromMilliseconds(200);
+
+    /// <summary>How long after a writer that may complete calls on accept (any <see cref="FrameWriterFactory.Completion"/> but
+    /// <see cref="WriterCompletion.AfterFlush"/>) saw a fault the harness lets it react before the script's next call (default
+    /// 1 ms of real time, spent taking trips through the thread pool, then a settle). A fault usually reaches such a writer on its
+    /// own loop while the harness is already on its way to the next call; without this moment that call came tens of microseconds
+    /// after the fault, before the writer had unwound the exception and marked itself faulted, so it succeeded, and the harness had
+    /// to give the whole <see cref="FaultGraceRealWait"/> before the call after it (1 in 50 default cases for the reference
+    /// background writer: half its running time). Only speed depends on it: a writer that needs longer gets the grace as
+    /// before.</summary>
+    public TimeSpan FaultReactionWait { get; init; } = TimeSpan.FromMilliseconds(1);
 
     /// <summary>Test seam: awaited by each free-running publisher (given its index) after the start signal and before its first
     /// call, so a test can hold a publisher back the way a loaded machine's scheduler does. Null in every real run.</summary>

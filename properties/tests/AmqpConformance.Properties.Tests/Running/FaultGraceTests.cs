@@ -49,6 +49,39 @@ public sealed class FaultGraceTests
     }
 
     [Fact]
+    public async Task A_writer_that_completes_on_accept_gets_a_moment_after_a_fault_before_the_next_call()
+    {
+        var wait = TimeSpan.FromMilliseconds(50);
+        var result = await WriterLevelRunner.RunAsync(WriterModes.Background, CallsAfterAReset(),
+            WriterRunOptions.Default with { FaultReactionWait = wait });
+        var seen = result.Evidence.Fault!.ObservedAt!.Value;
+        var first = result.Evidence.Calls.Where(c => c.Started > seen).MinBy(c => c.Started);
+        Assert.NotNull(first);
+        Assert.True(first.Started - seen >= wait,
+            $"the first call after the fault started {(first.Started - seen).TotalMilliseconds:0.000} ms after it, not after the {wait.TotalMilliseconds} ms moment");
+        // Given the moment, the reference background writer marks itself faulted before that call: it fails, and the harness
+        // never needs the fault's grace.
+        Assert.Equal(CallOutcome.Failed, first.Outcome);
+        Assert.Equal(0, result.Phases!.FaultGraceWaits);
+        Assert.True(result.Check(InvariantNames.Faults).Holds, result.Check(InvariantNames.Faults).ToString());
+    }
+
+    [Theory]
+    [InlineData("Inline")]
+    [InlineData("Coalescing")]
+    public async Task A_writer_that_completes_after_its_flush_is_not_given_the_moment(string mode)
+    {
+        // If the harness waited, the case would take this long: a writer that completes only after a successful flush cannot accept a
+        // call on a failed output, so there is nothing to wait for.
+        var wait = TimeSpan.FromSeconds(30);
+        var result = await WriterLevelRunner.RunAsync(WriterModes.FromName(mode)!, CallsAfterAReset(),
+            WriterRunOptions.Default with { FaultReactionWait = wait });
+        Assert.NotNull(result.Evidence.Fault);
+        Assert.True(result.Phases!.Drive < wait, $"driving took {result.Phases.Drive.TotalSeconds:0.0} s: the harness waited for a writer that completes after its flush");
+        Assert.True(result.Check(InvariantNames.Faults).Holds, result.Check(InvariantNames.Faults).ToString());
+    }
+
+    [Fact]
     public void The_case_clock_moves_forward_by_what_is_skipped_and_never_back()
     {
         var clock = new CaseClock();
