@@ -4,7 +4,7 @@ namespace AmqpConformance.Properties.Generators;
 
 /// <summary>Builds the script of a scripted case from its publishers and its features: every publish becomes a call step, in an
 /// order that interleaves the publishers, and control steps land between them: holds with their releases (some racing a
-/// cancellation or the next call), cancellations of the call just made or of an older one, a reset or an orderly close with calls after it, disposal with calls pending
+/// cancellation or the next call) and pulses (held flushes complete, the next waits again), cancellations of the call just made or of an older one, a reset or an orderly close with calls after it, disposal with calls pending
 /// and calls after it. Drawn from a seeded <see cref="Random"/>, so a generated scenario carries its script explicitly.</summary>
 public static class ScriptGenerator
 {
@@ -49,6 +49,9 @@ public static class ScriptGenerator
             if (features.Cancellation && random.NextDouble() < 0.35)
                 actions.Add(ScriptAction.Cancel(random.NextDouble() < 0.7 ? p : order[random.Next(0, i + 1)]));
             bool keepHolding = (holdFrom >= 0 && i >= holdFrom && !disposed) || (disposed && features.StallThroughDispose);
+            // Now and then the stalled output drains what it holds and stalls again at once (never once the output is to stay
+            // stalled through disposal).
+            if (holding && !(disposed && features.StallThroughDispose) && random.NextDouble() < 0.4) actions.Add(ScriptAction.Pulse);
             if (holding && !keepHolding && random.NextDouble() < 0.3)
             {
                 // Release now, or race the release with the next call, or with a cancellation.

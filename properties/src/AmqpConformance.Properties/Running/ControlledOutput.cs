@@ -113,12 +113,17 @@ internal sealed class ControlledOutput : PipeWriter
     public void Hold() { lock (_gate) _holding = true; }
 
     /// <summary>Lets every held flush through to the transport and stops holding.</summary>
-    public void Release()
+    public void Release() => CompleteHeld(keepHolding: false);
+
+    /// <summary>Lets every held flush through to the transport and goes on holding: the next flush waits again.</summary>
+    public void Pulse() => CompleteHeld(keepHolding: true);
+
+    private void CompleteHeld(bool keepHolding)
     {
         TaskCompletionSource<bool>[] held;
         lock (_gate)
         {
-            _holding = false;
+            _holding = keepHolding;
             held = [.. _held];
             _held.Clear();
         }

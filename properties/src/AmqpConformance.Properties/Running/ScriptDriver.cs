@@ -33,6 +33,11 @@ internal static class ScriptDriver
                 case ScriptActionKind.Release:
                     world.Output.Release();
                     break;
+                case ScriptActionKind.Pulse:
+                    world.Output.Pulse();
+                    await observer.SettleAsync().ConfigureAwait(false);
+                    if (world.AllTraces.Any(t => t.IsPending) || world.Output.HeldFlushes > 0) world.Events.Add(RunEvent.PulseWithCallsPending);
+                    break;
                 case ScriptActionKind.Cancel:
                     PendingOf(world, action.Publisher)?.Cancel?.Invoke();
                     break;

@@ -26,6 +26,9 @@ public sealed record ScriptAction(ScriptActionKind Kind, int Publisher = -1)
     /// <summary>The output completes held flushes.</summary>
     public static ScriptAction Release { get; } = new(ScriptActionKind.Release);
 
+    /// <summary>The output completes held flushes and goes on holding.</summary>
+    public static ScriptAction Pulse { get; } = new(ScriptActionKind.Pulse);
+
     /// <summary>The transport is reset.</summary>
     public static ScriptAction Reset { get; } = new(ScriptActionKind.Reset);
 
@@ -35,7 +38,7 @@ public sealed record ScriptAction(ScriptActionKind Kind, int Publisher = -1)
     /// <summary>Disposal starts.</summary>
     public static ScriptAction Dispose { get; } = new(ScriptActionKind.Dispose);
 
-    /// <summary>Compact: "call:p0", "hold", "release", "cancel:p1", "race:p2", "race-call:p0", "reset", "close", "dispose".</summary>
+    /// <summary>Compact: "call:p0", "hold", "release", "pulse", "cancel:p1", "race:p2", "race-call:p0", "reset", "close", "dispose".</summary>
     public override string ToString() => Kind switch
     {
         ScriptActionKind.Call => $"call:p{Publisher}",

@@ -12,6 +12,10 @@ public enum ScriptActionKind
     Release,
     /// <summary>The publisher's pending call has its cancellation token cancelled.</summary>
     Cancel,
+    /// <summary>The output completes the flushes it held but goes on holding: the writer's next flush waits again (a socket that
+    /// drained one burst and stalled). A writer that counts on the flush after a successful one going through, completing calls
+    /// whose bytes only that next flush carries, shows here.</summary>
+    Pulse,
     /// <summary>The output releases its held flushes while, on another thread at the same moment, the publisher's pending call (or,
     /// when it has none, the call parked longest) is cancelled: cancellation racing completion.</summary>
     ReleaseRacingCancel,
