@@ -96,15 +96,15 @@ public sealed class ClientLevelRunner : IAsyncDisposable
             if (session is not null)
             {
                 var close = session.DisposeAsync().AsTask();
-                try { await Task.WhenAny(close, Task.Delay(CloseTimeout, CancellationToken.None)).ConfigureAwait(false); }
-                catch (Exception) { /* a client that fails to close: the frames are still judged */ }
+                // A client that fails to close: the frames are still judged.
+                await BoundedWait.CompletesWithinAsync(close, CloseTimeout).ConfigureAwait(false);
             }
         }
         // The broker keeps this connection while it is open and for the next 100 to end (FakeBrokerOptions.Retention).
         BrokerConnection? brokerConnection = _broker.FindConnection(index + 1L);
         if (brokerConnection is not null)
         {
-            await Task.WhenAny(brokerConnection.Completion, Task.Delay(TimeSpan.FromSeconds(2), CancellationToken.None)).ConfigureAwait(false);
+            await BoundedWait.CompletesWithinAsync(brokerConnection.Completion, TimeSpan.FromSeconds(2)).ConfigureAwait(false);
             if (!brokerConnection.Completion.IsCompleted) await brokerConnection.AbortAsync().ConfigureAwait(false);
         }
         log ??= brokerConnection?.Log ?? new FrameLog();
@@ -201,7 +201,7 @@ public sealed class ClientLevelRunner : IAsyncDisposable
                 events.Add(stall is { IsStalled: true } ? RunEvent.CancelDuringFlush : RunEvent.CancelRacingCompletion);
                 _ = Task.Run(() => { try { cts.Cancel(); } catch (ObjectDisposedException) { } });
             }
-            if (await Task.WhenAny(call, Task.Delay(CallTimeout + (stall?.Limit ?? TimeSpan.Zero))).ConfigureAwait(false) != call) return false;
+            if (!await BoundedWait.CompletesWithinAsync(call, CallTimeout + (stall?.Limit ?? TimeSpan.Zero)).ConfigureAwait(false)) return false;
             trace.Complete(log.Elapsed, call.Exception?.InnerException ?? (call.IsCanceled ? new OperationCanceledException() : null));
             stall?.NoteProgress();
             if (call.IsCompletedSuccessfully) trace.PublishSequenceNumber = call.Result;

@@ -211,7 +211,7 @@ internal sealed class CallLauncher(WriterCase world)
     {
         try
         {
-            if (await Task.WhenAny(call, Task.Delay(world.Options.CallTimeout)).ConfigureAwait(false) != call)
+            if (!await BoundedWait.CompletesWithinAsync(call, world.Options.CallTimeout).ConfigureAwait(false))
                 return; // hung: leave the body alone, the writer may still be using it
             trace.DeliveredAtCompletion = world.Output.DeliveredOffset; // read after the call completed: what had been delivered by then
             trace.Complete(world.Clock, call.Exception?.InnerException ?? (call.IsCanceled ? new OperationCanceledException() : null));

@@ -101,7 +101,7 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
             await AwaitStalledAsync().ConfigureAwait(false);
             return;
         }
-        if (await Task.WhenAny(_disposal!, Task.Delay(Bound, CancellationToken.None)).ConfigureAwait(false) != _disposal) _timedOut = true;
+        if (!await BoundedWait.CompletesWithinAsync(_disposal!, Bound).ConfigureAwait(false)) _timedOut = true;
     }
 
     /// <summary>The output accepts nothing, so only the writer's own timers can end its disposal: each time the writer has settled,
@@ -119,7 +119,7 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
             await observer.SettleAsync().ConfigureAwait(false);
             if (_disposal.IsCompleted) return;
             if (world.Time.TrySkipToNextTimer(Bound - (world.Clock - _invokedAt.Value))) continue;
-            await Task.WhenAny(_disposal, Task.Delay(left, CancellationToken.None)).ConfigureAwait(false);
+            await BoundedWait.CompletesWithinAsync(_disposal, left).ConfigureAwait(false);
         }
     }
 

@@ -76,7 +76,7 @@ internal sealed class CaseObserver(WriterCase world)
             missing = Unflushed();
             if (missing.Count == 0) break;
             // A transport fault the idle writer has not met yet ends the wait too: the bytes cannot go out then.
-            await Task.WhenAny(changed, world.Transport.Completion, Task.Delay(world.Options.VisibilityBound - idle.Elapsed)).ConfigureAwait(false);
+            await BoundedWait.CompletesWithinAsync(Task.WhenAny(changed, world.Transport.Completion), world.Options.VisibilityBound - idle.Elapsed).ConfigureAwait(false);
             if (!CanJudgeVisibility()) return;
             if (world.Output.Activity != activity)
             {

@@ -88,7 +88,7 @@ internal static class ScriptDriver
     /// transport's pumps, on the thread pool, had not yet stopped: on a loaded machine that call's flush went through, and the
     /// case ran differently from its replay.</summary>
     private static Task TransportStoppedAsync(WriterCase world) =>
-        Task.WhenAny(world.Transport.Completion, Task.Delay(world.Options.CallTimeout, CancellationToken.None));
+        BoundedWait.CompletesWithinAsync(world.Transport.Completion, world.Options.CallTimeout);
 
     /// <summary>Before the first call after the writer saw a fault, when the writer may complete calls on accept, gives it
     /// <see cref="WriterRunOptions.FaultReactionWait"/> to mark itself faulted, so that call is not accepted merely because it came

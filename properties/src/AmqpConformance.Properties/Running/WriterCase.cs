@@ -153,7 +153,7 @@ internal sealed class WriterCase : IAsyncDisposable
         try { await Output.CompleteAsync().ConfigureAwait(false); }
         catch (InvalidOperationException) { /* a writer still inside a write: the transport is torn down below anyway */ }
         var ended = Connection.Completion;
-        if (await Task.WhenAny(ended, Task.Delay(Options.CallTimeout, CancellationToken.None)).ConfigureAwait(false) != ended)
+        if (!await BoundedWait.CompletesWithinAsync(ended, Options.CallTimeout).ConfigureAwait(false))
             await Connection.AbortAsync().ConfigureAwait(false);
     }
 
