@@ -110,6 +110,7 @@ foreach (var factory in factories)
 }
 Console.WriteLine();
 Console.WriteLine("(CPU, JIT and GC pause are the process's, per case: JIT counts the time the runtime spent compiling, on any thread.)");
+Console.WriteLine($"(timers armed in the process after the last case: {Timer.ActiveCount:N0})");
 Console.WriteLine();
 Console.WriteLine("| mode | kind of scenario | cases | ms per case | share of the mode's time |");
 Console.WriteLine("|---|---|---:|---:|---:|");
