@@ -3,7 +3,8 @@ namespace AmqpConformance.Harness.Verdicts;
 /// <summary>Lifecycle: DisposeAsync completes within its bound even on a stalled output; disposing a second time (after the first
 /// returned, or alongside it) returns without error; every call pending when disposal began completes, and succeeds only if its
 /// command went out before disposal returned; a call that starts after disposal returned fails and writes nothing; nothing is
-/// written after disposal returned.</summary>
+/// written after disposal returned, nor flushed: no flush of the writer's is still pending (one it did not cancel) when disposal
+/// returns, and none starts after.</summary>
 /// <remarks>Holds trivially where the harness did not dispose the writer (<see cref="ConformanceEvidence.Lifecycle"/> is null).</remarks>
 public sealed class LifecycleChecker : IInvariantChecker
 {
@@ -42,6 +43,12 @@ public sealed class LifecycleChecker : IInvariantChecker
         }
         if (life.BytesWrittenAfterDispose > 0)
             v.Add("write-after-dispose", $"The writer put {life.BytesWrittenAfterDispose} bytes into its output after DisposeAsync had completed.");
+        if (life.DisposeCompleted && life.FlushPendingWhenDisposeReturned)
+            v.Add("flush-pending-after-dispose", "DisposeAsync returned while a flush of the writer's was still pending on its output, one it had not " +
+                "cancelled: a writer must finish or cancel (CancelPendingFlush) its flushes before disposal returns, or what they carry goes out after it.");
+        if (life.DisposeCompleted && life.FlushesAfterDispose > 0)
+            v.Add("flush-after-dispose", $"The writer flushed its output {life.FlushesAfterDispose} time(s) after DisposeAsync had returned; nothing may be " +
+                "written after disposal returned, and bytes committed before it must not be sent after it either.");
         return v.ToVerdict();
     }
 }

@@ -19,6 +19,13 @@ public sealed record LifecycleRecord(TimeSpan? DisposeInvokedAt, TimeSpan? Dispo
     /// when it called it once. <see cref="DisposeReturnedAt"/> is then when both calls had completed.</summary>
     public string? SecondDisposal { get; init; }
 
+    /// <summary>Flushes the writer started after DisposeAsync had returned (0 when the harness cannot tell).</summary>
+    public int FlushesAfterDispose { get; init; }
+
+    /// <summary>Whether a flush of the writer's was still pending when DisposeAsync returned, one it had not asked to end with
+    /// CancelPendingFlush: disposal returned while the writer was still using its output.</summary>
+    public bool FlushPendingWhenDisposeReturned { get; init; }
+
     /// <summary>What the second DisposeAsync threw (type and message), or null if it returned normally (or there was none).</summary>
     public string? SecondDisposalFailure { get; init; }
 }

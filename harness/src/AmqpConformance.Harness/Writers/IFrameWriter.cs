@@ -31,7 +31,8 @@ namespace AmqpConformance.Harness.Writers;
 /// <item><b>lifecycle:</b> <see cref="IAsyncDisposable.DisposeAsync"/> gives up on a stalled output after
 /// <see cref="WriterContext.DrainTimeout"/> and returns within twice that even if the output never accepts another byte; every call pending when disposal starts completes
 /// (successfully only if its command went out before disposal returned); a call that starts after disposal returned fails and
-/// writes nothing; nothing is written after disposal returned. Disposing more than once is harmless, as for any
+/// writes nothing; nothing is written or flushed after disposal returned (a flush still pending then must have been cancelled with
+/// <see cref="System.IO.Pipelines.PipeWriter.CancelPendingFlush"/>). Disposing more than once is harmless, as for any
 /// <see cref="IAsyncDisposable"/>: a second call, after the first returned or alongside it, returns without throwing and
 /// releases, writes and completes nothing a second time (a call made alongside may wait for the first).</item>
 /// </list>

@@ -47,6 +47,21 @@ public class LifecycleCheckerTests
     }
 
     [Fact]
+    public void A_flush_left_pending_or_started_after_disposal_returned_is_caught_but_not_after_a_hung_disposal()
+    {
+        var b = new WireLogBuilder();
+        b.Publish(1, 0, [1]);
+        b.Call(0, [1], 0, 9);
+        var verdict = _checker.Run(b.Evidence(e => e with { Lifecycle = Disposed(5, 8) with { FlushPendingWhenDisposeReturned = true, FlushesAfterDispose = 2 } }));
+        Assert.Contains("had not cancelled", verdict.Single("flush-pending-after-dispose").Message, StringComparison.Ordinal);
+        Assert.Contains("2 time(s)", verdict.Single("flush-after-dispose").Message, StringComparison.Ordinal);
+        Assert.Equal(2, verdict.Violations.Count);
+        // A disposal that never returned within its bound is dispose-hung; what happened "after" it is not judged twice.
+        var hung = _checker.Run(b.Evidence(e => e with { Lifecycle = Disposed(5, null) with { FlushPendingWhenDisposeReturned = true, FlushesAfterDispose = 1 } }));
+        Assert.Equal(["dispose-hung"], hung.Violations.Select(v => v.Rule));
+    }
+
+    [Fact]
     public void A_second_disposal_that_throws_is_caught_and_one_that_returns_holds()
     {
         var b = new WireLogBuilder();

@@ -136,5 +136,7 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
                 _ => null,
             },
             SecondDisposalFailure = Volatile.Read(ref _secondFailure),
+            FlushesAfterDispose = world.Output.FlushesAfterDispose,
+            FlushPendingWhenDisposeReturned = world.Output.FlushPendingAtDispose,
         };
 }

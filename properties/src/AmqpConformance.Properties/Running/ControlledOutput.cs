@@ -32,6 +32,14 @@ internal sealed class ControlledOutput : PipeWriter
     private bool _holding;
     private long _committedAtFault = -1;
     private long _committedAtDispose = -1;
+    // Flushes by number (the writer's n-th call of FlushAsync), those not yet returned, and the last one started before the
+    // writer's latest CancelPendingFlush (a flush started up to then was asked to end): all under _gate.
+    private long _flushSeq;
+    private long _cancelledUpTo;
+    private readonly HashSet<long> _pendingFlushIds = [];
+    private bool _disposeReturned;
+    private int _flushesAfterDispose;
+    private bool _flushPendingAtDispose;
 
     /// <summary>Wraps <paramref name="inner"/>; <paramref name="noiseSeed"/> non-null turns timing noise on.</summary>
     public ControlledOutput(PipeWriter inner, Func<TimeSpan> clock, int frameMax, int? noiseSeed)
@@ -91,6 +99,14 @@ internal sealed class ControlledOutput : PipeWriter
     /// <summary>Bytes committed after <see cref="MarkDisposeReturned"/>.</summary>
     public long BytesWrittenAfterDispose => Interlocked.Read(ref _committedAtDispose) is var at and >= 0 ? Committed - at : 0;
 
+    /// <summary>Flushes the writer started after <see cref="MarkDisposeReturned"/>.</summary>
+    public int FlushesAfterDispose { get { lock (_gate) return _flushesAfterDispose; } }
+
+    /// <summary>Whether, at <see cref="MarkDisposeReturned"/>, a flush was still pending that the writer had not asked to end
+    /// (with CancelPendingFlush, after it started): the writer returned from disposal while still using its output. A flush it did
+    /// cancel counts as ended, even if its thread had not yet run when disposal returned.</summary>
+    public bool FlushPendingAtDispose { get { lock (_gate) return _flushPendingAtDispose; } }
+
     /// <summary>Whether call <paramref name="callId"/> has any byte committed.</summary>
     public bool HasStarted(int callId) { lock (_gate) return _scanner.FirstByteOf(callId) is not null; }
 
@@ -130,8 +146,19 @@ internal sealed class ControlledOutput : PipeWriter
         foreach (var h in held) h.TrySetResult(true);
     }
 
-    /// <summary>Counts bytes committed from now on as written after disposal.</summary>
-    public void MarkDisposeReturned() => Interlocked.CompareExchange(ref _committedAtDispose, Committed, -1);
+    /// <summary>Counts bytes committed and flushes started from now on as after disposal, and notes whether a flush the writer had not
+    /// cancelled is still pending.</summary>
+    public void MarkDisposeReturned()
+    {
+        lock (_gate)
+        {
+            if (_disposeReturned) return;
+            _disposeReturned = true;
+            Interlocked.CompareExchange(ref _committedAtDispose, Committed, -1);
+            foreach (long id in _pendingFlushIds)
+                if (id > _cancelledUpTo) _flushPendingAtDispose = true;
+        }
+    }
 
     /// <summary>Runs <paramref name="fire"/> when the writer starts its <paramref name="flushesFromNow"/>-th flush from now.</summary>
     public void FireOnFlush(Action fire, int flushesFromNow)
@@ -183,6 +210,7 @@ internal sealed class ControlledOutput : PipeWriter
             // flushes later), and so is a give-up that met nothing pending: it may have met a write in progress, or a loop between
             // two commands that now drops what it accepted.
             FlushCancelledAt ??= _clock();
+            _cancelledUpTo = _flushSeq;
         }
         foreach (var h in held) h.TrySetResult(false);
         _inner.CancelPendingFlush();
@@ -209,6 +237,13 @@ internal sealed class ControlledOutput : PipeWriter
     private async ValueTask<FlushResult> FlushCoreAsync(CancellationToken cancellationToken)
     {
         Interlocked.Increment(ref _pendingFlushes);
+        long flushId;
+        lock (_gate)
+        {
+            flushId = ++_flushSeq;
+            _pendingFlushIds.Add(flushId);
+            if (_disposeReturned) _flushesAfterDispose++;
+        }
         try
         {
             if (_noise is not null && Draw(4) == 0) await Task.Yield();
@@ -257,6 +292,7 @@ internal sealed class ControlledOutput : PipeWriter
         }
         finally
         {
+            lock (_gate) _pendingFlushIds.Remove(flushId);
             Interlocked.Decrement(ref _pendingFlushes);
             Touch();
             Signal();

@@ -76,10 +76,13 @@ public abstract class InlineZooWriter(WriterContext context, string name) : IFra
     /// <summary>Stops the writer: waits for the call in progress within the drain timeout, then gives up on it.</summary>
     public virtual async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (!MarkDisposed()) return;
         await _lock.DrainAsync(Context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
         GC.SuppressFinalize(this);
     }
+
+    /// <summary>Marks the writer disposed, so later calls fail; false if it already was.</summary>
+    protected bool MarkDisposed() => Interlocked.Exchange(ref _disposed, 1) == 0;
 
     private Exception? Stopped() => ZooHelpers.Stopped(name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));
 }

@@ -25,8 +25,9 @@ internal static class ZooHelpers
 
     /// <summary>The disposal the lock-based zoo writers share (and get right): waits for the call in progress to let go of
     /// <paramref name="gate"/> within the drain timeout; if it does not, hands <paramref name="recordFault"/> the reason (so later
-    /// calls fail), cancels the pending flush and waits once more, bounded by the drain timeout in real time (the first wait runs on
-    /// <see cref="WriterContext.TimeProvider"/>'s clock).</summary>
+    /// calls fail), cancels the pending flush and waits once more, bounded by <see cref="WriterContext.GiveUpWait"/> in real time (the
+    /// first wait runs on <see cref="WriterContext.TimeProvider"/>'s clock): the call in progress ends as soon as its thread runs, and
+    /// returning before that would let it touch the output after disposal returned.</summary>
     public static async ValueTask DrainAsync(this SemaphoreSlim gate, WriterContext context, Action<Exception> recordFault)
     {
         if (await gate.WaitAsync(context.DrainTimeout, context.TimeProvider).ConfigureAwait(false))
@@ -36,7 +37,7 @@ internal static class ZooHelpers
         }
         recordFault(new TimeoutException("DisposeAsync gave up on the call in progress."));
         context.Output.CancelPendingFlush();
-        if (await gate.WaitAsync(context.DrainTimeout).ConfigureAwait(false)) gate.Release();
+        if (await gate.WaitAsync(context.GiveUpWait).ConfigureAwait(false)) gate.Release();
     }
 
     /// <summary>The exception for a call refused because the writer stopped on <paramref name="cause"/>.</summary>
