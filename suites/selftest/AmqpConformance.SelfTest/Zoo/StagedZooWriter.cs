@@ -8,15 +8,16 @@ namespace AmqpConformance.SelfTest.Zoo;
 /// refuses with a clear exception once the writer has stopped, and at once if its token is already cancelled (releasing its
 /// command either way); otherwise it stages its command (<see cref="Stage"/>: the body copied into a pooled buffer) into a
 /// channel bounded at <see cref="WriterContext.QueueCapacity"/> that waits when full, and completes as soon as the command is
-/// queued. A call that finds the queue full waits for room (<see cref="EnqueueWhenRoomAsync"/>); if that wait is cancelled, or the
-/// writer stops meanwhile, it releases its staged command and throws. One loop takes the queued commands one at a time, writes
-/// each, flushes it and releases it. A failed write or flush stops the writer (<see cref="LoopStopped"/>): the command in hand and
-/// everything queued are released unwritten and later calls are refused. Disposal closes the queue and lets the loop drain
-/// within the drain timeout (<see cref="WaitForDrainAsync"/>); if it does not, records the reason, cancels the loop and its
-/// pending flush, and waits for the loop once more within the drain timeout.
+/// queued. A call that finds the queue full waits for room (<see cref="EnqueueWhenRoomAsync"/>); if that wait is cancelled, or
+/// the writer stops meanwhile, it releases its staged command and throws. One loop takes the queued commands one at a time,
+/// writes each, flushes it and releases it (<see cref="WriteLoopAsync"/>). A failed write or flush stops the writer
+/// (<see cref="LoopStopped"/>): the commands in hand and everything queued are released unwritten and later calls are refused.
+/// Disposal closes the queue and lets the loop drain within the drain timeout (<see cref="WaitForDrainAsync"/>); if it does not,
+/// records the reason, cancels the loop and its pending flush, and waits for the loop once more within the drain timeout.
 /// A subclass overrides one step, and what it overrides is its bug: the queue it passes to the constructor, how a command is
-/// staged (<see cref="Stage"/>), how a call waits for room (<see cref="EnqueueWhenRoomAsync"/>), what the loop does when it
-/// stops (<see cref="LoopStopped"/>) or how disposal waits for the drain (<see cref="WaitForDrainAsync"/>).
+/// staged (<see cref="Stage"/>), how a call waits for room (<see cref="EnqueueWhenRoomAsync"/>), how the loop writes and
+/// flushes (<see cref="WriteLoopAsync"/>), what it does when it stops (<see cref="LoopStopped"/>) or how disposal waits for the
+/// drain (<see cref="WaitForDrainAsync"/>).
 /// </summary>
 public abstract class StagedZooWriter : IFrameWriter
 {
@@ -108,37 +109,47 @@ public abstract class StagedZooWriter : IFrameWriter
 
     private async Task LoopAsync()
     {
-        var reader = _queue.Reader;
-        StagedCommand current = default;
-        bool holding = false;
+        var inHand = new List<StagedCommand>();
         try
         {
-            while (await reader.WaitToReadAsync(_stop.Token).ConfigureAwait(false))
-            {
-                while (reader.TryRead(out current))
-                {
-                    holding = true;
-                    CommandFraming.Write(Context.Output, current.Command, current.Body, Context.FrameMax);
-                    CommandFraming.ThrowIfNotDelivered(await Context.Output.FlushAsync(_stop.Token).ConfigureAwait(false));
-                    holding = false;
-                    current.Release(Context.Pool);
-                }
-            }
+            await WriteLoopAsync(_queue.Reader, inHand, _stop.Token).ConfigureAwait(false);
         }
         catch (Exception ex)
         {
-            LoopStopped(ex, holding ? current : null);
+            LoopStopped(ex, inHand);
         }
     }
 
-    /// <summary>Called on the loop when a write or flush failed or disposal cancelled the loop (<see cref="StopRequested"/>), with
-    /// the command it had taken and not yet released, if any. By default: records <paramref name="reason"/> as the writer's
-    /// fault (<see cref="RecordFault"/>), releases <paramref name="inHand"/>, closes the queue (callers waiting for room see the
-    /// fault) and releases everything still queued.</summary>
-    private protected virtual void LoopStopped(Exception reason, StagedCommand? inHand)
+    /// <summary>The loop: waits for queued commands (with <paramref name="stop"/>), writes them into the output, flushes them
+    /// (with <paramref name="stop"/>, throwing if the flush did not deliver) and releases each once it went out; returns once the
+    /// queue is closed and empty. What it has taken off <paramref name="queue"/> and not yet released it keeps in
+    /// <paramref name="inHand"/>, so that if it throws, <see cref="LoopStopped"/> releases them. By default one command at a
+    /// time, one flush each.</summary>
+    private protected virtual async Task WriteLoopAsync(ChannelReader<StagedCommand> queue, List<StagedCommand> inHand,
+        CancellationToken stop)
+    {
+        while (await queue.WaitToReadAsync(stop).ConfigureAwait(false))
+        {
+            while (queue.TryRead(out var current))
+            {
+                inHand.Add(current);
+                CommandFraming.Write(Context.Output, current.Command, current.Body, Context.FrameMax);
+                CommandFraming.ThrowIfNotDelivered(await Context.Output.FlushAsync(stop).ConfigureAwait(false));
+                inHand.Clear();
+                current.Release(Context.Pool);
+            }
+        }
+    }
+
+    /// <summary>Called on the loop when <see cref="WriteLoopAsync"/> threw: a write or flush failed, or disposal cancelled the
+    /// loop (<see cref="StopRequested"/>); <paramref name="inHand"/> holds what it had taken and not yet released. By default:
+    /// records <paramref name="reason"/> as the writer's fault (<see cref="RecordFault"/>), releases what is in hand, closes the
+    /// queue (callers waiting for room see the fault) and releases everything still queued.</summary>
+    private protected virtual void LoopStopped(Exception reason, List<StagedCommand> inHand)
     {
         RecordFault(reason);
-        inHand?.Release(Context.Pool);
+        foreach (var held in inHand) held.Release(Context.Pool);
+        inHand.Clear();
         _queue.Writer.TryComplete();
         while (_queue.Reader.TryRead(out var dropped)) dropped.Release(Context.Pool);
     }

@@ -10,7 +10,7 @@ namespace AmqpConformance.SelfTest.Zoo.Lifecycle;
 /// </summary>
 public sealed class DisposeLeaksQueuedWriter(WriterContext context) : StagedZooWriter(context, "dispose-leaks-queued")
 {
-    private protected override void LoopStopped(Exception reason, StagedCommand? inHand)
+    private protected override void LoopStopped(Exception reason, List<StagedCommand> inHand)
     {
         if (reason is OperationCanceledException && StopRequested)
         {
