@@ -1,4 +1,3 @@
-using System.Threading.Channels;
 using AmqpConformance.Harness.Writers;
 
 namespace AmqpConformance.SelfTest.Zoo.Bodies;
@@ -9,117 +8,12 @@ namespace AmqpConformance.SelfTest.Zoo.Bodies;
 /// caller's memory. The call completes on enqueue, so the caller may reuse or return that memory before the loop writes it:
 /// the wire then carries whatever the buffer holds by then. Smaller bodies, and bodies handed over with an owner, are safe.
 /// </summary>
-public sealed class LargeBodyNoCopyWriter : IFrameWriter
+public sealed class LargeBodyNoCopyWriter(WriterContext context) : StagedZooWriter(context, "large-body-no-copy")
 {
-    private const string Name = "large-body-no-copy";
-    private readonly WriterContext _context;
-    private readonly Channel<StagedCommand> _queue;
-    private readonly CancellationTokenSource _stop = new();
-    private readonly Task _loop;
-    private Exception? _fault;
-    private int _disposed;
-
-    public LargeBodyNoCopyWriter(WriterContext context)
-    {
-        _context = context;
-        _queue = Channel.CreateBounded<StagedCommand>(new BoundedChannelOptions(context.QueueCapacity)
-        {
-            FullMode = BoundedChannelFullMode.Wait, SingleReader = true, SingleWriter = false, AllowSynchronousContinuations = false,
-        });
-        _loop = Task.Run(LoopAsync);
-    }
-
-    public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
-    {
-        if (ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed)) is { } stopped)
-        {
-            command.Release(_context.Pool);
-            return ValueTask.FromException(stopped);
-        }
-        if (cancellationToken.IsCancellationRequested)
-        {
-            command.Release(_context.Pool);
-            return ValueTask.FromCanceled(cancellationToken);
-        }
-        var staged = Stage(command);
-        if (_queue.Writer.TryWrite(staged)) return default;
-        return WaitForSpaceAsync(staged, cancellationToken);
-    }
-
-    private StagedCommand Stage(OutgoingCommand command)
+    private protected override StagedCommand Stage(OutgoingCommand command)
     {
         // BUG: a large body is queued as the caller's memory, which the caller owns again as soon as this call completes.
         if (command.BodyOwner is null && command.Body.Length >= 85_000) return StagedCommand.NoCopy(command);
-        return StagedCommand.Copy(command, _context.Pool);
-    }
-
-    private async ValueTask WaitForSpaceAsync(StagedCommand staged, CancellationToken cancellationToken)
-    {
-        try
-        {
-            await _queue.Writer.WriteAsync(staged, cancellationToken).ConfigureAwait(false);
-        }
-        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
-        {
-            staged.Release(_context.Pool);
-            throw;
-        }
-        catch (ChannelClosedException)
-        {
-            staged.Release(_context.Pool);
-            throw ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), 1)!;
-        }
-    }
-
-    private async Task LoopAsync()
-    {
-        var reader = _queue.Reader;
-        StagedCommand current = default;
-        bool holding = false;
-        try
-        {
-            while (await reader.WaitToReadAsync(_stop.Token).ConfigureAwait(false))
-            {
-                while (reader.TryRead(out current))
-                {
-                    holding = true;
-                    CommandFraming.Write(_context.Output, current.Command, current.Body, _context.FrameMax);
-                    CommandFraming.ThrowIfNotDelivered(await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false));
-                    holding = false;
-                    current.Release(_context.Pool);
-                }
-            }
-        }
-        catch (Exception ex)
-        {
-            Interlocked.CompareExchange(ref _fault, ex, null);
-            if (holding) current.Release(_context.Pool);
-            _queue.Writer.TryComplete();
-            while (reader.TryRead(out var dropped)) dropped.Release(_context.Pool);
-        }
-    }
-
-    public async ValueTask DisposeAsync()
-    {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        _queue.Writer.TryComplete();
-        if (await WaitForLoopAsync().ConfigureAwait(false)) return;
-        Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up draining."), null);
-        await _stop.CancelAsync().ConfigureAwait(false);
-        _context.Output.CancelPendingFlush();
-        await WaitForLoopAsync().ConfigureAwait(false);
-    }
-
-    private async Task<bool> WaitForLoopAsync()
-    {
-        try
-        {
-            await _loop.WaitAsync(_context.DrainTimeout).ConfigureAwait(false);
-            return true;
-        }
-        catch (TimeoutException)
-        {
-            return false;
-        }
+        return StagedCommand.Copy(command, Context.Pool);
     }
 }

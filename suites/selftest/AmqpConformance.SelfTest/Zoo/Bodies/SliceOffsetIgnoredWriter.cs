@@ -1,5 +1,4 @@
 using System.Runtime.InteropServices;
-using System.Threading.Channels;
 using AmqpConformance.Harness.Writers;
 
 namespace AmqpConformance.SelfTest.Zoo.Bodies;
@@ -10,123 +9,18 @@ namespace AmqpConformance.SelfTest.Zoo.Bodies;
 /// instead of from the segment's offset. A body that starts at the beginning of its array is copied correctly; a body that
 /// is a slice further into a larger (say, pooled) array goes out as the wrong bytes.
 /// </summary>
-public sealed class SliceOffsetIgnoredWriter : IFrameWriter
+public sealed class SliceOffsetIgnoredWriter(WriterContext context) : StagedZooWriter(context, "slice-offset-ignored")
 {
-    private const string Name = "slice-offset-ignored";
-    private readonly WriterContext _context;
-    private readonly Channel<StagedCommand> _queue;
-    private readonly CancellationTokenSource _stop = new();
-    private readonly Task _loop;
-    private Exception? _fault;
-    private int _disposed;
-
-    public SliceOffsetIgnoredWriter(WriterContext context)
-    {
-        _context = context;
-        _queue = Channel.CreateBounded<StagedCommand>(new BoundedChannelOptions(context.QueueCapacity)
-        {
-            FullMode = BoundedChannelFullMode.Wait, SingleReader = true, SingleWriter = false, AllowSynchronousContinuations = false,
-        });
-        _loop = Task.Run(LoopAsync);
-    }
-
-    public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
-    {
-        if (ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed)) is { } stopped)
-        {
-            command.Release(_context.Pool);
-            return ValueTask.FromException(stopped);
-        }
-        if (cancellationToken.IsCancellationRequested)
-        {
-            command.Release(_context.Pool);
-            return ValueTask.FromCanceled(cancellationToken);
-        }
-        var staged = Stage(command);
-        if (_queue.Writer.TryWrite(staged)) return default;
-        return WaitForSpaceAsync(staged, cancellationToken);
-    }
-
-    private StagedCommand Stage(OutgoingCommand command)
+    private protected override StagedCommand Stage(OutgoingCommand command)
     {
         if (command.BodyOwner is not null || command.Body.IsEmpty) return StagedCommand.NoCopy(command);
         int length = command.Body.Length;
-        byte[] copy = _context.Pool.Rent(length);
+        byte[] copy = Context.Pool.Rent(length);
         if (MemoryMarshal.TryGetArray(command.Body, out ArraySegment<byte> segment))
             // BUG: copies from the start of the array, not from segment.Offset.
             Buffer.BlockCopy(segment.Array!, 0, copy, 0, segment.Count);
         else
             command.Body.Span.CopyTo(copy);
         return StagedCommand.WithCopy(command, copy, length);
-    }
-
-    private async ValueTask WaitForSpaceAsync(StagedCommand staged, CancellationToken cancellationToken)
-    {
-        try
-        {
-            await _queue.Writer.WriteAsync(staged, cancellationToken).ConfigureAwait(false);
-        }
-        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
-        {
-            staged.Release(_context.Pool);
-            throw;
-        }
-        catch (ChannelClosedException)
-        {
-            staged.Release(_context.Pool);
-            throw ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), 1)!;
-        }
-    }
-
-    private async Task LoopAsync()
-    {
-        var reader = _queue.Reader;
-        StagedCommand current = default;
-        bool holding = false;
-        try
-        {
-            while (await reader.WaitToReadAsync(_stop.Token).ConfigureAwait(false))
-            {
-                while (reader.TryRead(out current))
-                {
-                    holding = true;
-                    CommandFraming.Write(_context.Output, current.Command, current.Body, _context.FrameMax);
-                    CommandFraming.ThrowIfNotDelivered(await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false));
-                    holding = false;
-                    current.Release(_context.Pool);
-                }
-            }
-        }
-        catch (Exception ex)
-        {
-            Interlocked.CompareExchange(ref _fault, ex, null);
-            if (holding) current.Release(_context.Pool);
-            _queue.Writer.TryComplete();
-            while (reader.TryRead(out var dropped)) dropped.Release(_context.Pool);
-        }
-    }
-
-    public async ValueTask DisposeAsync()
-    {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        _queue.Writer.TryComplete();
-        if (await WaitForLoopAsync().ConfigureAwait(false)) return;
-        Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up draining."), null);
-        await _stop.CancelAsync().ConfigureAwait(false);
-        _context.Output.CancelPendingFlush();
-        await WaitForLoopAsync().ConfigureAwait(false);
-    }
-
-    private async Task<bool> WaitForLoopAsync()
-    {
-        try
-        {
-            await _loop.WaitAsync(_context.DrainTimeout).ConfigureAwait(false);
-            return true;
-        }
-        catch (TimeoutException)
-        {
-            return false;
-        }
     }
 }
