@@ -32,12 +32,12 @@ internal sealed class ControlledOutput : PipeWriter
     private bool _holding;
     private long _committedAtFault = -1;
     private long _committedAtDispose = -1;
-    // Flushes by number (the writer's n-th call of FlushAsync), those not yet returned, and the last one started before the
-    // writer's latest CancelPendingFlush (a flush started up to then was asked to end): all under _gate.
+    // Flushes by number (the writer's n-th call of FlushAsync); the last one started before the writer's latest
+    // CancelPendingFlush (a flush numbered up to it was asked to end); how many of those numbered above it are still pending:
+    // all under _gate.
     private long _flushSeq;
     private long _cancelledUpTo;
-    private readonly HashSet<long> _pendingFlushIds = [];
-    private bool _disposeReturned;
+    private int _uncancelledPending;
     private int _flushesAfterDispose;
     private bool _flushPendingAtDispose;
 
@@ -152,11 +152,8 @@ internal sealed class ControlledOutput : PipeWriter
     {
         lock (_gate)
         {
-            if (_disposeReturned) return;
-            _disposeReturned = true;
-            Interlocked.CompareExchange(ref _committedAtDispose, Committed, -1);
-            foreach (long id in _pendingFlushIds)
-                if (id > _cancelledUpTo) _flushPendingAtDispose = true;
+            if (Interlocked.CompareExchange(ref _committedAtDispose, Committed, -1) >= 0) return;
+            _flushPendingAtDispose = _uncancelledPending > 0;
         }
     }
 
@@ -211,6 +208,7 @@ internal sealed class ControlledOutput : PipeWriter
             // two commands that now drops what it accepted.
             FlushCancelledAt ??= _clock();
             _cancelledUpTo = _flushSeq;
+            _uncancelledPending = 0;
         }
         foreach (var h in held) h.TrySetResult(false);
         _inner.CancelPendingFlush();
@@ -241,8 +239,8 @@ internal sealed class ControlledOutput : PipeWriter
         lock (_gate)
         {
             flushId = ++_flushSeq;
-            _pendingFlushIds.Add(flushId);
-            if (_disposeReturned) _flushesAfterDispose++;
+            _uncancelledPending++;
+            if (Interlocked.Read(ref _committedAtDispose) >= 0) _flushesAfterDispose++;
         }
         try
         {
@@ -292,7 +290,11 @@ internal sealed class ControlledOutput : PipeWriter
         }
         finally
         {
-            lock (_gate) _pendingFlushIds.Remove(flushId);
+            lock (_gate)
+            {
+                // A flush numbered up to the last cancel was taken off the count by that cancel.
+                if (flushId > _cancelledUpTo) _uncancelledPending--;
+            }
             Interlocked.Decrement(ref _pendingFlushes);
             Touch();
             Signal();
