@@ -9,7 +9,8 @@ namespace AmqpConformance.SelfTest.Zoo;
 /// write or flush stops the writer for later calls; disposal waits for the call in progress within the drain timeout, then gives
 /// up (<see cref="ZooHelpers.DrainAsync"/>). A subclass overrides one step, and what it overrides is its bug (or, for a correct
 /// writer, its unusual way): how a command is encoded (<see cref="WriteCommand"/>), how it is written and flushed
-/// (<see cref="WriteAndFlushAsync"/>), or what happens once it went out (<see cref="Delivered"/>).
+/// (<see cref="WriteAndFlushAsync"/>), or what happens once it went out (<see cref="Delivered"/>); a writer that lets some calls
+/// bypass the lock overrides <see cref="WriteAsync"/> to route them and hands the rest to this one.
 /// </summary>
 /// <param name="context">The writer's context.</param>
 /// <param name="name">The writer's name in its exceptions.</param>
@@ -23,7 +24,7 @@ public abstract class InlineZooWriter(WriterContext context, string name) : IFra
     protected WriterContext Context { get; } = context;
 
     /// <inheritdoc />
-    public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
+    public virtual async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
         if (Stopped() is { } early)
         {
@@ -84,5 +85,6 @@ public abstract class InlineZooWriter(WriterContext context, string name) : IFra
     /// <summary>Marks the writer disposed, so later calls fail; false if it already was.</summary>
     protected bool MarkDisposed() => Interlocked.Exchange(ref _disposed, 1) == 0;
 
-    private Exception? Stopped() => ZooHelpers.Stopped(name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));
+    /// <summary>The exception a call gets because the writer stopped (a fault or disposal), or null while it runs.</summary>
+    protected Exception? Stopped() => ZooHelpers.Stopped(name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));
 }

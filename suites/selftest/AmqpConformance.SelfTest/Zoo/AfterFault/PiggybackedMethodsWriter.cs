@@ -9,70 +9,51 @@ namespace AmqpConformance.SelfTest.Zoo.AfterFault;
 /// flushes again. While the output keeps draining nobody notices. When it stalls again right after the first flush (a socket
 /// that drained one burst), or fails, those calls have reported success for bytes no successful flush delivered.
 /// </summary>
-public sealed class PiggybackedMethodsWriter(WriterContext context) : IFrameWriter
+public sealed class PiggybackedMethodsWriter(WriterContext context) : InlineZooWriter(context, Name)
 {
     private const string Name = "piggybacked-methods";
-    private readonly SemaphoreSlim _lock = new(1, 1);
     private readonly object _sideGate = new();
     private List<(OutgoingCommand Command, TaskCompletionSource Done)> _side = [];
     private bool _flushing;
-    private Exception? _fault;
-    private int _disposed;
 
-    public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
+    public override async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        if (Stopped() is { } early)
-        {
-            command.Release(context.Pool);
-            throw early;
-        }
-        if (!command.HasContent && JoinSide(command) is { } joined)
+        if (!command.HasContent && Stopped() is null && JoinSide(command) is { } joined)
         {
             await joined.ConfigureAwait(false);
             return;
         }
-        await _lock.EnterOrReleaseAsync(command, context.Pool, cancellationToken).ConfigureAwait(false);
+        await base.WriteAsync(command, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>The lock's holder: writes and flushes its command, then the side list's, failing the side list's calls if either
+    /// flush fails (the base then stops the writer and fails this call).</summary>
+    protected override async ValueTask WriteAndFlushAsync(OutgoingCommand command)
+    {
         try
         {
-            if (Stopped() is { } stopped)
+            WriteCommand(Context.Output, command, Context.FrameMax);
+            lock (_sideGate) _flushing = true;
+            CommandFraming.ThrowIfNotDelivered(await Context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+            var piggybacked = TakeSide();
+            if (piggybacked.Count == 0) return;
+            foreach (var (method, _) in piggybacked) CommandFraming.Write(Context.Output, method, default, Context.FrameMax);
+            // BUG: their calls complete here; the flush that delivers their bytes comes after.
+            foreach (var (method, done) in piggybacked)
             {
-                command.Release(context.Pool);
-                throw stopped;
+                method.Release(Context.Pool);
+                done.TrySetResult();
             }
-            try
-            {
-                CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
-                lock (_sideGate) _flushing = true;
-                CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
-                var piggybacked = TakeSide();
-                if (piggybacked.Count > 0)
-                {
-                    foreach (var (method, _) in piggybacked) CommandFraming.Write(context.Output, method, default, context.FrameMax);
-                    // BUG: their calls complete here; the flush that delivers their bytes comes after.
-                    foreach (var (method, done) in piggybacked)
-                    {
-                        method.Release(context.Pool);
-                        done.TrySetResult();
-                    }
-                    CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
-                }
-            }
-            catch (Exception ex)
-            {
-                Interlocked.CompareExchange(ref _fault, ex, null);
-                command.Release(context.Pool);
-                foreach (var (method, done) in TakeSide())
-                {
-                    method.Release(context.Pool);
-                    done.TrySetException(ZooHelpers.Faulted(Name, ex));
-                }
-                throw ZooHelpers.Faulted(Name, ex);
-            }
-            command.Release(context.Pool);
+            CommandFraming.ThrowIfNotDelivered(await Context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
         }
-        finally
+        catch (Exception ex)
         {
-            _lock.Release();
+            foreach (var (method, done) in TakeSide())
+            {
+                method.Release(Context.Pool);
+                done.TrySetException(ZooHelpers.Faulted(Name, ex));
+            }
+            throw;
         }
     }
 
@@ -100,12 +81,4 @@ public sealed class PiggybackedMethodsWriter(WriterContext context) : IFrameWrit
             return taken;
         }
     }
-
-    public async ValueTask DisposeAsync()
-    {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
-    }
-
-    private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));
 }
