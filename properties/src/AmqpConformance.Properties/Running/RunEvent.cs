@@ -35,7 +35,7 @@ public enum RunEvent
     /// <summary>A pipelining publisher had more than 32 of its calls pending at once (made, not yet awaited, not yet completed as
     /// far as the harness knows): more than a 32-command batch queued in the writer.</summary>
     ManyCallsPending,
-    /// <summary>The stalled output completed the flushes it held and stalled again at once (a pulse), with a call still pending
-    /// after it: what a call completed then may rest on the flush the output holds next.</summary>
+    /// <summary>The stalled output completed the flushes it held and stalled again at once (a pulse), and once the writer settled a
+    /// call was still pending or a new flush was held: what a call completed then may rest on the flush the output holds next.</summary>
     PulseWithCallsPending,
 }

@@ -111,8 +111,11 @@ internal static class ScriptDriver
         var graceEnds = seen + new Harness.Verdicts.FaultsChecker().Grace + TimeSpan.FromMilliseconds(50);
         var real = graceEnds - world.Clock;
         if (real > world.Options.FaultGraceRealWait) real = world.Options.FaultGraceRealWait;
-        world.FaultGraceWaits++;
-        if (real > TimeSpan.Zero) await Task.Delay(real).ConfigureAwait(false);
+        if (real > TimeSpan.Zero)
+        {
+            world.FaultGraceWaits++;
+            await Task.Delay(real).ConfigureAwait(false);
+        }
         await observer.SettleAsync().ConfigureAwait(false);
         var rest = graceEnds - world.Clock;
         if (rest > TimeSpan.Zero) world.Time.Skip(rest);
