@@ -3,7 +3,7 @@ using AmqpConformance.Properties.Running;
 namespace AmqpConformance.Properties.Tests.Running;
 
 /// <summary><see cref="BoundedWait"/>: whether a task completed within its bound, never its failure, and no timer left armed.</summary>
-[Collection(TimerCountingCollection.Name)]
+[Collection(RunsAloneCollection.Name)]
 public sealed class BoundedWaitTests
 {
     [Fact]
@@ -37,12 +37,4 @@ public sealed class BoundedWaitTests
         Assert.All(await Task.WhenAll(all), Assert.True);
         Assert.True(Timer.ActiveCount - before < waits / 2, $"{Timer.ActiveCount - before} of {waits} timers still armed after their tasks completed");
     }
-}
-
-/// <summary>Tests that count the process's timers run alone: other tests' cases arm timers of their own.</summary>
-[CollectionDefinition(Name, DisableParallelization = true)]
-public sealed class TimerCountingCollection
-{
-    /// <summary>The collection's name.</summary>
-    public const string Name = "timer counting";
 }

@@ -10,6 +10,7 @@ namespace AmqpConformance.Properties.Tests.Running;
 
 /// <summary>A pulse: the held output completes what it holds and stalls again at once, so a call completed on the strength of
 /// the flush after a successful one is seen completing before its bytes were delivered.</summary>
+[Collection(RunsAloneCollection.Name)]
 public sealed class PulseTests
 {
     /// <summary>A publish parks in a held flush, a command without content arrives behind it, then the output pulses and is
