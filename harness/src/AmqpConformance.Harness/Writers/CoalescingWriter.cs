@@ -218,6 +218,13 @@ public sealed partial class CoalescingWriter : IFrameWriter
                     Interlocked.Increment(ref _flushes);
                     CommandFraming.ThrowIfNotDelivered(result);
                 }
+                catch (Exception ex)
+                {
+                    // Recorded while the gate is still held: a fast-path caller takes the gate as soon as it is released
+                    // and must find the writer stopped, or it writes after the output has failed.
+                    Interlocked.CompareExchange(ref _faultCause, ex, null);
+                    throw;
+                }
                 finally
                 {
                     _outputGate.Release();

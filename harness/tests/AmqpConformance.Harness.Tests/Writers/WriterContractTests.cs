@@ -256,6 +256,47 @@ public abstract class WriterContractTests
         }
     }
 
+    /// <summary>
+    /// A call that arrives while the writer is still handling a failed flush must not reach the output. The racer
+    /// starts the moment the output throws, after a spin that grows by 10 iterations per trial, so each of three sweeps
+    /// passes every point of the writer's failure handling (on this project's machines the handling takes a few hundred). The coalescing writer once released its output gate before recording
+    /// the fault, and a fast-path call slipped through that window (caught by the wire-format property in CI); with
+    /// that order restored this test fails in most runs. A correct writer passes every trial, whatever the timing.
+    /// </summary>
+    [Fact]
+    public async Task A_call_racing_the_writers_fault_handling_writes_nothing()
+    {
+        const int frameMax = 4096, sweep = 300, trials = 3 * sweep;
+        for (int trial = 0; trial < trials; trial++)
+        {
+            var pool = new TrackingArrayPool();
+            await using var capture = new WireCapture(pauseWriterThreshold: 1024, startPaused: true);
+            var writer = Create(capture, pool, frameMax);
+            int spins = trial % sweep * 10;
+
+            // The first call's flush stalls; two more queue behind it; the flush that carries them fails.
+            var first = Outcome(writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, 0, 3000))));
+            Assert.True(SpinWait.SpinUntil(() => capture.Writer.Flushes >= 1, TestTimeout), "the first flush never started");
+            var queued = Enumerable.Range(1, 2).Select(s => Outcome(writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, s, 300))))).ToArray();
+            capture.Writer.FailOnFlush = capture.Writer.Flushes + 1;
+            var racer = Task.Factory.StartNew(() =>
+            {
+                while (!capture.Writer.HasFailed) Thread.SpinWait(1);
+                Thread.SpinWait(spins);
+                return Outcome(writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(1, 0, 300))));
+            }, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default).Unwrap();
+            capture.Resume();
+
+            await Task.WhenAll(queued.Append(first).Append(racer)).WaitAsync(TestTimeout);
+            await writer.DisposeAsync().AsTask().WaitAsync(TestTimeout);
+
+            Assert.True(capture.Writer.HasFailed, $"trial {trial}: the injected failure never happened");
+            Assert.True(capture.Writer.UsesAfterFailure == 0,
+                $"trial {trial} (spin {spins}): the writer used its output {capture.Writer.UsesAfterFailure} time(s) after the output had failed; the racing call ended with {(await racer)?.GetType().Name ?? "success"}");
+            pool.AssertClean();
+        }
+    }
+
     [Fact]
     public async Task A_completed_reader_faults_the_writer()
     {
