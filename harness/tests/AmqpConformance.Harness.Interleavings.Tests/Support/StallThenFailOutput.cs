@@ -5,7 +5,8 @@ namespace AmqpConformance.Harness.Interleavings.Tests.Support;
 /// <summary>
 /// An output for interleaving tests: its first flush stalls until <see cref="Resume"/>, its flush number
 /// <see cref="FailOnFlush"/> fails, and every use of it after that failure (GetMemory, GetSpan, Advance, FlushAsync) is
-/// counted. Built on tasks only, so that Coyote controls every wait in it; bytes go into a growing array nobody reads.
+/// counted. Built on tasks only, so that Coyote controls every wait in it; bytes go into a growing array
+/// (<see cref="Written"/>).
 /// </summary>
 public sealed class StallThenFailOutput : PipeWriter
 {
@@ -18,7 +19,7 @@ public sealed class StallThenFailOutput : PipeWriter
     private int _hasFailed;
     private int _usesAfterFailure;
 
-    /// <summary>The flush (1-based) that fails; 2 by default.</summary>
+    /// <summary>The flush (1-based) that fails; 2 by default, <see cref="int.MaxValue"/> for none.</summary>
     public int FailOnFlush { get; init; } = 2;
 
     /// <summary>Whether the failing flush returns a task that faults later (the writer resumes on another task) rather than
@@ -36,6 +37,9 @@ public sealed class StallThenFailOutput : PipeWriter
 
     /// <summary>Uses of the output after the failing flush was called.</summary>
     public int UsesAfterFailure => Volatile.Read(ref _usesAfterFailure);
+
+    /// <summary>A copy of every byte written so far.</summary>
+    public byte[] Written() => _buffer.AsSpan(0, _written).ToArray();
 
     /// <summary>Lets the stalled first flush complete successfully.</summary>
     public void Resume() => _resume.TrySetResult();
