@@ -22,9 +22,8 @@ internal sealed class CaseObserver(WriterCase world)
     public IReadOnlyList<VisibilityLapse> Lapses => _lapses;
 
     /// <summary>Waits until the writer stops moving: nothing changed on its output, its calls or its pool over a few rounds
-    /// through the thread pool's global queue (so work the writer queued before has run), each after yielding the CPU (so a
-    /// descheduled thread holding the writer's work runs first), and it is not in the middle of writing (memory taken, not yet
-    /// committed: a thread descheduled there), bounded by
+    /// through the thread pool's global queue (so work the writer queued before has run), and it is not in the middle of writing
+    /// (memory taken, not yet committed: a thread descheduled there), bounded by
     /// <see cref="WriterRunOptions.SettleLimit"/>. A settle that times out only makes the next step come earlier; no verdict
     /// depends on it.</summary>
     public async Task SettleAsync()
@@ -42,10 +41,6 @@ internal sealed class CaseObserver(WriterCase world)
                 quiet = 0;
                 last = now;
             }
-            // On a loaded machine the thread that holds the writer's next step (a continuation on its local queue) may be
-            // descheduled by the OS, and trips through the pool go on without it, so the settle ended before the writer moved.
-            // Yielding the CPU each round lets such a thread run first; with nothing else runnable it costs one system call.
-            Thread.Yield();
             await trip;
         }
         SampleStall();
