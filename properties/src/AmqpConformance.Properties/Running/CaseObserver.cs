@@ -32,7 +32,7 @@ internal sealed class CaseObserver(WriterCase world)
         var trip = new ThreadPoolRoundTrip();
         long last = -1;
         int quiet = 0;
-        while (quiet < QuietRounds && limit.Elapsed < world.Options.SettleLimit)
+        while ((quiet < QuietRounds || limit.Elapsed < world.Options.SettleFloor) && limit.Elapsed < world.Options.SettleLimit)
         {
             long now = Activity();
             if (now == last && !world.Output.IsWriting) quiet++;

@@ -27,6 +27,13 @@ public sealed record WriterRunOptions
     /// changed over a few rounds through the thread pool, and never waits longer than this (default 250 ms).</summary>
     public TimeSpan SettleLimit { get; init; } = TimeSpan.FromMilliseconds(250);
 
+    /// <summary>The least real time a settle takes, quiet or not (default zero: a settle ends as soon as the writer is quiet). On
+    /// a loaded machine the thread holding a writer's next step can be off the CPU for a scheduler time slice while the settle's
+    /// trips through the pool find nothing moving, and the script's next step then overtakes what the writer was about to do; a
+    /// floor of a few time slices (20 ms, say) makes a scripted case play out as it would on an idle machine, at that cost per
+    /// step. For fixed scripts that must catch a writer every time on a shared CI machine.</summary>
+    public TimeSpan SettleFloor { get; init; } = TimeSpan.Zero;
+
     /// <summary>How long, in real time, a writer that let a call succeed after it saw a fault gets to act on the fault before the
     /// harness moves the case's clock past the faults invariant's grace period and makes the next call (default 200 ms, and the
     /// writer has settled by then). The rest of the grace is skipped on the case's clock, not waited: a writer that accepts calls

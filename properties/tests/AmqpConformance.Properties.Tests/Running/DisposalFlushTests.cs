@@ -21,7 +21,8 @@ public sealed class DisposalFlushTests
     [Fact]
     public async Task A_writer_whose_disposal_returns_with_its_flush_still_held_is_caught()
     {
-        var result = await WriterLevelRunner.RunAsync(ZooWriters.FromName("Zoo:DisposeLeavesCallInFlight")!.Factory, DisposeDuringAHeldFlush());
+        var result = await WriterLevelRunner.RunAsync(ZooWriters.FromName("Zoo:DisposeLeavesCallInFlight")!.Factory, DisposeDuringAHeldFlush(),
+            UnhurriedSettle.Options);
         Assert.True(result.Evidence.Lifecycle!.FlushPendingWhenDisposeReturned);
         Assert.Contains(result.Check(InvariantNames.Lifecycle).Violations, v => v.Rule == "flush-pending-after-dispose");
     }
@@ -30,7 +31,7 @@ public sealed class DisposalFlushTests
     public async Task A_writer_that_flushes_after_disposal_returned_is_caught()
     {
         var flushesLate = FrameWriterFactory.Create("FlushesWhenRefusing", c => new FlushesWhenRefusingWriter(c), WriterCompletion.AfterFlush);
-        var result = await WriterLevelRunner.RunAsync(flushesLate, DisposeDuringAHeldFlush());
+        var result = await WriterLevelRunner.RunAsync(flushesLate, DisposeDuringAHeldFlush(), UnhurriedSettle.Options);
         Assert.Equal(1, result.Evidence.Lifecycle!.FlushesAfterDispose);
         Assert.Contains(result.Check(InvariantNames.Lifecycle).Violations, v => v.Rule == "flush-after-dispose");
     }

@@ -25,7 +25,7 @@ public sealed class PulseTests
     public async Task A_writer_that_completes_calls_before_the_flush_after_a_pulse_is_caught_every_time()
     {
         var piggybacked = ZooWriters.FromName("Zoo:PiggybackedMethods")!.Factory;
-        var result = await WriterLevelRunner.RunAsync(piggybacked, MethodBehindAHeldPublish());
+        var result = await WriterLevelRunner.RunAsync(piggybacked, MethodBehindAHeldPublish(), UnhurriedSettle.Options);
         Assert.Equal(1, result.Events[RunEvent.PulseWithCallsPending]);
         var method = result.Evidence.Calls.Single(c => c.Publisher == 1);
         Assert.Contains(result.Check(InvariantNames.Faults).Violations,
