@@ -62,16 +62,8 @@ public abstract class StagedZooWriter : IFrameWriter
     /// <inheritdoc />
     public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        if (ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed)) is { } stopped)
-        {
-            command.Release(Context.Pool);
-            return ValueTask.FromException(stopped);
-        }
-        if (cancellationToken.IsCancellationRequested)
-        {
-            command.Release(Context.Pool);
-            return ValueTask.FromCanceled(cancellationToken);
-        }
+        if (ZooHelpers.RefuseOnEntry(ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed)),
+            command, Context.Pool, cancellationToken) is { } refused) return refused;
         var staged = Stage(command);
         if (_queue.Writer.TryWrite(staged)) return default;
         return WaitForSpaceAsync(staged, cancellationToken);

@@ -4,7 +4,7 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo;
 
 /// <summary>What the zoo's writers do correctly alike (so that each one's bug is the only thing wrong with it): wait for a
-/// lock and release the command if that wait is cancelled; build the exceptions a stopped writer throws.</summary>
+/// lock and release the command if that wait is cancelled; refuse a call on entry; build the exceptions a stopped writer throws.</summary>
 internal static class ZooHelpers
 {
     /// <summary>Waits for <paramref name="gate"/>; if the wait is cancelled, releases the command (the writer owns it from
@@ -67,6 +67,16 @@ internal static class ZooHelpers
             body = body[chunk.Length..];
         }
         return position;
+    }
+
+    /// <summary>The check every zoo writer makes on entry: a stopped writer (<paramref name="stopped"/>, from <see cref="Stopped"/>)
+    /// fails the call, a token already cancelled cancels it, and either way the command is released first. Null when the call may
+    /// go on.</summary>
+    public static ValueTask? RefuseOnEntry(Exception? stopped, OutgoingCommand command, ArrayPool<byte> pool, CancellationToken cancellationToken)
+    {
+        if (stopped is null && !cancellationToken.IsCancellationRequested) return null;
+        command.Release(pool);
+        return stopped is not null ? ValueTask.FromException(stopped) : ValueTask.FromCanceled(cancellationToken);
     }
 
     /// <summary>The stop exception for a writer with fault cause <paramref name="cause"/> and disposed flag

@@ -28,16 +28,8 @@ public sealed class RegisteredCancelStillWrittenWriter : IFrameWriter
 
     public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        if (ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed)) is { } stopped)
-        {
-            command.Release(_context.Pool);
-            return ValueTask.FromException(stopped);
-        }
-        if (cancellationToken.IsCancellationRequested)
-        {
-            command.Release(_context.Pool);
-            return ValueTask.FromCanceled(cancellationToken);
-        }
+        if (ZooHelpers.RefuseOnEntry(ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed)),
+            command, _context.Pool, cancellationToken) is { } refused) return refused;
         var entry = new Entry(command);
         // BUG: cancellation completes the caller, but the entry stays queued and the loop never checks it.
         if (cancellationToken.CanBeCanceled)

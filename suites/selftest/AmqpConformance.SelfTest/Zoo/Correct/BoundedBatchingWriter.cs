@@ -33,16 +33,7 @@ public sealed class BoundedBatchingWriter : IFrameWriter
 
     public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        if (Stopped() is { } stopped)
-        {
-            command.Release(_context.Pool);
-            return ValueTask.FromException(stopped);
-        }
-        if (cancellationToken.IsCancellationRequested)
-        {
-            command.Release(_context.Pool);
-            return ValueTask.FromCanceled(cancellationToken);
-        }
+        if (ZooHelpers.RefuseOnEntry(Stopped(), command, _context.Pool, cancellationToken) is { } refused) return refused;
         var entry = new Entry(command);
         if (_queue.Writer.TryWrite(entry)) return new ValueTask(entry.Done.Task);
         return WaitForSpaceAsync(entry, cancellationToken);

@@ -41,16 +41,7 @@ public sealed class FastPathIntoCutCommandWriter : IFrameWriter
 
     public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        if (Stopped() is { } stopped)
-        {
-            command.Release(_context.Pool);
-            return ValueTask.FromException(stopped);
-        }
-        if (cancellationToken.IsCancellationRequested)
-        {
-            command.Release(_context.Pool);
-            return ValueTask.FromCanceled(cancellationToken);
-        }
+        if (ZooHelpers.RefuseOnEntry(Stopped(), command, _context.Pool, cancellationToken) is { } refused) return refused;
         if (Volatile.Read(ref _queued) == 0 && _gate.Wait(0)) return WriteDirectAsync(command);
         var entry = new Entry(command);
         Interlocked.Increment(ref _queued);

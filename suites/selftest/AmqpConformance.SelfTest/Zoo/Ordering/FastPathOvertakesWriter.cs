@@ -36,16 +36,7 @@ public sealed class FastPathOvertakesWriter : IFrameWriter
 
     public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        if (Stopped() is { } stopped)
-        {
-            command.Release(_context.Pool);
-            return ValueTask.FromException(stopped);
-        }
-        if (cancellationToken.IsCancellationRequested)
-        {
-            command.Release(_context.Pool);
-            return ValueTask.FromCanceled(cancellationToken);
-        }
+        if (ZooHelpers.RefuseOnEntry(Stopped(), command, _context.Pool, cancellationToken) is { } refused) return refused;
         // BUG: a free gate is taken to mean "nothing queued"; the queue itself is not checked.
         if (_gate.Wait(0)) return WriteDirectAsync(command);
         var staged = StagedCommand.Copy(command, _context.Pool);

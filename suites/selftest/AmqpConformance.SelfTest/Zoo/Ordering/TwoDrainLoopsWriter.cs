@@ -35,16 +35,8 @@ public sealed class TwoDrainLoopsWriter : IFrameWriter
 
     public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        if (ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed)) is { } stopped)
-        {
-            command.Release(_context.Pool);
-            return ValueTask.FromException(stopped);
-        }
-        if (cancellationToken.IsCancellationRequested)
-        {
-            command.Release(_context.Pool);
-            return ValueTask.FromCanceled(cancellationToken);
-        }
+        if (ZooHelpers.RefuseOnEntry(ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed)),
+            command, _context.Pool, cancellationToken) is { } refused) return refused;
         var staged = StagedCommand.Copy(command, _context.Pool);
         if (_queue.Writer.TryWrite(staged)) return default;
         return WaitForSpaceAsync(staged, cancellationToken);

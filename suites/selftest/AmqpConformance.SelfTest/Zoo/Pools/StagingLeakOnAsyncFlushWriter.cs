@@ -18,16 +18,7 @@ public sealed class StagingLeakOnAsyncFlushWriter(WriterContext context) : IFram
 
     public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        if (Stopped() is { } stopped)
-        {
-            command.Release(context.Pool);
-            return ValueTask.FromException(stopped);
-        }
-        if (cancellationToken.IsCancellationRequested)
-        {
-            command.Release(context.Pool);
-            return ValueTask.FromCanceled(cancellationToken);
-        }
+        if (ZooHelpers.RefuseOnEntry(Stopped(), command, context.Pool, cancellationToken) is { } refused) return refused;
         if (_lock.Wait(0)) return WriteHoldingLock(command);
         return WaitThenWriteAsync(command, cancellationToken);
     }

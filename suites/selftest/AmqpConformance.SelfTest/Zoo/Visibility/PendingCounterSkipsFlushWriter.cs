@@ -33,16 +33,8 @@ public sealed class PendingCounterSkipsFlushWriter : IFrameWriter
 
     public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        if (ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed)) is { } stopped)
-        {
-            command.Release(_context.Pool);
-            return ValueTask.FromException(stopped);
-        }
-        if (cancellationToken.IsCancellationRequested)
-        {
-            command.Release(_context.Pool);
-            return ValueTask.FromCanceled(cancellationToken);
-        }
+        if (ZooHelpers.RefuseOnEntry(ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed)),
+            command, _context.Pool, cancellationToken) is { } refused) return refused;
         var staged = StagedCommand.Copy(command, _context.Pool);
         Interlocked.Increment(ref _incoming);
         if (_queue.Writer.TryWrite(staged)) return default;
