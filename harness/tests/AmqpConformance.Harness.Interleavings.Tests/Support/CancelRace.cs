@@ -21,10 +21,10 @@ public static class CancelRace
         var pool = new TrackingArrayPool();
         var writer = create(new WriterContext(output, pool, 4096));
         using var cancellation = new CancellationTokenSource();
-        var first = CallAsync(writer, pool, 1, CancellationToken.None);
+        var first = RaceCall.MakeAsync(writer, pool, 1, CancellationToken.None);
         await output.FirstFlushStarted.ConfigureAwait(false);
-        var second = CallAsync(writer, pool, 2, cancellation.Token);
-        var third = CallAsync(writer, pool, 3, CancellationToken.None);
+        var second = RaceCall.MakeAsync(writer, pool, 2, cancellation.Token);
+        var third = RaceCall.MakeAsync(writer, pool, 3, CancellationToken.None);
         var canceller = Task.Run(cancellation.Cancel);
         output.Resume();
         await Task.WhenAll(first, second, third, canceller).ConfigureAwait(false);
@@ -41,27 +41,12 @@ public static class CancelRace
         Specification.Assert(ledger.IsClean, "the pool's ledger is not clean: {0}", ledger);
     }
 
-    /// <summary>How many 8-byte commands of <paramref name="channel"/> are in <paramref name="written"/>.</summary>
+    /// <summary>How many commands of <paramref name="channel"/> (<see cref="RaceCall"/>) are in <paramref name="written"/>.</summary>
     private static int Count(byte[] written, byte channel)
     {
         int count = 0;
-        for (int at = 0; at + 8 <= written.Length; at += 8)
-            if (written.AsSpan(at, 8).IndexOfAnyExcept(channel) < 0) count++;
+        for (int at = 0; at + RaceCall.Length <= written.Length; at += RaceCall.Length)
+            if (written.AsSpan(at, RaceCall.Length).IndexOfAnyExcept(channel) < 0) count++;
         return count;
-    }
-
-    private static async Task<Exception?> CallAsync(IFrameWriter writer, TrackingArrayPool pool, ushort channel, CancellationToken token)
-    {
-        byte[] frames = pool.Rent(8);
-        frames.AsSpan(0, 8).Fill((byte)channel);
-        try
-        {
-            await writer.WriteAsync(new OutgoingCommand(channel, frames, 8, hasContent: false), token).ConfigureAwait(false);
-            return null;
-        }
-        catch (Exception ex)
-        {
-            return ex;
-        }
     }
 }

@@ -17,14 +17,15 @@ public static class FaultRace
     public static async Task RunAsync(Func<WriterContext, IFrameWriter> create, bool failLater = false)
     {
         var output = new StallThenFailOutput { FailsLater = failLater };
-        var writer = create(new WriterContext(output, ArrayPool<byte>.Shared, 4096));
-        var first = CallAsync(writer, 1);
+        var pool = ArrayPool<byte>.Shared;
+        var writer = create(new WriterContext(output, pool, 4096));
+        var first = RaceCall.MakeAsync(writer, pool, 1);
         await output.FirstFlushStarted.ConfigureAwait(false);
-        var queued = new[] { CallAsync(writer, 2), CallAsync(writer, 3) };
+        var queued = new[] { RaceCall.MakeAsync(writer, pool, 2), RaceCall.MakeAsync(writer, pool, 3) };
         var racer = Task.Run(async () =>
         {
             await output.Failed.ConfigureAwait(false);
-            return await CallAsync(writer, 4).ConfigureAwait(false);
+            return await RaceCall.MakeAsync(writer, pool, 4).ConfigureAwait(false);
         });
         output.Resume();
         await Task.WhenAll(queued.Append(first).Append(racer)).ConfigureAwait(false);
@@ -33,31 +34,5 @@ public static class FaultRace
             "the writer used its output {0} time(s) after the output failed; the racing call ended with {1}",
             output.UsesAfterFailure, (await racer.ConfigureAwait(false))?.GetType().Name ?? "success");
         await writer.DisposeAsync().ConfigureAwait(false);
-    }
-
-    /// <summary>A command without content on <paramref name="channel"/>: 8 bytes of frames rented from the shared pool (the
-    /// output does not parse them).</summary>
-    private static OutgoingCommand Command(ushort channel)
-    {
-        byte[] frames = ArrayPool<byte>.Shared.Rent(16);
-        frames.AsSpan(0, 8).Fill((byte)channel);
-        return new OutgoingCommand(channel, frames, 8, hasContent: false);
-    }
-
-    /// <summary>Calls the writer with a command on <paramref name="channel"/> and reports how the call ended: null on success,
-    /// else the exception.</summary>
-    /// <remarks>The call's ValueTask is awaited where it is made: the Coyote 1.7.11 rewriter emits invalid code for a ValueTask
-    /// passed straight from one call into another (InvalidProgramException at run time).</remarks>
-    private static async Task<Exception?> CallAsync(IFrameWriter writer, ushort channel)
-    {
-        try
-        {
-            await writer.WriteAsync(Command(channel)).ConfigureAwait(false);
-            return null;
-        }
-        catch (Exception ex)
-        {
-            return ex;
-        }
     }
 }
