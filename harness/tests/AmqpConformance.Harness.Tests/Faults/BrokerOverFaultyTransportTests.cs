@@ -34,7 +34,7 @@ public sealed class BrokerOverFaultyTransportTests
         await Assert.ThrowsAsync<TransportResetException>(async () =>
         {
             await transport.ClientSide.Output.WriteAsync(frame.WrittenMemory, cts.Token);
-            await Task.Delay(50, cts.Token);
+            await transport.Completion.WaitAsync(cts.Token); // the pumps have applied the reset
             await transport.ClientSide.Output.WriteAsync(frame.WrittenMemory, cts.Token);
         });
 

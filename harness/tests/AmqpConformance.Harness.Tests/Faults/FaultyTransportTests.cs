@@ -79,10 +79,9 @@ public sealed class FaultyTransportTests
         Exception e = await Assert.ThrowsAsync<TransportResetException>(async () =>
         {
             for (int i = 0; i < 30; i++)
-            {
                 await transport.ClientSide.Output.WriteAsync(data.AsMemory(i * 100, 100), cts.Token);
-                await Task.Delay(1, cts.Token);
-            }
+            await transport.Completion.WaitAsync(cts.Token); // the pump has reached the reset point
+            await transport.ClientSide.Output.WriteAsync(data.AsMemory(0, 1), cts.Token);
         });
         Assert.Contains("reset_peer", e.Message);
         var (bytes, _, error) = await reading;
@@ -104,10 +103,9 @@ public sealed class FaultyTransportTests
         await Assert.ThrowsAsync<TransportClosedException>(async () =>
         {
             for (int i = 0; i < 20; i++)
-            {
                 await transport.ClientSide.Output.WriteAsync(data.AsMemory(i * 100, 100), cts.Token);
-                await Task.Delay(1, cts.Token);
-            }
+            await transport.Completion.WaitAsync(cts.Token); // the pump has reached the limit
+            await transport.ClientSide.Output.WriteAsync(data.AsMemory(0, 1), cts.Token);
         });
         var (bytes, _, error) = await reading;
         Assert.Null(error);
@@ -124,10 +122,9 @@ public sealed class FaultyTransportTests
         byte[] data = Pattern(1000);
         FlushResult result = default;
         for (int i = 0; i < 10 && !result.IsCompleted; i++)
-        {
             result = await transport.ClientSide.Output.WriteAsync(data.AsMemory(i * 100, 100), cts.Token);
-            await Task.Delay(1, cts.Token);
-        }
+        await transport.Completion.WaitAsync(cts.Token); // the pump has reached the limit
+        if (!result.IsCompleted) result = await transport.ClientSide.Output.WriteAsync(data.AsMemory(0, 1), cts.Token);
         Assert.True(result.IsCompleted, "the sender learns of the close from a completed flush, not an exception");
         var (bytes, _, error) = await reading;
         Assert.Null(error);
@@ -174,7 +171,9 @@ public sealed class FaultyTransportTests
             }
             await transport.ClientSide.Output.CompleteAsync();
         });
-        await Task.Delay(300, cts.Token);
+        // Wait for the held state itself, not for a time: the stall point delivered and the backlog at the pause threshold.
+        while (transport.UpstreamDeliveredBytes < 500 || transport.UpstreamBacklogBytes < 8 * 1024)
+            await Task.Delay(5, cts.Token);
         Assert.False(writing.IsCompleted, "the writer should be held by backpressure");
         Assert.InRange(Volatile.Read(ref written), 1024, 10 * 1024);
         Assert.Equal(500, transport.UpstreamDeliveredBytes);
