@@ -6,10 +6,11 @@ namespace AmqpConformance.FakeBroker.Benchmarks;
 /// <summary>
 /// CPU time and GC state at one moment, for the race's per-measurement costs: this process's user + kernel time (the
 /// publishers, and the fake broker or the sink when they run in it), the garbage collector's total pause time, full
-/// collections and bytes allocated so far, and the CPU time of RabbitMQ's Erlang VM (the first process named <c>beam.smp</c> in /proc, in clock
+/// collections and bytes allocated so far, its minor page faults (first touches of memory the kernel must map and clear;
+/// null where there is no /proc), and the CPU time of RabbitMQ's Erlang VM (the first process named <c>beam.smp</c> in /proc, in clock
 /// ticks of 10 ms; null where there is no /proc or no such process). Two samples subtract into a <see cref="CpuCost"/>.
 /// </summary>
-internal readonly record struct CpuSample(TimeSpan Process, TimeSpan GcPause, int Gen2, long Allocated, TimeSpan? Beam)
+internal readonly record struct CpuSample(TimeSpan Process, TimeSpan GcPause, int Gen2, long Allocated, long? MinorFaults, TimeSpan? Beam)
 {
     private static readonly Lazy<string?> BeamStat = new(FindBeam);
 
@@ -17,12 +18,28 @@ internal readonly record struct CpuSample(TimeSpan Process, TimeSpan GcPause, in
     public static CpuSample Take()
     {
         using var self = System.Diagnostics.Process.GetCurrentProcess();
-        return new CpuSample(self.TotalProcessorTime, GC.GetTotalPauseDuration(), GC.CollectionCount(2), GC.GetTotalAllocatedBytes(), ReadBeam());
+        return new CpuSample(self.TotalProcessorTime, GC.GetTotalPauseDuration(), GC.CollectionCount(2), GC.GetTotalAllocatedBytes(),
+            ReadMinorFaults(), ReadBeam());
     }
 
     /// <summary>What happened between <paramref name="start"/> and <paramref name="end"/>.</summary>
     public static CpuCost operator -(CpuSample end, CpuSample start) => new(end.Process - start.Process, end.GcPause - start.GcPause,
-        end.Gen2 - start.Gen2, end.Allocated - start.Allocated, end.Beam is { } b && start.Beam is { } a ? b - a : null);
+        end.Gen2 - start.Gen2, end.Allocated - start.Allocated,
+        end.MinorFaults is { } f && start.MinorFaults is { } g ? f - g : null, end.Beam is { } b && start.Beam is { } a ? b - a : null);
+
+    private static long? ReadMinorFaults()
+    {
+        try
+        {
+            string stat = File.ReadAllText("/proc/self/stat");
+            // Fields after the ")" closing the command name: state is field 3, minflt field 10 (1-based).
+            return long.Parse(stat[(stat.LastIndexOf(')') + 2)..].Split(' ')[7], CultureInfo.InvariantCulture);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or FormatException or IndexOutOfRangeException)
+        {
+            return null;
+        }
+    }
 
     private static TimeSpan? ReadBeam()
     {

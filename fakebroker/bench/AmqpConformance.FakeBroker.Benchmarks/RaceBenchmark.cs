@@ -223,7 +223,8 @@ internal static class RaceBenchmark
                 ? string.Create(CultureInfo.InvariantCulture, $"{PerMessage(c.Process + b):F1} (publisher {PerMessage(c.Process):F1} + beam {PerMessage(b):F1})")
                 : string.Create(CultureInfo.InvariantCulture, $"publisher {PerMessage(c.Process):F1} (beam.smp not readable)");
         return string.Create(CultureInfo.InvariantCulture,
-            $"{PerMessage(c.Process):F1} (gc pause {c.GcPause.TotalSeconds / result.Elapsed.TotalSeconds:P0}, gen2 {c.Gen2}, alloc {(double)c.Allocated / result.Messages:F0} B/msg)");
+            $"{PerMessage(c.Process):F1} (gc pause {c.GcPause.TotalSeconds / result.Elapsed.TotalSeconds:P0}, gen2 {c.Gen2}, alloc {(double)c.Allocated / result.Messages:F0} B/msg, " +
+            $"page faults {(c.MinorFaults is { } f ? (f / (double)result.Messages).ToString("F1", CultureInfo.InvariantCulture) : "-")}/msg)");
     }
 
     private static string Column(double? value, int width) =>
