@@ -59,9 +59,8 @@ public sealed class FaultyTransportTests
             await WriteInFlushesAsync(transport.ClientSide.Output, data, [300], cts.Token);
             await transport.ClientSide.Output.CompleteAsync();
         });
-        await Task.Delay(50); // let the link fill up before anyone reads
+        await writing.WaitAsync(cts.Token); // everything is written (5000 bytes, under the pause threshold) before anyone reads
         var (bytes, _, error) = await ReadAllAsync(transport.BrokerSide.Input, cts.Token);
-        await writing;
         Assert.Null(error);
         Assert.Equal(data, bytes);
         Assert.Equal(fast.Transcript, transport.Transcript.For(FaultDirection.Upstream));

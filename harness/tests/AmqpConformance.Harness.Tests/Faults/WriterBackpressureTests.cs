@@ -53,6 +53,10 @@ public sealed class WriterBackpressureTests(ITestOutputHelper output)
         }
         Task[] publishers = [.. Enumerable.Range(0, Publishers).Select(_ => Task.Run(PublishAsync))];
 
+        // First the stall itself (its point delivered), however long the publishers take to get there on a loaded
+        // machine; then a while of them trying against it.
+        while (transport.UpstreamDeliveredBytes < StallAfter)
+            await Task.Delay(5, cts.Token);
         long peakPoolBytes = 0;
         for (int i = 0; i < 50; i++) // 500 ms of publishers trying against the stall
         {

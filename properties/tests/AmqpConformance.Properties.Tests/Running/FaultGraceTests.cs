@@ -51,7 +51,9 @@ public sealed class FaultGraceTests
     [Fact]
     public async Task A_writer_that_completes_on_accept_gets_a_moment_after_a_fault_before_the_next_call()
     {
-        var wait = TimeSpan.FromMilliseconds(50);
+        // A whole second, not the default's milliseconds: the writer's loop must have reacted within it, and on a loaded
+        // machine a thread can be off the CPU for tens of milliseconds.
+        var wait = TimeSpan.FromSeconds(1);
         var result = await WriterLevelRunner.RunAsync(WriterModes.Background, CallsAfterAReset(),
             WriterRunOptions.Default with { FaultReactionWait = wait });
         var seen = result.Evidence.Fault!.ObservedAt!.Value;

@@ -160,10 +160,11 @@ public sealed class WriterLevelRunnerTests
         };
         // The script settles the writer after each step, but settling is best effort on a loaded machine: if the writer's loop
         // had not woken before the second publish, both publishes are in flight together and nothing is queued for the call without
-        // content to overtake. So the case gets up to five runs; it needs one in which the loop took the first publish alone.
+        // content to overtake. So each step settles for at least the unhurried floor, and the case gets up to five runs; it needs
+        // one in which the loop took the first publish alone.
         var orders = new List<Verdict>();
         for (int attempt = 0; attempt < 5 && !orders.Any(o => !o.Holds); attempt++)
-            orders.Add((await WriterLevelRunner.RunAsync(broken, scenario)).Check(InvariantNames.Order));
+            orders.Add((await WriterLevelRunner.RunAsync(broken, scenario, UnhurriedSettle.Options)).Check(InvariantNames.Order));
         var caught = Assert.Single(orders, o => !o.Holds);
         Assert.Equal([1, 2], Assert.Single(caught.Violations, v => v.Rule == "call-order").Calls);
         var publishesOnly = scenario with { Publishers = [[new PublishStep(10)], [new PublishStep(20)], [new PublishStep(0)]] };
