@@ -21,7 +21,7 @@ internal static class BrokerCommand
             Description = "TCP port on 127.0.0.1 (0 picks a free one; the chosen port is printed)",
             DefaultValueFactory = _ => 5672,
         };
-        port.Validators.Add(r => { if (TryGet(r, out int value) && value is < 0 or > 65535) r.AddError("--port must be 0-65535."); });
+        port.Validators.Add(r => { if (OptionValues.TryGet(r, out int value) && value is < 0 or > 65535) r.AddError("--port must be 0-65535."); });
 
         var record = new Option<FileInfo?>("--record") { Description = "JSON Lines file that receives every frame as it arrives (replaced if present)" };
         var pcap = new Option<FileInfo?>("--pcap") { Description = "pcap file written on stop with every connection as synthesized TCP (tshark/Wireshark read it)" };
@@ -33,7 +33,7 @@ internal static class BrokerCommand
         };
         frameMax.Validators.Add(r =>
         {
-            if (TryGet(r, out int value) && value != 0 && value < 4096) r.AddError($"--frame-max {value} is below the AMQP minimum 4096 (use 0 for unlimited).");
+            if (OptionValues.TryGet(r, out int value) && value != 0 && value < 4096) r.AddError($"--frame-max {value} is below the AMQP minimum 4096 (use 0 for unlimited).");
         });
 
         var heartbeat = new Option<int>("--heartbeat")
@@ -41,7 +41,7 @@ internal static class BrokerCommand
             Description = "heartbeat interval offered in connection.tune, in seconds (0 = none)",
             DefaultValueFactory = _ => 60,
         };
-        heartbeat.Validators.Add(r => { if (TryGet(r, out int value) && value is < 0 or > ushort.MaxValue) r.AddError("--heartbeat must be 0-65535 seconds."); });
+        heartbeat.Validators.Add(r => { if (OptionValues.TryGet(r, out int value) && value is < 0 or > ushort.MaxValue) r.AddError("--heartbeat must be 0-65535 seconds."); });
 
         var users = new Option<string[]>("--user")
         {
@@ -51,7 +51,7 @@ internal static class BrokerCommand
         };
         users.Validators.Add(r =>
         {
-            foreach (string user in TryGet(r, out string[]? given) ? given ?? [] : [])
+            foreach (string user in OptionValues.TryGet(r, out string[]? given) ? given ?? [] : [])
                 if (user.IndexOf(':', StringComparison.Ordinal) <= 0) r.AddError($"--user \"{user}\" is not name:password.");
         });
 
@@ -78,21 +78,6 @@ internal static class BrokerCommand
             result.GetValue(strictness) == "rabbitmq" ? Strictness.RabbitMq : Strictness.Strict,
             result.GetValue(captureBodies)), result.InvocationConfiguration.Output, result.InvocationConfiguration.Error, cancellationToken));
         return command;
-    }
-
-    /// <summary>The option's value, or false when it did not convert (System.CommandLine reports that error itself).</summary>
-    private static bool TryGet<T>(OptionResult result, out T? value)
-    {
-        try
-        {
-            value = result.GetValueOrDefault<T>();
-            return true;
-        }
-        catch (InvalidOperationException)
-        {
-            value = default;
-            return false;
-        }
     }
 
     /// <summary>The parsed options of one run.</summary>

@@ -13,6 +13,9 @@ namespace AmqpConformance.Cli;
 /// </summary>
 internal static class FuzzCommand
 {
+    /// <summary>The longest time budget accepted: a week.</summary>
+    private const double MaxSeconds = 7 * 24 * 3600;
+
     public static Command Create()
     {
         var target = new Argument<string>("target") { Description = "broker: the fake AMQP broker; proxy-api: the Toxiproxy-compatible HTTP API" };
@@ -32,16 +35,20 @@ internal static class FuzzCommand
             Description = "stop taking new cases after this many seconds, whatever the count",
             DefaultValueFactory = _ => 300,
         };
-        var seed = new Option<int?>("--seed") { Description = "the run's seed (default: random, printed); the same seed replays the same cases" };
+        var seed = new Option<int>("--seed") { Description = "the run's seed (default: random, printed); the same seed replays the same cases" };
         var parallel = new Option<int>("--parallel")
         {
             Description = "cases in flight at once",
             DefaultValueFactory = _ => Math.Max(2, Environment.ProcessorCount * 2),
         };
         foreach (Option<long> count in new[] { frames, requests })
-            count.Validators.Add(r => { if (r.GetValueOrDefault<long>() < 1) r.AddError($"{r.Option.Name} must be at least 1."); });
-        seconds.Validators.Add(r => { if (r.GetValueOrDefault<double>() is not > 0) r.AddError("--seconds must be positive."); });
-        parallel.Validators.Add(r => { if (r.GetValueOrDefault<int>() < 1) r.AddError("--parallel must be at least 1."); });
+            count.Validators.Add(r => { if (OptionValues.TryGet(r, out long value) && value < 1) r.AddError($"{r.Option.Name} must be at least 1."); });
+        seconds.Validators.Add(r =>
+        {
+            if (OptionValues.TryGet(r, out double value) && value is not (> 0 and <= MaxSeconds))
+                r.AddError($"--seconds must be positive and at most {MaxSeconds:0} (a week).");
+        });
+        parallel.Validators.Add(r => { if (OptionValues.TryGet(r, out int value) && value < 1) r.AddError("--parallel must be at least 1."); });
 
         var command = new Command("fuzz", "Fuzz the fake broker or the Toxiproxy API with seeded, mutated input; exit 1 if anything broke.")
         {
@@ -53,7 +60,7 @@ internal static class FuzzCommand
             var budget = new FuzzBudget(
                 which == "broker" ? parse.GetValue(frames) : parse.GetValue(requests),
                 TimeSpan.FromSeconds(parse.GetValue(seconds)),
-                parse.GetValue(seed) ?? Random.Shared.Next(),
+                parse.GetResult(seed) is not null ? parse.GetValue(seed) : Random.Shared.Next(),
                 parse.GetValue(parallel),
                 HangBound: TimeSpan.FromSeconds(10));
             return RunAsync(which, budget, parse.InvocationConfiguration.Output, cancellationToken);

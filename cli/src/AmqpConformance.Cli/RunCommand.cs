@@ -74,7 +74,7 @@ internal static class RunCommand
         {
             if (!WriterResolver.TryResolve(spec, out var factory, out string? problem))
             {
-                error.WriteLine($"--writer {spec}: {problem}");
+                error.WriteLine(CliApplication.OneLine($"--writer {spec}: {problem}"));
                 return 2;
             }
             factories.Add(factory!);
@@ -100,6 +100,11 @@ internal static class RunCommand
                 return 2;
             }
         }
+        if (jsonPath is not null && JsonPathProblem(jsonPath) is { } jsonProblem)
+        {
+            error.WriteLine($"--json {jsonPath}: {jsonProblem}");
+            return 2;
+        }
         IReadOnlyList<string> selected = invariants.Length == 0 ? InvariantNames.All
             : [.. InvariantNames.All.Append(ConformanceProperties.AllAtOnce).Where(invariants.Contains)];
         string root = reportRoot is null ? ConformanceArtifacts.DefaultRoot() : Path.GetFullPath(reportRoot);
@@ -124,5 +129,23 @@ internal static class RunCommand
         }
         if (results.Interrupted) return ExitCodes.Interrupted;
         return rendered.AllHold ? 0 : 1;
+    }
+
+    /// <summary>Why the JSON results could not be written to <paramref name="path"/> (it is a folder, or its folder can be
+    /// neither found nor made, e.g. under a file), checked before any case runs; null when it looks writable. Makes the
+    /// folder, as the write would. The write itself can still fail, and is reported then.</summary>
+    private static string? JsonPathProblem(string path)
+    {
+        try
+        {
+            string full = Path.GetFullPath(path);
+            if (Directory.Exists(full)) return "is a folder; name a file.";
+            if (Path.GetDirectoryName(full) is { } folder) Directory.CreateDirectory(folder);
+            return null;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
+        {
+            return e.Message;
+        }
     }
 }

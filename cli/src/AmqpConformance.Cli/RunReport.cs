@@ -17,7 +17,7 @@ internal sealed class RunReport(RunResults results, IReadOnlyList<FrameWriterFac
     /// <summary>Prints the tables, the failure reports and the closing line.</summary>
     public void Write(TextWriter output)
     {
-        var console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(output) });
+        var console = ConsoleStyle.For(output);
         var verdicts = new Table().Title("Verdicts").AddColumn("property");
         foreach (var f in factories) verdicts.AddColumn(Markup.Escape(f.Name));
         foreach (string property in properties)

@@ -17,7 +17,7 @@ internal sealed class RunSession(IReadOnlyList<FrameWriterFactory> factories, IR
     public async Task<RunResults> RunAsync(TextWriter output, CancellationToken cancellationToken)
     {
         var outcomes = new Dictionary<(string, string), PropertyOutcome>();
-        var console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(output) });
+        var console = ConsoleStyle.For(output);
         bool interrupted = false;
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var interruption = Task.Delay(Timeout.Infinite, cancellationToken);

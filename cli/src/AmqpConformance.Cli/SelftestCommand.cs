@@ -99,7 +99,7 @@ internal static class SelftestCommand
 
     private static void Print(IReadOnlyList<KillResult> results, IReadOnlyDictionary<string, ReplayCheck> replays, TextWriter output)
     {
-        var console = AnsiConsole.Create(new AnsiConsoleSettings { Out = new AnsiConsoleOutput(output) });
+        var console = ConsoleStyle.For(output);
         console.Profile.Width = Math.Max(console.Profile.Width, 160);
         var table = new Table().Title("Kill matrix").AddColumns("writer", "class", "verdict", "caught by", "cases", "seconds", "replays");
         foreach (var r in results)

@@ -25,6 +25,8 @@ public sealed class CliErrorTests : IDisposable
 
     private static string TestAssembly => typeof(CliErrorTests).Assembly.Location;
 
+    private static string TempFolder => Path.TrimEndingDirectorySeparator(Path.GetTempPath());
+
     /// <summary>Arguments, and what the one line must contain.</summary>
     public static TheoryData<string[], string> ParseAndValidationErrors() => new()
     {
@@ -47,6 +49,15 @@ public sealed class CliErrorTests : IDisposable
         { ["fuzz", "proxy-api", "--requests", "0"], "--requests must be at least 1" },
         { ["fuzz", "broker", "--seconds", "0"], "--seconds must be positive" },
         { ["fuzz", "broker", "--parallel", "0"], "--parallel must be at least 1" },
+        // Values that do not convert: the parser's own error, not a validator's exception (which used to abort with exit 134).
+        { ["fuzz", "broker", "--seconds", "abc"], "abc" },
+        { ["fuzz", "broker", "--frames", "abc"], "abc" },
+        { ["fuzz", "proxy-api", "--requests", "abc"], "abc" },
+        { ["fuzz", "broker", "--parallel", "abc"], "abc" },
+        { ["fuzz", "broker", "--seed", "abc"], "System.Int32" },
+        { ["fuzz", "broker", "--seconds", "1e999"], "--seconds must be positive and at most 604800" },
+        { ["broker", "--frame-max", "abc"], "abc" },
+        { ["broker", "--heartbeat", "abc"], "abc" },
     };
 
     /// <summary>Arguments that parse, and what the command's own check must say.</summary>
@@ -60,6 +71,8 @@ public sealed class CliErrorTests : IDisposable
         { ["run", "--writer", "inline", "--invariant", "speed"], "--invariant speed: unknown" },
         { ["run", "--writer", "inline", "--replay", "not-a-token"], "--replay" },
         { ["run", "--writer", "Zoo:NoSuchWriter"], "Zoo:NoSuchWriter" },
+        { ["run", "--writer", "inline", "--json", Path.Combine(TestAssembly, "results.json")], $"--json {Path.Combine(TestAssembly, "results.json")}: " },
+        { ["run", "--writer", "inline", "--json", TempFolder], $"--json {TempFolder}: is a folder" },
         { ["selftest", "--cases", "0"], "--cases 0: must be at least 1" },
         { ["selftest", "--replays", "-1"], "--replays -1: must be 0 or more" },
         { ["selftest", "--writer", "NoSuchWriter"], "--writer NoSuchWriter: no zoo writer" },
@@ -113,7 +126,7 @@ public sealed class CliErrorTests : IDisposable
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
         int code = await CliApplication.RunAsync(args, output, error, timeout.Token);
         string said = errorText.ToString();
-        string[] lines = said.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        string[] lines = said.EndsWith('\n') ? said[..^1].Split('\n') : said.Split('\n'); // blank lines count
         Assert.True(code == 2, $"exit code {code} for {string.Join(' ', args)}; stderr: {said}; stdout: {outputText}");
         Assert.True(lines.Length == 1, $"expected one line for {string.Join(' ', args)}, got:\n{said}");
         Assert.True(lines[0].Contains(expected, StringComparison.Ordinal), $"\"{expected}\" is not in: {lines[0]}");

@@ -206,6 +206,20 @@ public sealed class RunCommandTests : IDisposable
         Assert.Contains("interrupted", cli.Output(), StringComparison.Ordinal);
     }
 
+    /// <summary>Output redirected to a file or a CI log carries no escape codes, even where TERM names a colour terminal
+    /// (it used to colour the verdicts: "\e[38;5;2mholds\e[0m").</summary>
+    [Fact]
+    public async Task Redirected_output_is_plain_text_even_under_a_colour_terminal()
+    {
+        using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(2));
+        using var cli = RunningCli.Start(["run", "--writer", "inline", "--cases", "2", "--invariant", "order", "--report", _reports],
+            new Dictionary<string, string> { ["TERM"] = "xterm-256color", ["COLORTERM"] = "truecolor" });
+        await cli.Process.WaitForExitAsync(timeout.Token);
+        Assert.True(cli.Process.ExitCode == 0, cli.Output() + cli.Errors());
+        Assert.Contains("holds", cli.Output(), StringComparison.Ordinal);
+        Assert.DoesNotContain('\u001b', cli.Output());
+    }
+
     public void Dispose()
     {
         if (Directory.Exists(_reports)) Directory.Delete(_reports, recursive: true);

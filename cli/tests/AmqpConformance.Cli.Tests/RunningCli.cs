@@ -21,10 +21,11 @@ internal sealed class RunningCli : IDisposable
 
     public Process Process { get; }
 
-    /// <summary>Starts the CLI with <paramref name="arguments"/>.</summary>
-    public static RunningCli Start(IEnumerable<string> arguments)
+    /// <summary>Starts the CLI with <paramref name="arguments"/>, and <paramref name="environment"/> set in its environment.</summary>
+    public static RunningCli Start(IEnumerable<string> arguments, IReadOnlyDictionary<string, string>? environment = null)
     {
         var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        foreach (var (name, value) in environment ?? new Dictionary<string, string>()) start.Environment[name] = value;
         start.ArgumentList.Add(CliDll);
         foreach (string argument in arguments) start.ArgumentList.Add(argument);
         return new RunningCli(Process.Start(start)!);
