@@ -40,6 +40,10 @@ internal sealed class ControlledOutput : PipeWriter
     private int _uncancelledPending;
     private int _flushesAfterDispose;
     private bool _flushPendingAtDispose;
+    // As a pipe's: a CancelPendingFlush that met no flush in progress ends the next flush instead (under _gate).
+    private bool _cancelNext;
+    // Flushes handed to the inner pipe and not yet returned (under _gate): a cancel is passed on only when there is one.
+    private int _innerPending;
 
     /// <summary>Wraps <paramref name="inner"/>; <paramref name="noiseSeed"/> non-null turns timing noise on.</summary>
     public ControlledOutput(PipeWriter inner, Func<TimeSpan> clock, int frameMax, int? noiseSeed)
@@ -207,11 +211,16 @@ internal sealed class ControlledOutput : PipeWriter
             // flushes later), and so is a give-up that met nothing pending: it may have met a write in progress, or a loop between
             // two commands that now drops what it accepted.
             FlushCancelledAt ??= _clock();
+            // A pipe's cancel that meets no flush in progress is kept for the next flush, which then returns IsCanceled at once:
+            // a writer that gives up while its thread is between writing and flushing relies on that (Inline's disposal does).
+            _cancelNext = _uncancelledPending == 0;
             _cancelledUpTo = _flushSeq;
             _uncancelledPending = 0;
+            // Passed on only to a flush the inner pipe holds; otherwise the inner pipe would keep it and cancel a later flush
+            // nobody gave up on.
+            if (_innerPending > 0) _inner.CancelPendingFlush();
         }
         foreach (var h in held) h.TrySetResult(false);
-        _inner.CancelPendingFlush();
     }
 
     public override bool CanGetUnflushedBytes => _inner.CanGetUnflushedBytes;
@@ -239,21 +248,30 @@ internal sealed class ControlledOutput : PipeWriter
         lock (_gate)
         {
             flushId = ++_flushSeq;
-            _uncancelledPending++;
+            if (_cancelNext)
+            {
+                _cancelNext = false;
+                _cancelledUpTo = flushId; // the cancel that met nothing pending ends this flush
+            }
+            else _uncancelledPending++;
             if (Interlocked.Read(ref _committedAtDispose) >= 0) _flushesAfterDispose++;
         }
         try
         {
             if (_noise is not null && Draw(4) == 0) await Task.Yield();
             TaskCompletionSource<bool>? hold = null;
+            bool endedBeforeHold = false;
             lock (_gate)
             {
-                if (_holding)
+                if (_holding && flushId <= _cancelledUpTo) endedBeforeHold = true;
+                else if (_holding)
                 {
                     hold = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
                     _held.Add(hold);
                 }
             }
+            // A cancel ended this flush before it reached the hold: a stalled pipe's flush would return cancelled at once.
+            if (endedBeforeHold) return new FlushResult(isCanceled: true, isCompleted: false);
             if (hold is not null)
             {
                 Signal();
@@ -266,13 +284,24 @@ internal sealed class ControlledOutput : PipeWriter
             long handedOn;
             lock (_gate)
             {
+                // One a cancel ended before it got here: the inner pipe reports it cancelled, with its bytes handed on, as a pipe does.
+                if (flushId <= _cancelledUpTo) _inner.CancelPendingFlush();
                 flush = _inner.FlushAsync(cancellationToken);
+                _innerPending++;
                 // A pipe hands every committed byte to its reader when the flush starts; waiting is only for backpressure.
                 handedOn = _committed;
                 Interlocked.Exchange(ref _flushedOffset, handedOn);
             }
             Signal();
-            var result = await flush.ConfigureAwait(false);
+            FlushResult result;
+            try
+            {
+                result = await flush.ConfigureAwait(false);
+            }
+            finally
+            {
+                lock (_gate) _innerPending--;
+            }
             if (result.IsCompleted) NoteFault();
             // Delivered only once the flush returns successfully, before the writer sees the result (so before it can complete a
             // call on the strength of it); a flush that threw, or reported the reader gone or a cancellation, delivered nothing.

@@ -1,0 +1,85 @@
+using System.IO.Pipelines;
+using AmqpConformance.Properties.Running;
+
+namespace AmqpConformance.Properties.Tests.Running;
+
+/// <summary>CancelPendingFlush on the harness's output acts as it does on a pipe, even while the harness holds flushes: a cancel
+/// that meets no flush ends the next one, once; a cancel of a held flush leaves later flushes alone. A writer whose disposal gives
+/// up while its thread is between writing and flushing (the reference Inline writer's) relies on the first: CI once saw that writer
+/// blamed for a flush still pending after its disposal, a flush a pipe would have ended at once.</summary>
+public sealed class ControlledOutputCancelTests
+{
+    private static ControlledOutput NewOutput(out Pipe pipe)
+    {
+        pipe = new Pipe(new PipeOptions(pauseWriterThreshold: 0, useSynchronizationContext: false));
+        return new ControlledOutput(pipe.Writer, () => TimeSpan.Zero, 4096, noiseSeed: null);
+    }
+
+    private static void Commit(PipeWriter output, int bytes)
+    {
+        output.GetMemory(bytes).Span[..bytes].Fill(0xCE);
+        output.Advance(bytes);
+    }
+
+    [Fact]
+    public async Task A_cancel_that_met_no_flush_ends_the_next_one_as_a_pipes_does()
+    {
+        var pipe = new Pipe(new PipeOptions(pauseWriterThreshold: 0, useSynchronizationContext: false));
+        pipe.Writer.CancelPendingFlush();
+        Commit(pipe.Writer, 10);
+        Assert.True((await pipe.Writer.FlushAsync()).IsCanceled, "the pipe itself: the kept cancel ends the next flush");
+
+        var output = NewOutput(out _);
+        output.Hold(); // a stalled output: a flush not asked to end would wait here
+        output.CancelPendingFlush();
+        Commit(output, 10);
+        ValueTask<FlushResult> flush = output.FlushAsync();
+        Assert.True(flush.IsCompleted, "a cancel kept for the next flush ended it at once, not after the hold");
+        Assert.True((await flush).IsCanceled);
+        output.MarkDisposeReturned();
+        Assert.False(output.FlushPendingAtDispose);
+    }
+
+    [Fact]
+    public async Task A_kept_cancel_ends_one_flush_only()
+    {
+        var output = NewOutput(out _);
+        output.CancelPendingFlush();
+        Commit(output, 10);
+        Assert.True((await output.FlushAsync()).IsCanceled);
+        output.Hold();
+        Commit(output, 10);
+        ValueTask<FlushResult> second = output.FlushAsync();
+        Assert.False(second.IsCompleted, "the second flush waits for the hold: the cancel was used up");
+        output.Release();
+        Assert.False((await second).IsCanceled);
+    }
+
+    [Fact]
+    public async Task A_cancel_of_a_held_flush_does_not_cancel_a_later_flush()
+    {
+        var output = NewOutput(out _);
+        output.Hold();
+        Commit(output, 10);
+        ValueTask<FlushResult> held = output.FlushAsync();
+        Assert.False(held.IsCompleted);
+        output.CancelPendingFlush();
+        Assert.True((await held).IsCanceled);
+        output.Release();
+        Commit(output, 10);
+        Assert.False((await output.FlushAsync()).IsCanceled, "the cancel was the held flush's; the inner pipe must not keep it");
+    }
+
+    [Fact]
+    public async Task A_flush_still_held_when_disposal_returned_is_reported()
+    {
+        var output = NewOutput(out _);
+        output.Hold();
+        Commit(output, 10);
+        ValueTask<FlushResult> held = output.FlushAsync();
+        output.MarkDisposeReturned();
+        Assert.True(output.FlushPendingAtDispose);
+        output.Release();
+        await held;
+    }
+}
