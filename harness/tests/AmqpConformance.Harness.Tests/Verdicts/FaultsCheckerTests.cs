@@ -19,6 +19,22 @@ public class FaultsCheckerTests
     }
 
     [Fact]
+    public void A_call_after_the_fault_that_ends_as_a_cancellation_nobody_asked_for_is_caught()
+    {
+        // Fault seen at 11 ms. Call 0 came before it, call 1 after it asked for its cancellation, call 3 ended in disposal.
+        var b = new WireLogBuilder();
+        b.Replace(b.Call(0, [1], 5, 12, CallOutcome.Cancelled) with { CancelRequested = false });
+        b.Replace(b.Call(1, [2], 12, 13, CallOutcome.Cancelled, index: 1) with { CancelRequested = true });
+        b.Replace(b.Call(2, [3], 14, 15, CallOutcome.Cancelled, index: 2) with { CancelRequested = false, Error = "OperationCanceledException: stopped" });
+        var verdict = _checker.Run(b.Evidence(e => e with { Fault = Reset }));
+        Assert.Equal([2], verdict.Single("cancelled-after-fault").Calls);
+        Assert.Contains("OperationCanceledException: stopped", verdict.Single("cancelled-after-fault").Message, StringComparison.Ordinal);
+
+        var disposedFirst = new LifecycleRecord(TimeSpan.FromMilliseconds(14.5), TimeSpan.FromMilliseconds(16), TimeSpan.FromSeconds(1), [], 0, false);
+        Assert.True(_checker.Run(b.Evidence(e => e with { Fault = Reset, Lifecycle = disposedFirst })).Holds);
+    }
+
+    [Fact]
     public void Bytes_after_the_fault_and_success_after_the_grace_period_are_caught()
     {
         var b = new WireLogBuilder();
