@@ -4,7 +4,7 @@ namespace AmqpConformance.Harness.Verdicts;
 /// returned, or alongside it) returns without error; every call pending when disposal began completes, and succeeds only if its
 /// command went out before disposal returned; a call that starts after disposal returned fails and writes nothing; nothing is
 /// written after disposal returned, nor flushed: no flush of the writer's is still pending (one it did not cancel) when disposal
-/// returns, and none starts after.</summary>
+/// returns, and none starts after. At no time does the writer complete its output: that is the connection's.</summary>
 /// <remarks>Holds trivially where the harness did not dispose the writer (<see cref="ConformanceEvidence.Lifecycle"/> is null).</remarks>
 public sealed class LifecycleChecker : IInvariantChecker
 {
@@ -17,6 +17,10 @@ public sealed class LifecycleChecker : IInvariantChecker
         ArgumentNullException.ThrowIfNull(evidence);
         ArgumentNullException.ThrowIfNull(wire);
         var v = new ViolationList(Invariant);
+        if (evidence.Lifecycle?.OutputCompletedByWriterAt is { } completed)
+            v.Add("output-completed-by-writer", $"The writer completed its output at {completed.TotalMilliseconds:0.###} ms: the output is the connection's, " +
+                "which still writes to it after the writer is gone (connection.close, close-ok); completed, those writes fail and the broker " +
+                "sees the socket end without a close.");
         if (evidence.Lifecycle is not { DisposeInvokedAt: { } invoked } life) return v.ToVerdict();
         if (!life.DisposeCompleted)
             v.Add("dispose-hung", $"DisposeAsync did not complete within {life.Bound.TotalSeconds:0.###} s" +

@@ -28,4 +28,8 @@ public sealed record LifecycleRecord(TimeSpan? DisposeInvokedAt, TimeSpan? Dispo
 
     /// <summary>What the second DisposeAsync threw (type and message), or null if it returned normally (or there was none).</summary>
     public string? SecondDisposalFailure { get; init; }
+
+    /// <summary>When the writer completed its output (Complete or CompleteAsync), which the connection owns and only it may do;
+    /// null if the writer never did (0 when the harness cannot tell).</summary>
+    public TimeSpan? OutputCompletedByWriterAt { get; init; }
 }

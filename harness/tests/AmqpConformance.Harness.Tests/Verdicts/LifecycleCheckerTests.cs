@@ -22,6 +22,18 @@ public class LifecycleCheckerTests
     }
 
     [Fact]
+    public void A_writer_that_completed_its_output_is_caught_disposed_or_not()
+    {
+        var b = new WireLogBuilder();
+        b.Publish(1, 0, [1]);
+        b.Call(0, [1], 0, 1);
+        var completed = Disposed(5, 8) with { OutputCompletedByWriterAt = Ms(7.5) };
+        Assert.Contains("7.5 ms", _checker.Run(b.Evidence(e => e with { Lifecycle = completed })).Single("output-completed-by-writer").Message, StringComparison.Ordinal);
+        var notDisposed = new LifecycleRecord(null, null, TimeSpan.FromSeconds(1), [], 0, false) { OutputCompletedByWriterAt = Ms(2) };
+        _checker.Run(b.Evidence(e => e with { Lifecycle = notDisposed })).Single("output-completed-by-writer");
+    }
+
+    [Fact]
     public void A_hung_disposal_a_stranded_call_and_bytes_after_disposal_are_caught()
     {
         var b = new WireLogBuilder();

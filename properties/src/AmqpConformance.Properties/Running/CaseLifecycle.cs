@@ -138,5 +138,6 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
             SecondDisposalFailure = Volatile.Read(ref _secondFailure),
             FlushesAfterDispose = world.Output.FlushesAfterDispose,
             FlushPendingWhenDisposeReturned = world.Output.FlushPendingAtDispose,
+            OutputCompletedByWriterAt = world.Output.CompletedByWriterAt,
         };
 }

@@ -44,6 +44,8 @@ internal sealed class ControlledOutput : PipeWriter
     private bool _cancelNext;
     // Flushes handed to the inner pipe and not yet returned (under _gate): a cancel is passed on only when there is one.
     private int _innerPending;
+    private int _harnessCompleting;
+    private TimeSpan? _completedByWriterAt;
 
     /// <summary>Wraps <paramref name="inner"/>; <paramref name="noiseSeed"/> non-null turns timing noise on.</summary>
     public ControlledOutput(PipeWriter inner, Func<TimeSpan> clock, int frameMax, int? noiseSeed)
@@ -227,7 +229,23 @@ internal sealed class ControlledOutput : PipeWriter
 
     public override long UnflushedBytes => _inner.UnflushedBytes;
 
-    public override void Complete(Exception? exception = null) => _inner.Complete(exception);
+    /// <summary>When the writer completed this output (<see cref="Complete"/> before <see cref="CompleteByHarnessAsync"/>), which it
+    /// must not: the output is the connection's. Null if it never did.</summary>
+    public TimeSpan? CompletedByWriterAt { get { lock (_gate) return _completedByWriterAt; } }
+
+    public override void Complete(Exception? exception = null)
+    {
+        if (Volatile.Read(ref _harnessCompleting) == 0)
+            lock (_gate) _completedByWriterAt ??= _clock();
+        _inner.Complete(exception);
+    }
+
+    /// <summary>Completes the output as the connection does when it ends: not counted as the writer's completion.</summary>
+    public ValueTask CompleteByHarnessAsync()
+    {
+        Volatile.Write(ref _harnessCompleting, 1);
+        return CompleteAsync();
+    }
 
     public override ValueTask<FlushResult> FlushAsync(CancellationToken cancellationToken = default)
     {

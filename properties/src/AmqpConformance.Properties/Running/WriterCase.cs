@@ -150,7 +150,7 @@ internal sealed class WriterCase : IAsyncDisposable
     /// broker to have read and recorded everything.</summary>
     public async Task EndConnectionAsync()
     {
-        try { await Output.CompleteAsync().ConfigureAwait(false); }
+        try { await Output.CompleteByHarnessAsync().ConfigureAwait(false); }
         catch (InvalidOperationException) { /* a writer still inside a write: the transport is torn down below anyway */ }
         var ended = Connection.Completion;
         if (!await BoundedWait.CompletesWithinAsync(ended, Options.CallTimeout).ConfigureAwait(false))
