@@ -27,6 +27,11 @@ public sealed class FaultsChecker : IInvariantChecker
         ArgumentNullException.ThrowIfNull(evidence);
         ArgumentNullException.ThrowIfNull(wire);
         var v = new ViolationList(Invariant);
+        foreach (var call in evidence.Calls.Where(c => c.BlockedCaller))
+            v.Add("blocked-caller", $"Call {call.Id} (publisher {call.Publisher}, started at {call.Started.TotalMilliseconds:0.###} ms): WriteAsync kept its caller's " +
+                "thread for the whole call timeout instead of returning a task (a blocking wait inside it: sync over async). Callers on the thread " +
+                "pool starve it, and a caller that would have released what the writer waits for deadlocks; the harness cancelled the call's " +
+                "token to get the thread back.", null, [call.Id]);
         foreach (var call in evidence.Calls.Where(c => c.Outcome == CallOutcome.Pending))
             v.Add("call-hung", $"Call {call.Id} (publisher {call.Publisher}, started at {call.Started.TotalMilliseconds:0.###} ms) never completed" +
                 (evidence.Fault is { } f ? $" after the transport fault ({f.Description})." : "."), null, [call.Id]);

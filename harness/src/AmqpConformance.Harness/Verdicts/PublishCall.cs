@@ -53,6 +53,11 @@ public sealed record PublishCall
     /// cancellation the call reports did not come from its caller. Null where the harness does not follow it (client level).</summary>
     public bool? CancelRequested { get; init; }
 
+    /// <summary>Whether WriteAsync kept its caller's thread (did not return a task) for the whole call timeout, so the harness
+    /// cancelled the call's token to get the thread back (<see cref="CancelRequested"/> is then true: the cancellation was the
+    /// harness's). A writer must not block the calling thread.</summary>
+    public bool BlockedCaller { get; init; }
+
     /// <summary>Whether the harness overwrote the caller's body memory with <see cref="PoisonByte"/> right after the call completed.</summary>
     public bool PoisonedAfterCompletion { get; init; }
 

@@ -35,6 +35,20 @@ public class FaultsCheckerTests
     }
 
     [Fact]
+    public void A_call_whose_WriteAsync_blocked_its_caller_is_caught()
+    {
+        foreach (bool blocked in new[] { true, false })
+        {
+            var b = new WireLogBuilder();
+            b.Call(0, [1], 0, 1);
+            b.Replace(b.Call(1, [2], 0, 5_000, CallOutcome.Cancelled, index: 1) with { CancelRequested = true, BlockedCaller = blocked });
+            var verdict = _checker.Run(b.Evidence());
+            if (blocked) Assert.Equal([1], verdict.Single("blocked-caller").Calls);
+            else Assert.True(verdict.Holds, verdict.ToString());
+        }
+    }
+
+    [Fact]
     public void Bytes_after_the_fault_and_success_after_the_grace_period_are_caught()
     {
         var b = new WireLogBuilder();

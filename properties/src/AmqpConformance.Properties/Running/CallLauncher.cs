@@ -88,13 +88,26 @@ internal sealed class CallLauncher(WriterCase world)
         trace.Started = world.Clock;
         trace.Attempted = true;
         ValueTask pending;
-        try
+        // A writer that blocks the calling thread (sync over async) would hold this thread, and with it the script that could
+        // release what it waits for: after the call timeout the harness cancels the call's token to get the thread back.
+        int returned = 0;
+        using (var watchdog = new Timer(_ =>
         {
-            pending = writer.WriteAsync(command, cts.Token);
-        }
-        catch (Exception ex)
+            if (Volatile.Read(ref returned) != 0) return;
+            trace.BlockedCaller = true;
+            trace.CancelRequested = true;
+            try { cts.Cancel(); } catch (ObjectDisposedException) { }
+        }, null, world.Options.CallTimeout, Timeout.InfiniteTimeSpan))
         {
-            pending = ValueTask.FromException(ex);
+            try
+            {
+                pending = writer.WriteAsync(command, cts.Token);
+            }
+            catch (Exception ex)
+            {
+                pending = ValueTask.FromException(ex);
+            }
+            Volatile.Write(ref returned, 1);
         }
         trace.HandedOver = true;
         CancelEndedTokens();

@@ -35,6 +35,9 @@ internal sealed class CallTrace
     /// harness does not follow it (client level).</summary>
     public bool? CancelRequested { get; set; }
 
+    /// <summary>Whether WriteAsync kept the calling thread for the whole call timeout (see <see cref="PublishCall.BlockedCaller"/>).</summary>
+    public bool BlockedCaller { get; set; }
+
     /// <summary>Whether the publisher made this call before awaiting its previous one (see <see cref="PublishCall.Pipelined"/>).</summary>
     public bool Pipelined { get; set; }
 
@@ -85,7 +88,7 @@ internal sealed class CallTrace
     {
         Id = Id, Publisher = Publisher, IndexInPublisher = IndexInPublisher, Channel = Channel, ExpectedBody = ExpectedBody, HasContent = HasContent,
         Started = Started, Ended = Ended, Outcome = Outcome, Error = Error, PoisonedAfterCompletion = Poisoned,
-        PublishSequenceNumber = PublishSequenceNumber, CancelRequested = CancelRequested, Pipelined = Pipelined,
+        PublishSequenceNumber = PublishSequenceNumber, CancelRequested = CancelRequested, Pipelined = Pipelined, BlockedCaller = BlockedCaller,
         HasBodyOwner = Owner is not null, BodyOwnerDisposals = Owner?.Disposals ?? 0, BodyOwnerDisposedAtOutputBytes = Owner?.DisposedAtOutputBytes,
         OutputEndByte = outputEnd, DeliveredOutputBytesAtCompletion = Ended is null ? null : DeliveredAtCompletion,
     };
