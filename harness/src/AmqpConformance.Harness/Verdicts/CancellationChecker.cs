@@ -29,8 +29,7 @@ public sealed class CancellationChecker : IInvariantChecker
         {
             foreach (var call in evidence.Calls.Where(c => c.Outcome == CallOutcome.Cancelled && c.CancelRequested == false))
             {
-                if (evidence.Lifecycle is { DisposeInvokedAt: { } disposing } life && (call.Ended >= disposing || life.CallsPendingAtDispose.Contains(call.Id)))
-                    continue;
+                if (evidence.Lifecycle?.MayHaveEndedCall(call) == true) continue;
                 v.Add("cancelled-unasked", $"Call {call.Id} (publisher {call.Publisher}, #{call.IndexInPublisher}) ended in cancellation ({call.Error}), but its " +
                     "token was never cancelled, the writer was not being disposed and the transport did not fail: the caller is told its " +
                     "publish was withdrawn at its own request. A cancellation registered by another call (say, on a pooled entry this call reused) reached it.",

@@ -99,10 +99,9 @@ public sealed class FaultsChecker : IInvariantChecker
         // A call on a failed writer must fail with the failure, not as a cancellation nobody asked for: a caller's
         // catch (OperationCanceledException) takes that for its own shutdown and drops the publish without a word, and retry
         // logic keyed on I/O errors never runs. Disposal may end calls as cancelled (the cancellation invariant judges that).
-        var disposing = evidence.Lifecycle?.DisposeInvokedAt;
         foreach (var call in afterFault.Where(c => c.Outcome == CallOutcome.Cancelled && c.CancelRequested == false))
         {
-            if (disposing is { } d && (call.Ended >= d || evidence.Lifecycle!.CallsPendingAtDispose.Contains(call.Id))) continue;
+            if (evidence.Lifecycle?.MayHaveEndedCall(call) == true) continue;
             v.Add("cancelled-after-fault", $"Call {call.Id} (publisher {call.Publisher}, #{call.IndexInPublisher}) started at {call.Started.TotalMilliseconds:0.###} ms, " +
                 $"after the writer had seen the fault at {seen.TotalMilliseconds:0.###} ms, and ended in cancellation ({call.Error}) though its token was never " +
                 "cancelled: it must fail with the writer's failure, or the caller takes the lost publish for its own cancellation.", null, [call.Id]);

@@ -30,6 +30,11 @@ public sealed record LifecycleRecord(TimeSpan? DisposeInvokedAt, TimeSpan? Dispo
     public string? SecondDisposalFailure { get; init; }
 
     /// <summary>When the writer completed its output (Complete or CompleteAsync), which the connection owns and only it may do;
-    /// null if the writer never did (0 when the harness cannot tell).</summary>
+    /// null if the writer never did.</summary>
     public TimeSpan? OutputCompletedByWriterAt { get; init; }
+
+    /// <summary>Whether disposal may explain how <paramref name="call"/> ended: it was pending when disposal began, or ended after
+    /// that. A call ended then may be cancelled, whatever its token said.</summary>
+    public bool MayHaveEndedCall(PublishCall call) =>
+        DisposeInvokedAt is { } invoked && (call.Ended >= invoked || CallsPendingAtDispose.Contains(call.Id));
 }
