@@ -13,6 +13,8 @@ public sealed class CompletionEntry : IValueTaskSource
     // Continuations run on the signalling thread (the writer's loop), before the loop moves on: a caller that awaits at once has
     // taken its result before the loop can do anything else with the entry.
     private ManualResetValueTaskSourceCore<bool> _core = new() { RunContinuationsAsynchronously = false };
+    // Who owns the command once the entry is in the queue: 0 queued, 1 taken by the writer's loop, 2 withdrawn by its caller.
+    private int _claim;
 
     /// <summary>A pooled entry, given back through <paramref name="recycle"/>; or, with a null <paramref name="recycle"/>, one used once.</summary>
     internal CompletionEntry(Action<CompletionEntry>? recycle, bool recycleOnResult)
@@ -35,7 +37,16 @@ public sealed class CompletionEntry : IValueTaskSource
     {
         _core.Reset();
         Command = command;
+        Volatile.Write(ref _claim, 0);
     }
+
+    /// <summary>The writer's loop claims the queued entry to write its command; false when its caller withdrew it first.</summary>
+    internal bool TryTake() => Interlocked.CompareExchange(ref _claim, 1, 0) == 0;
+
+    /// <summary>The caller, whose wait for room was cancelled, claims its command back; false when the loop took it first.</summary>
+    /// <remarks>On .NET 10 a cancelled <c>ChannelWriter.WriteAsync</c> can both throw and hand its item to the reader
+    /// (dotnet/runtime#132230): the claim, not the exception, says who releases the command.</remarks>
+    internal bool TryWithdraw() => Interlocked.CompareExchange(ref _claim, 2, 0) == 0;
 
     internal void Succeed() => _core.SetResult(true);
 

@@ -7,7 +7,8 @@ namespace AmqpConformance.SelfTest.Zoo;
 /// <summary>
 /// The queued design two zoo writers share and get right: a call puts a pooled <see cref="CompletionEntry"/> into a bounded channel
 /// of <see cref="WriterContext.QueueCapacity"/> and returns the entry's <see cref="ValueTask"/> (a call that finds the queue full
-/// waits for room in call order with an entry of its own, its command released if that wait is cancelled), which completes after the flush that carried its command (the caller's
+/// waits for room in call order with an entry of its own, its command released if that wait is cancelled and the loop has not
+/// claimed the entry, see <see cref="CompletionEntry.TryWithdraw"/>), which completes after the flush that carried its command (the caller's
 /// continuation runs on the loop, as it signals). A loop takes the queued entries in batches of up to <see cref="Batch"/> while the
 /// queue is not empty, writes them, flushes, releases them and signals their callers. A failed flush stops the writer and fails
 /// what it holds; disposal lets the loop drain within the drain timeout, then gives up. A subclass overrides one step, and what it
@@ -70,11 +71,16 @@ public abstract class QueuedZooWriter : IFrameWriter
         {
             await _queue.Writer.WriteAsync(entry, cancellationToken).ConfigureAwait(false);
         }
-        catch (Exception ex) when (ex is OperationCanceledException or ChannelClosedException)
+        catch (Exception ex) when ((ex is OperationCanceledException or ChannelClosedException) && entry.TryWithdraw())
         {
             entry.Command.Release(Context.Pool);
             if (ex is OperationCanceledException) throw;
             throw Stopped() ?? ZooHelpers.Disposed(_name);
+        }
+        catch (OperationCanceledException)
+        {
+            // The wait was cancelled, yet the channel passed the entry on and the loop took it (see CompletionEntry.TryWithdraw):
+            // the command is the loop's now, and the call ends as the loop ends it.
         }
         await entry.Task.ConfigureAwait(false);
     }
@@ -102,8 +108,10 @@ public abstract class QueuedZooWriter : IFrameWriter
             {
                 while (_queue.Reader.Count > 0)
                 {
-                    count = TakeBatch(batch);
-                    if (count == 0) break;
+                    int dequeued = TakeBatch(batch);
+                    if (dequeued == 0) break;
+                    count = KeepTaken(batch, dequeued);
+                    if (count == 0) continue;
                     for (int i = 0; i < count; i++)
                         CommandFraming.Write(Context.Output, batch[i].Command, batch[i].Command.Body.Span, Context.FrameMax);
                     CommandFraming.ThrowIfNotDelivered(await Context.Output.FlushAsync(_stop.Token).ConfigureAwait(false));
@@ -127,6 +135,16 @@ public abstract class QueuedZooWriter : IFrameWriter
         }
     }
 
+    /// <summary>Keeps, in order at the front of <paramref name="batch"/>, the dequeued entries the loop could claim (one whose caller
+    /// withdrew it is its caller's); returns how many.</summary>
+    private static int KeepTaken(CompletionEntry[] batch, int dequeued)
+    {
+        int kept = 0;
+        for (int i = 0; i < dequeued; i++)
+            if (batch[i].TryTake()) batch[kept++] = batch[i];
+        return kept;
+    }
+
     private void Fail(CompletionEntry entry, Exception reason)
     {
         entry.Command.Release(Context.Pool);
@@ -135,7 +153,8 @@ public abstract class QueuedZooWriter : IFrameWriter
 
     private void FailQueued(Exception reason)
     {
-        while (_queue.Reader.TryRead(out var entry)) Fail(entry, reason);
+        while (_queue.Reader.TryRead(out var entry))
+            if (entry.TryTake()) Fail(entry, reason);
     }
 
     /// <summary>Lets the loop drain within the drain timeout, then gives up; fails whatever is left.</summary>
