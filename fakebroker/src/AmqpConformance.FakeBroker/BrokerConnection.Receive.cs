@@ -61,7 +61,7 @@ public sealed partial class BrokerConnection
                 if (result.IsCompleted) return _heartbeatLoop;
                 continue;
             }
-            Interlocked.Exchange(ref _lastReceivedTimestamp, Stopwatch.GetTimestamp());
+            Interlocked.Exchange(ref _lastReceivedTimestamp, _clock.GetTimestamp());
             _readAt = Log.Elapsed;
             var outcome = FrameOutcome.Continue;
             var frames = new FrameCursor(buffer);

@@ -9,7 +9,8 @@ namespace AmqpConformance.FakeBroker;
 public sealed partial class BrokerConnection
 {
     private long _sentOffset;
-    private long _lastSentTimestamp = Stopwatch.GetTimestamp();
+    /// <summary>When the writer loop last put a frame on the wire, heartbeats included (on the heartbeat clock).</summary>
+    private long _lastSentTimestamp;
 
     /// <summary>One thing for the writer loop to put on the wire, whole: a method (with its content, if any), a
     /// heartbeat, or raw bytes (the protocol header sent back on a version mismatch). A heartbeat carries the last-sent
@@ -42,9 +43,13 @@ public sealed partial class BrokerConnection
             {
                 while (reader.TryRead(out var item))
                 {
-                    // Only this loop moves the last-sent timestamp, so the check and the write cannot race.
-                    if (!item.Heartbeat || item.QuietSince == Interlocked.Read(ref _lastSentTimestamp)) Write(output, item);
-                    if (!item.Heartbeat) Interlocked.Exchange(ref _lastSentTimestamp, Stopwatch.GetTimestamp());
+                    // Only this loop moves the last-sent timestamp, so the check and the write cannot race. A heartbeat
+                    // moves it too: a timer tick that came late, followed by one on time, must not send two in a row.
+                    if (!item.Heartbeat || item.QuietSince == Interlocked.Read(ref _lastSentTimestamp))
+                    {
+                        Write(output, item);
+                        Interlocked.Exchange(ref _lastSentTimestamp, _clock.GetTimestamp());
+                    }
                     if (output.UnflushedBytes < 256 * 1024 && reader.TryPeek(out _)) continue;
                     var flush = await output.FlushAsync(_abort.Token).ConfigureAwait(false);
                     if (flush.IsCompleted || flush.IsCanceled) return;
@@ -106,22 +111,36 @@ public sealed partial class BrokerConnection
             Log.Record(FrameDirection.Sent, offset, (byte)type, channel, payload.Length, new ReadOnlySequence<byte>(payload));
     }
 
+    private long _heartbeatTicks;
+
+    /// <summary>How many timer ticks the heartbeat loop has decided on (sent a heartbeat or not): lets a test on a fake
+    /// <see cref="FakeBrokerOptions.HeartbeatClock"/> know a tick was handled before it moves the clock on.</summary>
+    internal long HeartbeatTicksHandled => Interlocked.Read(ref _heartbeatTicks);
+
+    private readonly TaskCompletionSource _heartbeatArmed = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    /// <summary>Completes once the heartbeat loop has started its timer: on a fake clock, ticks count from then.</summary>
+    internal Task HeartbeatArmed => _heartbeatArmed.Task;
+
     /// <summary>
     /// Heartbeats as RabbitMQ 3.x sends and expects them (measured against 3.10): every half interval the broker
-    /// sends a heartbeat only if it wrote nothing else during that half interval, so a connection with other traffic
-    /// sees none; and it closes the socket, without connection.close, once nothing arrived for two whole intervals.
+    /// sends a heartbeat only if it wrote nothing (a heartbeat included) during that half interval, so a connection with
+    /// other traffic sees none and two heartbeats are never closer than about half an interval; and it closes the socket,
+    /// without connection.close, once nothing arrived for two whole intervals. Runs on
+    /// <see cref="FakeBrokerOptions.HeartbeatClock"/>.
     /// </summary>
     private async Task HeartbeatLoopAsync(int seconds)
     {
         var interval = TimeSpan.FromSeconds(seconds);
         var half = interval / 2;
-        using var timer = new PeriodicTimer(half);
+        using var timer = new PeriodicTimer(half, _clock);
+        _heartbeatArmed.TrySetResult();
         try
         {
             while (await timer.WaitForNextTickAsync(_abort.Token).ConfigureAwait(false))
             {
                 if (_completion.Task.IsCompleted) return;
-                var silent = Stopwatch.GetElapsedTime(Interlocked.Read(ref _lastReceivedTimestamp));
+                var silent = _clock.GetElapsedTime(Interlocked.Read(ref _lastReceivedTimestamp));
                 if (silent > interval * 2)
                 {
                     Log.AddFinding(new ProtocolFinding(-1, 0, "missed-heartbeats",
@@ -134,7 +153,8 @@ public sealed partial class BrokerConnection
                 }
                 // A little slack: the timer and the writer's clock reads are not exact.
                 long lastSent = Interlocked.Read(ref _lastSentTimestamp);
-                if (Stopwatch.GetElapsedTime(lastSent) >= half - TimeSpan.FromMilliseconds(20)) SendHeartbeat(lastSent);
+                if (_clock.GetElapsedTime(lastSent) >= half - TimeSpan.FromMilliseconds(20)) SendHeartbeat(lastSent);
+                Interlocked.Increment(ref _heartbeatTicks);
             }
         }
         catch (OperationCanceledException)

@@ -35,6 +35,7 @@ public sealed partial class BrokerConnection
     private volatile ConnectionCloseInfo? _closeInfo;
     private Timer? _closeTimer;
     private long _lastReceivedTimestamp;
+    private readonly TimeProvider _clock;
 
     internal BrokerConnection(FakeBroker broker, long id, IDuplexPipe transport, Action? onEnded)
     {
@@ -45,7 +46,9 @@ public sealed partial class BrokerConnection
         Id = id;
         Log = new FrameLog(id, _options.FrameLog);
         FrameMax = AmqpConstants.FrameMinSize;
-        _lastReceivedTimestamp = System.Diagnostics.Stopwatch.GetTimestamp();
+        _clock = _options.HeartbeatClock;
+        _lastReceivedTimestamp = _clock.GetTimestamp();
+        _lastSentTimestamp = _lastReceivedTimestamp;
     }
 
     /// <summary>The broker's id for this connection: 1, 2, 3, ... in the order connections were accepted.</summary>

@@ -63,6 +63,10 @@ public sealed record FakeBrokerOptions
     /// basic.ack with multiple=true when several are due, as RabbitMQ does under load; otherwise one ack per publish.</summary>
     public bool CoalesceConfirms { get; init; } = true;
 
+    /// <summary>The clock heartbeats run on: when one is due, and when a silent client has missed two intervals (default
+    /// <see cref="TimeProvider.System"/>). Tests pass a fake one to drive heartbeats without waiting.</summary>
+    public TimeProvider HeartbeatClock { get; init; } = TimeProvider.System;
+
     /// <summary>How much of the connections that ended the broker keeps: by default the last 100 to end with their frame
     /// logs (within 64 MiB of estimated log memory), then a summary each for the last 10,000, then counters only
     /// (<see cref="ConnectionRetention"/>). <see cref="ConnectionRetention.Unlimited"/> keeps everything.</summary>
@@ -81,6 +85,7 @@ public sealed record FakeBrokerOptions
         if (VirtualHosts.Count == 0) throw new ArgumentException("At least one virtual host is needed.", nameof(VirtualHosts));
         ArgumentNullException.ThrowIfNull(FrameLog, nameof(FrameLog));
         ArgumentNullException.ThrowIfNull(Retention, nameof(Retention));
+        ArgumentNullException.ThrowIfNull(HeartbeatClock, nameof(HeartbeatClock));
         ArgumentNullException.ThrowIfNull(ServerProperties, nameof(ServerProperties));
         if (HandshakeTimeout <= TimeSpan.Zero && HandshakeTimeout != Timeout.InfiniteTimeSpan)
             throw new ArgumentException("HandshakeTimeout must be positive (or Timeout.InfiniteTimeSpan).", nameof(HandshakeTimeout));

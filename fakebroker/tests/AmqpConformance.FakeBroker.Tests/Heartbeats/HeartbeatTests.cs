@@ -1,6 +1,7 @@
 using AmqpConformance.FakeBroker.Tests.Support;
 using AmqpConformance.Protocol;
 using AmqpConformance.Protocol.Recording;
+using Microsoft.Extensions.Time.Testing;
 
 namespace AmqpConformance.FakeBroker.Tests.Heartbeats;
 
@@ -62,6 +63,50 @@ public sealed class HeartbeatTests
         Assert.True(early.Count == 0, string.Join("; ", early));
         await connection.CloseAsync();
         await reading.WaitAsync(cts.Token);
+    }
+
+    /// <summary>CI at 4efb920 saw two heartbeats 8 ms apart on a loaded machine: the tick due at 500 ms ran late, the one due at
+    /// 1000 ms on time, and each found nothing but heartbeats sent since the handshake, which did not count as sending.
+    /// RabbitMQ counts every octet sent; so does the broker now. On a fake clock, with the late tick played out.</summary>
+    [Fact]
+    public async Task A_late_timer_tick_followed_by_an_on_time_one_sends_one_heartbeat_not_two()
+    {
+        var clock = new FakeTimeProvider();
+        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 1, HeartbeatClock = clock });
+        using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+        await using var client = await ConnectAsync(broker, cts.Token, heartbeat: 1);
+        var connection = broker.Connections[^1];
+        await connection.HeartbeatArmed.WaitAsync(cts.Token);
+        using var heartbeats = new SemaphoreSlim(0);
+        var reading = Task.Run(async () =>
+        {
+            while (await client.ReadFrameAsync(cts.Token) is { } frame)
+                if (frame.IsHeartbeat) heartbeats.Release();
+        });
+
+        // The tick due at 500 ms is handled at 990 ms: nothing was sent for 990 ms, so a heartbeat goes out.
+        clock.Advance(TimeSpan.FromMilliseconds(990));
+        await heartbeats.WaitAsync(cts.Token);
+        await TicksHandledAsync(connection, 1, cts.Token);
+        // The tick due at 1000 ms, on time: 10 ms after that heartbeat, so none.
+        clock.Advance(TimeSpan.FromMilliseconds(10));
+        await TicksHandledAsync(connection, 2, cts.Token);
+        // The tick due at 1500 ms: half an interval after the heartbeat, the next one.
+        clock.Advance(TimeSpan.FromMilliseconds(500));
+        await TicksHandledAsync(connection, 3, cts.Token);
+        await heartbeats.WaitAsync(cts.Token);
+
+        var sent = connection.Log.Snapshot().Count(f => f.Direction == FrameDirection.Sent && f.Type == FrameType.Heartbeat);
+        Assert.Equal(2, sent);
+        Assert.Empty(connection.Findings);
+        await connection.CloseAsync();
+        await reading.WaitAsync(cts.Token);
+    }
+
+    /// <summary>Waits until the heartbeat loop has handled <paramref name="ticks"/> ticks (the test's token bounds the wait).</summary>
+    private static async Task TicksHandledAsync(BrokerConnection connection, long ticks, CancellationToken ct)
+    {
+        while (connection.HeartbeatTicksHandled < ticks) await Task.Delay(1, ct);
     }
 
     [Fact]
