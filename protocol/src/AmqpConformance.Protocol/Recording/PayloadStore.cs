@@ -54,8 +54,10 @@ internal sealed class PayloadStore
             _used = 0;
             _chunkIndex = _chunkFirstIndex = Register(_chunk, -1, isChunk: true);
         }
-        else if (_chunkIndex != NextIndex - 1)
+        else if (_chunkIndex != NextIndex - 1 || _chunkIndex < _base)
         {
+            // Registered again when another array came after it, or when ReleaseBefore let go of its index (no held
+            // frame had a payload in it): a slot must name an index the table still has.
             _chunkIndex = Register(_chunk, _chunkFirstIndex, isChunk: true);
         }
         payload.CopyTo(_chunk.AsSpan(_used, n));

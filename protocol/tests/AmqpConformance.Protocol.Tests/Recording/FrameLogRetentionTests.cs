@@ -51,4 +51,22 @@ public sealed class FrameLogRetentionTests
     [InlineData(-1)]
     public void A_bound_must_be_positive(int bound) =>
         Assert.Throws<ArgumentOutOfRangeException>(() => new FrameLogOptions { MaxRetainedFrames = bound });
+
+    /// <summary>Found by <see cref="FrameLogOffsetsAndTimesTests"/>: once the held frames were all without a kept payload (body
+    /// frames, heartbeats), the drop let go of the payload chunk being filled, and the next method frame's payload went into
+    /// it under the released index: the snapshot then threw ArgumentOutOfRangeException.</summary>
+    [Fact]
+    public void A_payload_kept_after_a_drop_that_released_every_payload_is_still_readable()
+    {
+        var log = new FrameLog(options: new FrameLogOptions { MaxRetainedFrames = 3 });
+        byte[] publish = [0, 60, 0, 40, 0, 0, 1, 97, 0, 1, 98, 0];
+        log.Record(FrameDirection.Received, 8, (byte)FrameType.Method, 1, publish.Length, new System.Buffers.ReadOnlySequence<byte>(publish));
+        for (int i = 0; i < 10; i++)
+            log.Record(FrameDirection.Received, 100 + i * 20, (byte)FrameType.Body, 1, 4, new System.Buffers.ReadOnlySequence<byte>([1, 2, 3, (byte)i]));
+        log.Record(FrameDirection.Received, 400, (byte)FrameType.Method, 1, publish.Length, new System.Buffers.ReadOnlySequence<byte>(publish));
+
+        var last = log.Snapshot()[^1];
+        Assert.Equal("basic.publish", last.MethodName);
+        Assert.Equal(publish, last.Payload!.Value.ToArray());
+    }
 }
