@@ -162,28 +162,15 @@ public abstract class QueuedZooWriter : IFrameWriter
     {
         if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
         _queue.Writer.TryComplete();
-        if (!await WaitForLoopAsync().ConfigureAwait(false))
+        if (!await _loop.EndsWithinAsync(Context, gaveUp: false).ConfigureAwait(false))
         {
             Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up draining."), null);
             await _stop.CancelAsync().ConfigureAwait(false);
             Context.Output.CancelPendingFlush();
-            await WaitForLoopAsync().ConfigureAwait(false);
+            await _loop.EndsWithinAsync(Context, gaveUp: true).ConfigureAwait(false);
         }
         FailQueued(ZooHelpers.Disposed(_name));
         GC.SuppressFinalize(this);
-    }
-
-    private async Task<bool> WaitForLoopAsync()
-    {
-        try
-        {
-            await _loop.WaitAsync(Context.DrainTimeout).ConfigureAwait(false);
-            return true;
-        }
-        catch (TimeoutException)
-        {
-            return false;
-        }
     }
 
     private Exception? Stopped() => ZooHelpers.Stopped(_name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));

@@ -40,6 +40,24 @@ internal static class ZooHelpers
         if (await gate.WaitAsync(context.GiveUpWait).ConfigureAwait(false)) gate.Release();
     }
 
+    /// <summary>Waits for a writer's loop to end; true if it did. Before the writer gave up draining, within the drain timeout on
+    /// <see cref="WriterContext.TimeProvider"/>'s clock (the harness may skip it once the output is stalled on purpose); after it
+    /// gave up (its stop requested, its flush cancelled), within <see cref="WriterContext.GiveUpWait"/> of real time: the loop
+    /// then ends as soon as its thread runs, and returning from disposal before that would let it write after disposal
+    /// returned (CI saw that on a loaded machine when this second wait was the 25 ms drain timeout).</summary>
+    public static async Task<bool> EndsWithinAsync(this Task loop, WriterContext context, bool gaveUp)
+    {
+        try
+        {
+            await (gaveUp ? loop.WaitAsync(context.GiveUpWait) : loop.WaitAsync(context.DrainTimeout, context.TimeProvider)).ConfigureAwait(false);
+            return true;
+        }
+        catch (TimeoutException)
+        {
+            return false;
+        }
+    }
+
     /// <summary>The exception for a call refused because the writer stopped on <paramref name="cause"/>.</summary>
     public static FrameWriterFaultedException Faulted(string writer, Exception cause) =>
         new($"The {writer} writer has stopped ({cause.GetType().Name}: {cause.Message}); the command was not written.", cause);
