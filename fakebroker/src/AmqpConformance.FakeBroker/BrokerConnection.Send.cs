@@ -84,31 +84,33 @@ public sealed partial class BrokerConnection
             _sentOffset += raw.Length;
             return;
         }
+        // One clock read per command: its frames go out together, and the log stores a timestamp once per run of equal ones.
+        var at = Log.Elapsed;
         if (item.Heartbeat)
         {
-            WriteFrame(output, FrameType.Heartbeat, 0, ReadOnlyMemory<byte>.Empty);
+            WriteFrame(output, at, FrameType.Heartbeat, 0, ReadOnlyMemory<byte>.Empty);
             return;
         }
-        WriteFrame(output, FrameType.Method, item.Channel, MethodCodec.ToPayload(item.Method!));
+        WriteFrame(output, at, FrameType.Method, item.Channel, MethodCodec.ToPayload(item.Method!));
         if (!item.Method!.HasContent) return;
-        WriteFrame(output, FrameType.Header, item.Channel, item.HeaderPayload);
+        WriteFrame(output, at, FrameType.Header, item.Channel, item.HeaderPayload);
         int max = AmqpConstants.MaxBodyFramePayload(FrameMax);
         var body = item.Body;
         while (!body.IsEmpty)
         {
             int chunk = Math.Min(max, body.Length);
-            WriteFrame(output, FrameType.Body, item.Channel, body[..chunk]);
+            WriteFrame(output, at, FrameType.Body, item.Channel, body[..chunk]);
             body = body[chunk..];
         }
     }
 
-    private void WriteFrame(PipeWriter output, FrameType type, ushort channel, ReadOnlyMemory<byte> payload)
+    private void WriteFrame(PipeWriter output, TimeSpan at, FrameType type, ushort channel, ReadOnlyMemory<byte> payload)
     {
         FrameFormat.WriteFrame(output, type, channel, payload.Span);
         long offset = _sentOffset;
         _sentOffset += payload.Length + AmqpConstants.FrameOverhead;
         if (Log.Options.RecordSent)
-            Log.Record(FrameDirection.Sent, offset, (byte)type, channel, payload.Length, new ReadOnlySequence<byte>(payload));
+            Log.Record(FrameDirection.Sent, offset, at, (byte)type, channel, payload.Length, new ReadOnlySequence<byte>(payload));
     }
 
     private long _heartbeatTicks;

@@ -20,4 +20,8 @@ internal enum FrameEntryFlags : byte
 
     /// <summary>The frame was appended as a ready-made <see cref="FrameRecord"/>, which the log keeps and returns.</summary>
     Record = 32,
+
+    /// <summary>With <see cref="Payload"/> in a shared chunk: the frame's size is not its payload's length (it is kept
+    /// beside the entry, as for a frame without such a payload).</summary>
+    SizeKept = 64,
 }

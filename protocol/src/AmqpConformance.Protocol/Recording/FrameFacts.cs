@@ -4,16 +4,16 @@ namespace AmqpConformance.Protocol.Recording;
 /// read from a <see cref="FrameLog"/> with <see cref="FrameLog.CopyFacts"/> without making a record per frame.</summary>
 public readonly struct FrameFacts
 {
-    internal FrameFacts(in FrameEntry entry, long sequence, ReadOnlySpan<byte> payload, int payloadLength)
+    internal FrameFacts(in FrameEntry entry, long sequence, in FrameExtras extras, ReadOnlySpan<byte> payload, int payloadLength)
     {
         var read = new FrameEntryReading(entry, payload);
         Sequence = sequence;
         Direction = entry.Direction;
-        WireOffset = entry.WireOffset;
-        Timestamp = new TimeSpan(entry.TimestampTicks);
+        WireOffset = extras.WireOffset;
+        Timestamp = new TimeSpan(extras.TimestampTicks);
         Type = (FrameType)entry.TypeOctet;
         Channel = entry.Channel;
-        Size = entry.Size;
+        Size = extras.Size;
         ClassId = read.ClassId;
         MethodId = read.MethodId;
         DeclaredBodySize = read.DeclaredBodySize;

@@ -29,9 +29,6 @@ public sealed partial class FrameLog
     {
         var entry = new FrameEntry
         {
-            WireOffset = wireOffset,
-            TimestampTicks = timestamp.Ticks,
-            Size = size,
             Channel = channel,
             TypeOctet = typeOctet,
             Flags = (direction == FrameDirection.Sent ? FrameEntryFlags.Sent : 0) | (frameEndValid ? FrameEntryFlags.FrameEndValid : 0),
@@ -44,17 +41,20 @@ public sealed partial class FrameLog
         {
             if (keep)
             {
-                entry.Slot = _payloads.Keep(payload, out bool ownArray);
+                int kind = (FrameType)typeOctet switch { FrameType.Method => 0, FrameType.Header => 1, _ => -1 };
+                entry.Slot = _payloads.Keep(payload, out bool ownArray, kind);
                 entry.Flags |= FrameEntryFlags.Payload | (ownArray ? FrameEntryFlags.OwnArray : 0);
+                if (!ownArray && (int)(entry.Slot & 0xFFFF) != size) entry.Flags |= FrameEntryFlags.SizeKept;
             }
-            if (entry.TimestampTicks < _lastTimestampTicks) entry.TimestampTicks = _lastTimestampTicks;
-            _lastTimestampTicks = entry.TimestampTicks;
-            sequence = _frames.Add(entry);
+            long ticks = Math.Max(timestamp.Ticks, _lastTimestampTicks);
+            _lastTimestampTicks = ticks;
+            var extras = new FrameExtras(wireOffset, ticks, size);
+            sequence = _frames.Add(entry, extras);
             subscribers = _subscribers;
             if (subscribers.Length != 0)
             {
                 _payloads.Expose();
-                record = ToRecord(entry, sequence);
+                record = ToRecord(entry, sequence, extras);
             }
             DropOldestIfOverBound();
         }

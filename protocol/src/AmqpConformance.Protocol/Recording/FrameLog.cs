@@ -5,7 +5,7 @@ namespace AmqpConformance.Protocol.Recording;
 /// Thread-safe: appenders (the connection's reader and writer loops) and any number of readers; every reader sees a
 /// consistent prefix of the frames, in sequence order.
 /// </summary>
-/// <remarks>Frames are stored as 32-byte <see cref="FrameEntry"/> structs in segment arrays and their payloads in the
+/// <remarks>Frames are stored as 12-byte <see cref="FrameEntry"/> structs in segment arrays and their payloads in the
 /// log's <see cref="PayloadStore"/>: recording a frame with <see cref="Record(FrameDirection, long, byte, ushort, int, in System.Buffers.ReadOnlySequence{byte}, bool, bool)"/> creates no object. <see cref="FrameRecord"/>
 /// objects are made only when asked for: by <see cref="Snapshot"/>, and for each frame while anyone is subscribed
 /// (<see cref="Subscribe"/>). <see cref="CopyFacts"/> reads frames without making records. A record made for a frame
@@ -90,13 +90,10 @@ public sealed partial class FrameLog
             _lastTimestampTicks = Math.Max(_lastTimestampTicks, record.Timestamp.Ticks);
             _frames.Add(new FrameEntry
             {
-                WireOffset = record.WireOffset,
-                TimestampTicks = record.Timestamp.Ticks,
-                Size = record.Size,
                 Channel = record.Channel,
                 TypeOctet = (byte)record.Type,
                 Flags = FrameEntryFlags.Record | (record.Direction == FrameDirection.Sent ? FrameEntryFlags.Sent : 0),
-            });
+            }, new FrameExtras(record.WireOffset, record.Timestamp.Ticks, record.Size));
             DropOldestIfOverBound();
             subscribers = _subscribers;
         }
@@ -111,13 +108,13 @@ public sealed partial class FrameLog
     {
         if (Options.MaxRetainedFrames is not { } max || _frames.Count < 2L * max) return;
         _frames.DropBefore(_frames.Next - max);
+        // The smallest index a held frame names (a repeated payload names an older one than the frame before it); a scan
+        // of the n held frames once per n appends.
         long keepFrom = _payloads.NextIndex;
         for (long seq = _frames.First; seq < _frames.Next; seq++)
         {
             ref readonly var entry = ref _frames[seq];
-            if (!entry.Has(FrameEntryFlags.Payload)) continue;
-            keepFrom = PayloadStore.IndexOf(entry.Slot);
-            break;
+            if (entry.Has(FrameEntryFlags.Payload)) keepFrom = Math.Min(keepFrom, PayloadStore.IndexOf(entry.Slot));
         }
         _payloads.ReleaseBefore(keepFrom);
         if (_records.Count > 0)
@@ -125,7 +122,7 @@ public sealed partial class FrameLog
     }
 
     /// <summary>The record of a held frame. Called under the lock, after <see cref="PayloadStore.Expose"/>.</summary>
-    private FrameRecord ToRecord(in FrameEntry entry, long sequence)
+    private FrameRecord ToRecord(in FrameEntry entry, long sequence, in FrameExtras extras)
     {
         if (entry.Has(FrameEntryFlags.Record)) return _records[sequence];
         ReadOnlyMemory<byte>? payload = null;
@@ -136,11 +133,11 @@ public sealed partial class FrameLog
         {
             Sequence = sequence,
             Direction = entry.Direction,
-            WireOffset = entry.WireOffset,
-            Timestamp = new TimeSpan(entry.TimestampTicks),
+            WireOffset = extras.WireOffset,
+            Timestamp = new TimeSpan(extras.TimestampTicks),
             Type = type,
             Channel = entry.Channel,
-            Size = entry.Size,
+            Size = extras.Size,
             ClassId = read.ClassId,
             MethodId = read.MethodId,
             MethodName = type == FrameType.Method ? MethodCodec.NameOf(read.ClassId, read.MethodId) : null,
@@ -167,11 +164,9 @@ public sealed partial class FrameLog
         {
             _payloads.Expose();
             var records = new FrameRecord[(int)_frames.Count];
-            for (int i = 0; i < records.Length; i++)
-            {
-                long sequence = _frames.First + i;
-                records[i] = ToRecord(_frames[sequence], sequence);
-            }
+            var walk = _frames.Walk(_frames.First);
+            for (int i = 0; i < records.Length && walk.MoveNext(); i++)
+                records[i] = ToRecord(walk.Entry, walk.Sequence, walk.Extras);
             return records;
         }
     }
@@ -184,19 +179,20 @@ public sealed partial class FrameLog
     {
         lock (_gate)
         {
-            long sequence = Math.Max(fromSequence, _frames.First);
-            int n = (int)Math.Clamp(_frames.Next - sequence, 0, destination.Length);
-            for (int i = 0; i < n; i++) destination[i] = Facts(_frames[sequence + i], sequence + i);
+            var walk = _frames.Walk(fromSequence);
+            int n = 0;
+            while (n < destination.Length && walk.MoveNext())
+                destination[n++] = Facts(walk.Entry, walk.Sequence, walk.Extras);
             return n;
         }
     }
 
-    private FrameFacts Facts(in FrameEntry entry, long sequence)
+    private FrameFacts Facts(in FrameEntry entry, long sequence, in FrameExtras extras)
     {
         if (entry.Has(FrameEntryFlags.Record)) return new FrameFacts(_records[sequence]);
-        if (!entry.Has(FrameEntryFlags.Payload)) return new FrameFacts(entry, sequence, default, -1);
+        if (!entry.Has(FrameEntryFlags.Payload)) return new FrameFacts(entry, sequence, extras, default, -1);
         var payload = _payloads.Resolve(entry.Slot, entry.Has(FrameEntryFlags.OwnArray));
-        return new FrameFacts(entry, sequence, payload.Span, payload.Length);
+        return new FrameFacts(entry, sequence, extras, payload.Span, payload.Length);
     }
 
     /// <summary>A copy of the findings so far.</summary>

@@ -7,9 +7,11 @@ namespace AmqpConformance.Protocol.Recording;
 /// table under an index that only grows, and a frame's <see cref="FrameEntry.Slot"/> names its array by that index,
 /// so entries hold no references. Not thread-safe: the log uses it under its lock.</summary>
 /// <remarks>
-/// <para>Indices follow sequence order: when an array of its own is registered while a chunk is being filled, the
-/// chunk is registered again under a new index before it takes the next payload. So the frames the log still holds
-/// refer to indices from the first held frame's on, and <see cref="ReleaseBefore"/> can let go of the rest.</para>
+/// <para>New payloads get indices in sequence order: when an array of its own is registered while a chunk is being
+/// filled, the chunk is registered again under a new index before it takes the next payload. A repeated method or
+/// header payload is not copied again but names the slot of the last one of its kind, which may be older than the
+/// frame before it; so the log passes <see cref="ReleaseBefore"/> the smallest index its held frames name, and the
+/// rest can go.</para>
 /// <para>A released chunk is reused for new payloads only when no <see cref="FrameRecord"/> can refer to it: when it
 /// was registered after the last <see cref="Expose"/>, which the log calls whenever it hands out records (snapshots,
 /// subscribers). Otherwise it is left to the garbage collector, which frees it once no record refers to it.</para>
@@ -37,8 +39,35 @@ internal sealed class PayloadStore
     /// <summary>The index the next registered array gets (every held payload's index is below it).</summary>
     public long NextIndex => _base + _table.Count;
 
-    /// <summary>Copies <paramref name="payload"/> in; returns its slot and whether it got an array of its own.</summary>
-    public ulong Keep(in ReadOnlySequence<byte> payload, out bool ownArray)
+    /// <summary>The last slot kept for each kind of repeatable payload (see <see cref="Keep"/>), or <see cref="NoSlot"/>.</summary>
+    private readonly ulong[] _lastOfKind = [NoSlot, NoSlot];
+
+    private const ulong NoSlot = ulong.MaxValue;
+
+    /// <summary>How many kinds of payload <see cref="Keep"/> compares with the last of their kind: method frames, header frames.</summary>
+    public const int RepeatableKinds = 2;
+
+    /// <summary>Copies <paramref name="payload"/> in; returns its slot and whether it got an array of its own. A small payload
+    /// of kind <paramref name="kind"/> (0 to <see cref="RepeatableKinds"/> - 1; -1 for none) that equals the last one kept of
+    /// that kind is not copied again: it gets that one's slot (a publisher repeats the same basic.publish and header).</summary>
+    /// <remarks>So a later frame can name an older index than the frame before it: the log releases only below the
+    /// smallest index a held frame names.</remarks>
+    public ulong Keep(in ReadOnlySequence<byte> payload, out bool ownArray, int kind = -1)
+    {
+        int n = (int)payload.Length;
+        if (kind >= 0 && n <= MaxInChunk && payload.IsSingleSegment && _lastOfKind[kind] is var last && last != NoSlot
+            && IndexOf(last) >= _base && (int)(last & 0xFFFF) == n
+            && payload.FirstSpan.SequenceEqual(_table[(int)(IndexOf(last) - _base)].Array.AsSpan((int)(last >> 16) & 0xFFFF, n)))
+        {
+            ownArray = false;
+            return last;
+        }
+        ulong slot = Copy(payload, out ownArray);
+        if (kind >= 0) _lastOfKind[kind] = ownArray ? NoSlot : slot;
+        return slot;
+    }
+
+    private ulong Copy(in ReadOnlySequence<byte> payload, out bool ownArray)
     {
         int n = (int)payload.Length;
         ownArray = n > MaxInChunk;
