@@ -14,6 +14,10 @@ public sealed partial class BrokerConnection
     private int _partialHeadLength;
     private long _partialLength;
 
+    /// <summary>How many bytes of an unfinished frame the last read left waiting for the rest: a test that cuts a stream inside
+    /// a frame waits for this instead of for time to pass.</summary>
+    internal long PartialFrameBytes => Volatile.Read(ref _partialLength);
+
     /// <summary>Remembers the start of an incomplete frame left in the buffer after a read, so that if the stream ends
     /// (or the transport fails) before the rest arrives, the log can say what was cut off.</summary>
     private void RememberPartialFrame(in ReadOnlySequence<byte> rest)

@@ -71,9 +71,9 @@ public sealed class TruncatedFrameTests
         byte[] publish = FrameBytes.Publish(1, "", "q", new byte[10_000], 131072);
         int cut = publish.Length - 5_000; // inside the body frame
         await client.SendBytesAsync(publish.AsMemory(0, cut), cts.Token);
-        // Wait until the broker has read the method and header frames, so the partial body is what is left.
-        while (connection.Log.Snapshot().All(f => f.Type != FrameType.Header)) await Task.Delay(10, cts.Token);
-        await Task.Delay(100, cts.Token);
+        // Wait until the broker has read everything sent: the method and header frames, and the partial body it holds.
+        while (connection.PartialFrameBytes < 5_008) await Task.Delay(1, cts.Token);
+        Assert.Contains(connection.Log.Snapshot(), f => f.Type == FrameType.Header);
         client.Reset(); // close with RST
 
         await connection.Completion.WaitAsync(cts.Token);
