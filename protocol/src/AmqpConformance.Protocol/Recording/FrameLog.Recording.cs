@@ -11,9 +11,11 @@ public sealed partial class FrameLog
     /// digest (<see cref="FrameDigest"/>), and their payload too with <see cref="FrameLogOptions.CaptureBodies"/>; other
     /// frame types keep a non-empty payload. <paramref name="payloadPresent"/> is false for a frame refused from its
     /// header alone (too large): then only the header's fields are known.</summary>
-    /// <remarks>Allocation-free except for a new 64 KiB payload chunk now and then, a segment array every 1024 frames
-    /// (none once <see cref="FrameLogOptions.MaxRetainedFrames"/> recycles them), payloads over 1 KiB (their own array),
-    /// and, while anyone is subscribed, the record the subscribers get. Safe to call from any thread; frames appended
+    /// <remarks>Allocation-free except for a new 64 KiB payload chunk now and then (a payload equal to the last of its kind
+    /// takes none), a 48 KiB segment array every 4096 frames and a 16 KiB size chunk every 4096 body frames (none once
+    /// <see cref="FrameLogOptions.MaxRetainedFrames"/> recycles them), the marks of offsets and timestamps that were not
+    /// predictable (a list entry each), payloads over 1 KiB (their own array), and, while anyone is subscribed, the
+    /// record the subscribers get. Safe to call from any thread; frames appended
     /// concurrently get sequence numbers in the order they enter the log's lock.</remarks>
     public long Record(FrameDirection direction, long wireOffset, byte typeOctet, ushort channel, int size,
         in ReadOnlySequence<byte> payload, bool payloadPresent = true, bool frameEndValid = true) =>
