@@ -46,7 +46,7 @@ public sealed partial class FrameLog
                 int kind = (FrameType)typeOctet switch { FrameType.Method => 0, FrameType.Header => 1, _ => -1 };
                 entry.Slot = _payloads.Keep(payload, out bool ownArray, kind);
                 entry.Flags |= FrameEntryFlags.Payload | (ownArray ? FrameEntryFlags.OwnArray : 0);
-                if (!ownArray && (int)(entry.Slot & 0xFFFF) != size) entry.Flags |= FrameEntryFlags.SizeKept;
+                if (!ownArray && PayloadStore.LengthOf(entry.Slot) != size) entry.Flags |= FrameEntryFlags.SizeKept;
             }
             long ticks = Math.Max(timestamp.Ticks, _lastTimestampTicks);
             _lastTimestampTicks = ticks;

@@ -17,27 +17,41 @@ internal sealed class FrameMarks
 
     /// <summary>Where a segment's first frame stands: the predicted offsets of each direction, and the size column's
     /// length before it.</summary>
-    private readonly record struct SegmentStart(long Sent, long Received, long SizeIndex);
+    private readonly record struct SegmentStart(Prediction Offsets, long SizeIndex);
+
+    /// <summary>The offset each direction's next frame is predicted at: the offset of the frame before it in that direction
+    /// plus that frame's length. Recording and reading apply the same rule, here.</summary>
+    internal struct Prediction
+    {
+        private long _sent;
+        private long _received;
+
+        public readonly long For(bool sent) => sent ? _sent : _received;
+
+        public void After(bool sent, long offset, int size)
+        {
+            long next = offset + size + AmqpConstants.FrameOverhead;
+            if (sent) _sent = next;
+            else _received = next;
+        }
+    }
 
     private readonly List<SegmentStart> _segmentStarts = [];
     private readonly List<Mark> _offsets = [];
     private readonly List<Mark> _times = [];
     private readonly SizeColumn _sizes = new();
-    private long _nextSent;
-    private long _nextReceived;
+    private Prediction _next;
 
     /// <summary>A segment starts with the next frame.</summary>
-    public void StartSegment() => _segmentStarts.Add(new SegmentStart(_nextSent, _nextReceived, _sizes.Next));
+    public void StartSegment() => _segmentStarts.Add(new SegmentStart(_next, _sizes.Next));
 
     /// <summary>Notes frame <paramref name="sequence"/>'s extras (marking them where they are not predicted).</summary>
     public void Add(long sequence, in FrameEntry entry, in FrameExtras extras)
     {
         if (!entry.SizeInSlot) _sizes.Add(extras.Size);
         bool sent = entry.Has(FrameEntryFlags.Sent);
-        if (extras.WireOffset != (sent ? _nextSent : _nextReceived)) _offsets.Add(new Mark(sequence, extras.WireOffset));
-        long next = extras.WireOffset + extras.Size + AmqpConstants.FrameOverhead;
-        if (sent) _nextSent = next;
-        else _nextReceived = next;
+        if (extras.WireOffset != _next.For(sent)) _offsets.Add(new Mark(sequence, extras.WireOffset));
+        _next.After(sent, extras.WireOffset, extras.Size);
         if (_times.Count == 0 || _times[^1].Value != extras.TimestampTicks) _times.Add(new Mark(sequence, extras.TimestampTicks));
     }
 
@@ -46,7 +60,7 @@ internal sealed class FrameMarks
     public Reader StartAt(int segment, long segmentStart)
     {
         var start = _segmentStarts[segment];
-        return new Reader(this, start.Sent, start.Received, start.SizeIndex,
+        return new Reader(this, start.Offsets, start.SizeIndex,
             FirstAtOrAfter(_offsets, segmentStart), FirstAtOrAfter(_times, segmentStart + 1) - 1);
     }
 
@@ -79,10 +93,9 @@ internal sealed class FrameMarks
     }
 
     /// <summary>Reads the extras frame after frame, forward from a segment's start.</summary>
-    internal struct Reader(FrameMarks marks, long nextSent, long nextReceived, long sizeAt, int offsetAt, int timeAt)
+    internal struct Reader(FrameMarks marks, Prediction next, long sizeAt, int offsetAt, int timeAt)
     {
-        private long _nextSent = nextSent;
-        private long _nextReceived = nextReceived;
+        private Prediction _next = next;
         private long _sizeAt = sizeAt;
         private int _offsetAt = offsetAt;
         private int _timeAt = timeAt;
@@ -91,13 +104,11 @@ internal sealed class FrameMarks
         /// first timestamp mark still held (it was dropped) reads 0 ticks.</summary>
         public FrameExtras Read(long sequence, in FrameEntry entry)
         {
-            int size = entry.SizeInSlot ? (int)(entry.Slot & 0xFFFF) : marks._sizes[_sizeAt++];
+            int size = entry.SizeInSlot ? PayloadStore.LengthOf(entry.Slot) : marks._sizes[_sizeAt++];
             bool sent = entry.Has(FrameEntryFlags.Sent);
-            long offset = sent ? _nextSent : _nextReceived;
+            long offset = _next.For(sent);
             if (_offsetAt < marks._offsets.Count && marks._offsets[_offsetAt].Sequence == sequence) offset = marks._offsets[_offsetAt++].Value;
-            long next = offset + size + AmqpConstants.FrameOverhead;
-            if (sent) _nextSent = next;
-            else _nextReceived = next;
+            _next.After(sent, offset, size);
             while (_timeAt + 1 < marks._times.Count && marks._times[_timeAt + 1].Sequence <= sequence) _timeAt++;
             return new FrameExtras(offset, _timeAt >= 0 ? marks._times[_timeAt].Value : 0, size);
         }

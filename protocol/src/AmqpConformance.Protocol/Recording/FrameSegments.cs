@@ -82,7 +82,7 @@ internal sealed class FrameSegments
             if (_atFirst is not { } atFirst)
             {
                 atFirst = new FrameWalk(this, _marks.StartAt(0, _segmentBase), _segmentBase);
-                while (atFirst.Sequence < First - 1 && atFirst.MoveNext()) { }
+                atFirst.MoveBefore(First);
                 _atFirst = atFirst;
             }
             walk = atFirst;
@@ -92,7 +92,7 @@ internal sealed class FrameSegments
             long start = _segmentBase + (long)segment * SegmentLength;
             walk = new FrameWalk(this, _marks.StartAt(segment, start), start);
         }
-        while (walk.Sequence < sequence - 1 && walk.MoveNext()) { }
+        walk.MoveBefore(sequence);
         return walk;
     }
 
@@ -139,6 +139,12 @@ internal sealed class FrameSegments
 
         /// <summary>Its entry.</summary>
         public readonly ref readonly FrameEntry Entry => ref _frames[Sequence];
+
+        /// <summary>Reads on until the walk stands just before <paramref name="sequence"/> (or on the newest frame).</summary>
+        public void MoveBefore(long sequence)
+        {
+            while (Sequence < sequence - 1 && MoveNext()) { }
+        }
 
         /// <summary>Moves to the next frame; false once past the newest.</summary>
         public bool MoveNext()

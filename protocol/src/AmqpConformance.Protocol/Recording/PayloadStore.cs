@@ -39,13 +39,13 @@ internal sealed class PayloadStore
     /// <summary>The index the next registered array gets (every held payload's index is below it).</summary>
     public long NextIndex => _base + _table.Count;
 
-    /// <summary>The last slot kept for each kind of repeatable payload (see <see cref="Keep"/>), or <see cref="NoSlot"/>.</summary>
-    private readonly ulong[] _lastOfKind = [NoSlot, NoSlot];
+    /// <summary>How many kinds of payload <see cref="Keep"/> compares with the last of their kind: method frames, header frames.</summary>
+    public const int RepeatableKinds = 2;
 
     private const ulong NoSlot = ulong.MaxValue;
 
-    /// <summary>How many kinds of payload <see cref="Keep"/> compares with the last of their kind: method frames, header frames.</summary>
-    public const int RepeatableKinds = 2;
+    /// <summary>The last slot kept for each kind of repeatable payload (see <see cref="Keep"/>), or <see cref="NoSlot"/>.</summary>
+    private readonly ulong[] _lastOfKind = [.. Enumerable.Repeat(NoSlot, RepeatableKinds)];
 
     /// <summary>Copies <paramref name="payload"/> in; returns its slot and whether it got an array of its own. A small payload
     /// of kind <paramref name="kind"/> (0 to <see cref="RepeatableKinds"/> - 1; -1 for none) that equals the last one kept of
@@ -56,8 +56,7 @@ internal sealed class PayloadStore
     {
         int n = (int)payload.Length;
         if (kind >= 0 && n <= MaxInChunk && payload.IsSingleSegment && _lastOfKind[kind] is var last && last != NoSlot
-            && IndexOf(last) >= _base && (int)(last & 0xFFFF) == n
-            && payload.FirstSpan.SequenceEqual(_table[(int)(IndexOf(last) - _base)].Array.AsSpan((int)(last >> 16) & 0xFFFF, n)))
+            && IndexOf(last) >= _base && LengthOf(last) == n && payload.FirstSpan.SequenceEqual(Resolve(last, ownArray: false).Span))
         {
             ownArray = false;
             return last;
@@ -105,11 +104,14 @@ internal sealed class PayloadStore
     /// <summary>The index a slot names.</summary>
     public static long IndexOf(ulong slot) => (long)(slot >> 32);
 
+    /// <summary>The length of the payload a slot names in a shared chunk (not for a payload with an array of its own).</summary>
+    public static int LengthOf(ulong slot) => (int)(slot & 0xFFFF);
+
     /// <summary>The payload a slot names (held: not released).</summary>
     public ReadOnlyMemory<byte> Resolve(ulong slot, bool ownArray)
     {
         byte[] array = _table[(int)(IndexOf(slot) - _base)].Array;
-        return ownArray ? array : array.AsMemory((int)(slot >> 16) & 0xFFFF, (int)(slot & 0xFFFF));
+        return ownArray ? array : array.AsMemory((int)(slot >> 16) & 0xFFFF, LengthOf(slot));
     }
 
     /// <summary>Records handed out from now on may refer to any array registered so far: none of them will be reused.</summary>
