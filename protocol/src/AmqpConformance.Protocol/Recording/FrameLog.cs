@@ -183,6 +183,7 @@ public sealed partial class FrameLog
             int n = 0;
             while (n < destination.Length && walk.MoveNext())
                 destination[n++] = Facts(walk.Entry, walk.Sequence, walk.Extras);
+            _frames.Park(walk);
             return n;
         }
     }

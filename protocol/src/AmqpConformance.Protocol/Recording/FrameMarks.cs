@@ -100,6 +100,9 @@ internal sealed class FrameMarks
         private int _offsetAt = offsetAt;
         private int _timeAt = timeAt;
 
+        /// <summary>False for the default reader, which reads nothing.</summary>
+        public readonly bool IsSet => marks is not null;
+
         /// <summary>The extras of frame <paramref name="sequence"/>, the next frame after the last one read. A frame before the
         /// first timestamp mark still held (it was dropped) reads 0 ticks.</summary>
         public FrameExtras Read(long sequence, in FrameEntry entry)

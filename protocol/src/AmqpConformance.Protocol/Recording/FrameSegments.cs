@@ -68,11 +68,17 @@ internal sealed class FrameSegments
     }
 
     /// <summary>Reads the held frames from <paramref name="sequence"/> on (clamped to <see cref="First"/>), in order, with
-    /// their extras; starts from the beginning of the sequence's segment, so it costs at most a
-    /// segment's worth of entries before the first one it yields.</summary>
+    /// their extras. It starts from the nearest of: the walk last handed back with <see cref="Park"/> when that stands before
+    /// <paramref name="sequence"/>, or the beginning of the sequence's segment; so a reader that reads on from where its
+    /// last walk stopped (and parks it) pays nothing to get there, and any other at most a segment's worth of entries.</summary>
     public FrameWalk Walk(long sequence)
     {
         sequence = Math.Clamp(sequence, First, Next);
+        if (_parked is { } parked && parked.Sequence < sequence && parked.Sequence + 1 >= SegmentStartOf(sequence))
+        {
+            parked.MoveBefore(sequence);
+            return parked;
+        }
         if (sequence == Next) return new FrameWalk(this, default, Next);
         int segment = (int)((sequence - _segmentBase) / SegmentLength);
         FrameWalk walk;
@@ -89,16 +95,30 @@ internal sealed class FrameSegments
         }
         else
         {
-            long start = _segmentBase + (long)segment * SegmentLength;
-            walk = new FrameWalk(this, _marks.StartAt(segment, start), start);
+            walk = new FrameWalk(this, _marks.StartAt(segment, SegmentStartOf(sequence)), SegmentStartOf(sequence));
         }
         walk.MoveBefore(sequence);
         return walk;
     }
 
+    /// <summary>The sequence number of the first entry of the segment <paramref name="sequence"/> is in (or would be in).</summary>
+    private long SegmentStartOf(long sequence) => sequence - (sequence - _segmentBase) % SegmentLength;
+
+    /// <summary>Hands a walk back when its reader is done, so that the next <see cref="Walk"/> from a later frame can go on
+    /// from it (a reader reading the log in batches then walks it once). A walk made when nothing was held after its start
+    /// is not kept: it has no place in the marks to go on from.</summary>
+    public void Park(in FrameWalk walk)
+    {
+        if (walk.CanGoOn) _parked = walk;
+    }
+
     /// <summary>A walk standing just before <see cref="First"/>, made by the first walk after a drop; a drop forgets it (it
     /// moves <see cref="First"/> and shifts the marks' lists), an append does not change it.</summary>
     private FrameWalk? _atFirst;
+
+    /// <summary>The walk last handed to <see cref="Park"/>; forgotten, as <see cref="_atFirst"/>, by a drop, and still valid
+    /// after appends (the marks only grow at their ends).</summary>
+    private FrameWalk? _parked;
 
     /// <summary>Drops every frame before <paramref name="sequence"/>; segments left wholly unused are kept for reuse.</summary>
     public void DropBefore(long sequence)
@@ -115,6 +135,7 @@ internal sealed class FrameSegments
         }
         _marks.DropBefore(dropped, _segmentBase, First);
         _atFirst = null;
+        _parked = null;
     }
 
     /// <summary>A forward read of the held frames (see <see cref="Walk"/>): before the first <see cref="MoveNext"/> it stands
@@ -130,6 +151,10 @@ internal sealed class FrameSegments
             _marks = marks;
             Sequence = start - 1;
         }
+
+        /// <summary>Whether the walk can read on past the frames held when it was made (false for the empty walk made at the
+        /// newest frame, which has no reader of the marks).</summary>
+        public readonly bool CanGoOn => _marks.IsSet;
 
         /// <summary>The frame the walk stands on.</summary>
         public long Sequence { get; private set; }

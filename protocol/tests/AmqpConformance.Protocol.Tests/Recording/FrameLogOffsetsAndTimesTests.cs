@@ -126,6 +126,50 @@ public sealed class FrameLogOffsetsAndTimesTests
         }
     }
 
+    /// <summary>A reader that reads on in batches (as <c>ConnectionSummary</c> does) goes on from where its last read stopped
+    /// (<see cref="FrameSegments.Park"/>): while frames are appended and dropped between its reads, and other reads jump
+    /// back and forth in between, every batch still gives back exactly the frames recorded.</summary>
+    [Theory]
+    [InlineData(11, null)]
+    [InlineData(12, 700)]
+    [InlineData(13, 5)]
+    public void Reading_on_in_batches_while_frames_come_and_go_gives_every_frame_as_recorded(int seed, int? retained)
+    {
+        var log = new FrameLog(options: new FrameLogOptions { MaxRetainedFrames = retained });
+        var random = new Random(seed);
+        var facts = new FrameFacts[300];
+        long readOn = 0;
+        int batches = 0, jumps = 0;
+        void ReadAndCheck(List<Recorded> recorded, long from, int asked)
+        {
+            int n = log.CopyFacts(from, facts.AsSpan(0, asked));
+            long start = Math.Max(from, log.DroppedFrames);
+            Assert.Equal(Math.Min(log.NextSequence - start, asked), n);
+            for (int i = 0; i < n; i++)
+            {
+                var f = facts[i];
+                Assert.Equal(recorded[(int)start + i], new Recorded(f.Sequence, f.Direction, f.WireOffset, f.Timestamp.Ticks, f.Type, f.Size));
+            }
+            if (from == readOn) readOn = start + n;
+        }
+        RecordRandomFrames(log, seed, 30_000, afterEach: recorded =>
+        {
+            if (random.Next(7) == 0)
+            {
+                ReadAndCheck(recorded, readOn, 1 + random.Next(facts.Length));
+                batches++;
+            }
+            if (random.Next(40) == 0)
+            {
+                // Another reader, anywhere in what is held, including before and just after where the batches stand.
+                long from = random.Next(3) == 0 ? Math.Max(log.DroppedFrames, readOn - random.Next(3)) : log.DroppedFrames + random.Next((int)(log.NextSequence - log.DroppedFrames) + 1);
+                ReadAndCheck(recorded, from, 1 + random.Next(facts.Length));
+                jumps++;
+            }
+        });
+        Assert.True(batches > 1000 && jumps > 100, $"{batches} batches, {jumps} jumps");
+    }
+
     [Fact]
     public void A_subscriber_gets_the_offset_and_timestamp_each_frame_was_recorded_with()
     {
