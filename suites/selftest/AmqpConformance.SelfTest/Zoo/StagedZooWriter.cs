@@ -160,26 +160,12 @@ public abstract class StagedZooWriter : IFrameWriter
             RecordFault(new TimeoutException("DisposeAsync gave up draining."));
             await _stop.CancelAsync().ConfigureAwait(false);
             Context.Output.CancelPendingFlush();
-            await WaitForLoopAsync().ConfigureAwait(false);
+            await _loop.EndsWithinAsync(Context, gaveUp: true).ConfigureAwait(false);
         }
         GC.SuppressFinalize(this);
     }
 
     /// <summary>Called by <see cref="DisposeAsync"/> once the queue is closed: waits until the loop has written everything queued
-    /// (or stopped); true if it did, false to give up. By default <see cref="WaitForLoopAsync"/>.</summary>
-    protected virtual Task<bool> WaitForDrainAsync() => WaitForLoopAsync();
-
-    /// <summary>Waits for the loop to end within the drain timeout; true if it did.</summary>
-    protected async Task<bool> WaitForLoopAsync()
-    {
-        try
-        {
-            await _loop.WaitAsync(Context.DrainTimeout).ConfigureAwait(false);
-            return true;
-        }
-        catch (TimeoutException)
-        {
-            return false;
-        }
-    }
+    /// (or stopped); true if it did, false to give up. By default the loop's end within <see cref="WriterContext.DrainTimeout"/> (<see cref="ZooHelpers.EndsWithinAsync"/>).</summary>
+    protected virtual Task<bool> WaitForDrainAsync() => _loop.EndsWithinAsync(Context, gaveUp: false);
 }

@@ -88,24 +88,11 @@ public sealed class HangAfterFaultWriter : IFrameWriter
     {
         if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
         _queue.Writer.TryComplete();
-        if (await WaitForLoopAsync().ConfigureAwait(false)) return;
+        if (await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false)) return;
         Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up draining."), null);
         await _stop.CancelAsync().ConfigureAwait(false);
         _context.Output.CancelPendingFlush();
-        await WaitForLoopAsync().ConfigureAwait(false);
-    }
-
-    private async Task<bool> WaitForLoopAsync()
-    {
-        try
-        {
-            await _loop.WaitAsync(_context.DrainTimeout).ConfigureAwait(false);
-            return true;
-        }
-        catch (TimeoutException)
-        {
-            return false;
-        }
+        await _loop.EndsWithinAsync(_context, gaveUp: true).ConfigureAwait(false);
     }
 
     private sealed class Entry(OutgoingCommand command)

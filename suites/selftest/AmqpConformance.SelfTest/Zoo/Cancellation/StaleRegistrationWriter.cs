@@ -149,28 +149,15 @@ public sealed class StaleRegistrationWriter : IFrameWriter
         if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
         lock (_gate) _doorbell.Writer.TryComplete();
         _space.Release(_context.QueueCapacity);
-        bool drained = await WaitForLoopAsync().ConfigureAwait(false);
+        bool drained = await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false);
         if (!drained)
         {
             Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up draining."), null);
             await _stop.CancelAsync().ConfigureAwait(false);
             _context.Output.CancelPendingFlush();
-            await WaitForLoopAsync().ConfigureAwait(false);
+            await _loop.EndsWithinAsync(_context, gaveUp: true).ConfigureAwait(false);
         }
         lock (_gate) FailQueued(ZooHelpers.Disposed(Name));
-    }
-
-    private async Task<bool> WaitForLoopAsync()
-    {
-        try
-        {
-            await _loop.WaitAsync(_context.DrainTimeout).ConfigureAwait(false);
-            return true;
-        }
-        catch (TimeoutException)
-        {
-            return false;
-        }
     }
 
     /// <summary>A pooled queue entry: a command, the task its caller awaits, and the caller's registration. Queued (0), taken by

@@ -135,7 +135,7 @@ public sealed class FastPathOvertakesWriter : IFrameWriter
     {
         if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
         _queue.Writer.TryComplete();
-        if (await WaitForLoopAsync().ConfigureAwait(false) && await _gate.WaitAsync(_context.DrainTimeout).ConfigureAwait(false))
+        if (await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false) && await _gate.WaitAsync(_context.DrainTimeout).ConfigureAwait(false))
         {
             _gate.Release();
             return;
@@ -143,20 +143,7 @@ public sealed class FastPathOvertakesWriter : IFrameWriter
         Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up draining."), null);
         await _stop.CancelAsync().ConfigureAwait(false);
         _context.Output.CancelPendingFlush();
-        await WaitForLoopAsync().ConfigureAwait(false);
+        await _loop.EndsWithinAsync(_context, gaveUp: true).ConfigureAwait(false);
         if (await _gate.WaitAsync(_context.DrainTimeout).ConfigureAwait(false)) _gate.Release();
-    }
-
-    private async Task<bool> WaitForLoopAsync()
-    {
-        try
-        {
-            await _loop.WaitAsync(_context.DrainTimeout).ConfigureAwait(false);
-            return true;
-        }
-        catch (TimeoutException)
-        {
-            return false;
-        }
     }
 }

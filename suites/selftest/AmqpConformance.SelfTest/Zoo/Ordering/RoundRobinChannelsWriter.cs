@@ -118,31 +118,18 @@ public sealed class RoundRobinChannelsWriter : IFrameWriter
         if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
         lock (_gate) _doorbell.Writer.TryComplete();
         _space.Release(_context.QueueCapacity);
-        bool drained = await WaitForLoopAsync().ConfigureAwait(false);
+        bool drained = await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false);
         if (!drained)
         {
             Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up draining."), null);
             await _stop.CancelAsync().ConfigureAwait(false);
             _context.Output.CancelPendingFlush();
-            await WaitForLoopAsync().ConfigureAwait(false);
+            await _loop.EndsWithinAsync(_context, gaveUp: true).ConfigureAwait(false);
         }
         lock (_gate)
         {
             foreach (var queue in _queues.Values)
                 while (queue.TryDequeue(out var left)) left.Release(_context.Pool);
-        }
-    }
-
-    private async Task<bool> WaitForLoopAsync()
-    {
-        try
-        {
-            await _loop.WaitAsync(_context.DrainTimeout).ConfigureAwait(false);
-            return true;
-        }
-        catch (TimeoutException)
-        {
-            return false;
         }
     }
 }
