@@ -6,7 +6,7 @@ namespace AmqpConformance.Protocol.Recording;
 /// and only a frame where that fails is marked (the first of each direction, a frame after a refused one); a timestamp
 /// is marked where it differs from the frame before (a broker stamps every frame of one socket read, or of one outgoing
 /// command, with one clock read); a size is kept in a column, in frame order, for the frames whose entry cannot give it
-/// (<see cref="FrameEntry.SizeInSlot"/>). Each segment also notes where its first frame stands (predicted offsets, place
+/// (<see cref="FrameEntry.SizeInSlot"/>). All three are <see cref="PinnedChunks{T}"/> columns. Each segment also notes where its first frame stands (predicted offsets, place
 /// in the size column), so a read starts at the start of a segment instead of the start of the log. Not thread-safe:
 /// used under the log's lock.
 /// </summary>
@@ -36,11 +36,19 @@ internal sealed class FrameMarks
         }
     }
 
+    /// <summary>Marks per chunk: 256 x 16 bytes = 4 KiB, so a connection of few frames pays little for its two mark
+    /// columns.</summary>
+    private const int MarksPerChunk = 256;
+
+    /// <summary>Sizes per chunk: 4,096 x 4 bytes = 16 KiB.</summary>
+    private const int SizesPerChunk = 4096;
+
     private readonly List<SegmentStart> _segmentStarts = [];
-    private readonly List<Mark> _offsets = [];
-    private readonly List<Mark> _times = [];
-    private readonly SizeColumn _sizes = new();
+    private readonly PinnedChunks<Mark> _offsets = new(MarksPerChunk);
+    private readonly PinnedChunks<Mark> _times = new(MarksPerChunk);
+    private readonly PinnedChunks<int> _sizes = new(SizesPerChunk);
     private Prediction _next;
+    private long _lastTime = -1; // the value of the newest timestamp mark (-1 before the first; ticks are never negative)
 
     /// <summary>A segment starts with the next frame.</summary>
     public void StartSegment() => _segmentStarts.Add(new SegmentStart(_next, _sizes.Next));
@@ -52,7 +60,11 @@ internal sealed class FrameMarks
         bool sent = entry.Has(FrameEntryFlags.Sent);
         if (extras.WireOffset != _next.For(sent)) _offsets.Add(new Mark(sequence, extras.WireOffset));
         _next.After(sent, extras.WireOffset, extras.Size);
-        if (_times.Count == 0 || _times[^1].Value != extras.TimestampTicks) _times.Add(new Mark(sequence, extras.TimestampTicks));
+        if (_times.Next == 0 || _lastTime != extras.TimestampTicks)
+        {
+            _times.Add(new Mark(sequence, extras.TimestampTicks));
+            _lastTime = extras.TimestampTicks;
+        }
     }
 
     /// <summary>A reader that starts at the first frame of segment <paramref name="segment"/> (sequence
@@ -64,9 +76,10 @@ internal sealed class FrameMarks
             FirstAtOrAfter(_offsets, segmentStart), FirstAtOrAfter(_times, segmentStart + 1) - 1);
     }
 
-    /// <summary>Forgets what the first <paramref name="droppedSegments"/> segments' reads needed: their sizes, the offset marks
-    /// before <paramref name="segmentBase"/> (the first segment still held), and the timestamp marks before
-    /// <paramref name="first"/> (the first frame still held) but the one in force there.</summary>
+    /// <summary>Lets go of what the first <paramref name="droppedSegments"/> segments' reads needed: their sizes, the offset
+    /// marks before <paramref name="segmentBase"/> (the first segment still held), and the timestamp marks before
+    /// <paramref name="first"/> (the first frame still held) but the one in force there; each column in whole chunks, so
+    /// some of those may stay (reads start past them).</summary>
     public void DropBefore(int droppedSegments, long segmentBase, long first)
     {
         if (droppedSegments > 0)
@@ -74,18 +87,18 @@ internal sealed class FrameMarks
             _sizes.DropBefore(droppedSegments < _segmentStarts.Count ? _segmentStarts[droppedSegments].SizeIndex : _sizes.Next);
             _segmentStarts.RemoveRange(0, droppedSegments);
         }
-        _offsets.RemoveRange(0, FirstAtOrAfter(_offsets, segmentBase));
-        int inForce = FirstAtOrAfter(_times, first + 1) - 1;
-        if (inForce > 0) _times.RemoveRange(0, inForce);
+        _offsets.DropBefore(FirstAtOrAfter(_offsets, segmentBase));
+        _times.DropBefore(FirstAtOrAfter(_times, first + 1) - 1);
     }
 
-    /// <summary>The index of the first mark at or after <paramref name="sequence"/> (the count when there is none).</summary>
-    private static int FirstAtOrAfter(List<Mark> marks, long sequence)
+    /// <summary>The position of the first mark held at or after <paramref name="sequence"/> (<see cref="PinnedChunks{T}.Next"/>
+    /// when there is none).</summary>
+    private static long FirstAtOrAfter(PinnedChunks<Mark> marks, long sequence)
     {
-        int low = 0, high = marks.Count;
+        long low = marks.First, high = marks.Next;
         while (low < high)
         {
-            int mid = (low + high) >>> 1;
+            long mid = (low + high) >>> 1;
             if (marks[mid].Sequence < sequence) low = mid + 1;
             else high = mid;
         }
@@ -93,12 +106,12 @@ internal sealed class FrameMarks
     }
 
     /// <summary>Reads the extras frame after frame, forward from a segment's start.</summary>
-    internal struct Reader(FrameMarks marks, Prediction next, long sizeAt, int offsetAt, int timeAt)
+    internal struct Reader(FrameMarks marks, Prediction next, long sizeAt, long offsetAt, long timeAt)
     {
         private Prediction _next = next;
         private long _sizeAt = sizeAt;
-        private int _offsetAt = offsetAt;
-        private int _timeAt = timeAt;
+        private long _offsetAt = offsetAt;
+        private long _timeAt = timeAt;
 
         /// <summary>False for the default reader, which reads nothing.</summary>
         public readonly bool IsSet => marks is not null;
@@ -110,10 +123,10 @@ internal sealed class FrameMarks
             int size = entry.SizeInSlot ? PayloadStore.LengthOf(entry.Slot) : marks._sizes[_sizeAt++];
             bool sent = entry.Has(FrameEntryFlags.Sent);
             long offset = _next.For(sent);
-            if (_offsetAt < marks._offsets.Count && marks._offsets[_offsetAt].Sequence == sequence) offset = marks._offsets[_offsetAt++].Value;
+            if (_offsetAt < marks._offsets.Next && marks._offsets[_offsetAt].Sequence == sequence) offset = marks._offsets[_offsetAt++].Value;
             _next.After(sent, offset, size);
-            while (_timeAt + 1 < marks._times.Count && marks._times[_timeAt + 1].Sequence <= sequence) _timeAt++;
-            return new FrameExtras(offset, _timeAt >= 0 ? marks._times[_timeAt].Value : 0, size);
+            while (_timeAt + 1 < marks._times.Next && marks._times[_timeAt + 1].Sequence <= sequence) _timeAt++;
+            return new FrameExtras(offset, _timeAt >= marks._times.First ? marks._times[_timeAt].Value : 0, size);
         }
     }
 }

@@ -1,7 +1,7 @@
 namespace AmqpConformance.Protocol.Recording;
 
-/// <summary>The frames a <see cref="FrameLog"/> holds: 12-byte <see cref="FrameEntry"/> structs in fixed-size segment
-/// arrays (each under the large-object threshold), addressed by sequence number, plus what an entry leaves out
+/// <summary>The frames a <see cref="FrameLog"/> holds: 12-byte <see cref="FrameEntry"/> structs in fixed-size segments
+/// (the chunks of a <see cref="PinnedChunks{T}"/>, each under the large-object threshold), addressed by sequence number, plus what an entry leaves out
 /// (<see cref="FrameExtras"/>: wire offset, timestamp, size), kept by <see cref="FrameMarks"/> only where it cannot be
 /// told otherwise. Appending fills the last segment and starts a new one when it is
 /// full, so nothing is ever copied to grow; dropping the oldest frames releases whole segments, which are kept for
@@ -14,24 +14,17 @@ internal sealed class FrameSegments
     /// <summary>Entries per segment: 4096 x 12 bytes = 48 KiB, below the 85,000-byte large-object threshold.</summary>
     public const int SegmentLength = 4096;
 
-    private readonly List<FrameEntry[]> _segments = [];
-    private readonly Stack<FrameEntry[]> _spare = new();
+    private readonly PinnedChunks<FrameEntry> _entries = new(SegmentLength);
     private readonly FrameMarks _marks = new();
 
-    /// <summary>The last segment, which appends fill, and how many of its entries are used (<see cref="SegmentLength"/>
-    /// when there is none or it is full, so the next append starts one). A segment is only dropped once every entry in
-    /// it is before <see cref="First"/>, so a partly filled tail is never dropped.</summary>
-    private FrameEntry[]? _tail;
-    private int _tailUsed = SegmentLength;
-
     /// <summary>Sequence number of the first entry of the first segment.</summary>
-    private long _segmentBase;
+    private long SegmentBase => _entries.First;
 
     /// <summary>Sequence number of the first frame held (= how many were dropped).</summary>
     public long First { get; private set; }
 
     /// <summary>Sequence number the next frame gets (= how many were ever appended).</summary>
-    public long Next { get; private set; }
+    public long Next => _entries.Next;
 
     /// <summary>How many frames are held.</summary>
     public long Count => Next - First;
@@ -39,33 +32,13 @@ internal sealed class FrameSegments
     /// <summary>Appends <paramref name="entry"/> with its <paramref name="extras"/>; returns its sequence number.</summary>
     public long Add(in FrameEntry entry, in FrameExtras extras)
     {
-        if (_tailUsed == SegmentLength) StartSegment();
-        _tail![_tailUsed++] = entry;
+        if (_entries.NextStartsChunk) _marks.StartSegment();
         _marks.Add(Next, entry, extras);
-        return Next++;
+        return _entries.Add(entry);
     }
-
-    private void StartSegment()
-    {
-        _tail = _spare.Count > 0 ? _spare.Pop() : NewSegment();
-        _segments.Add(_tail);
-        _marks.StartSegment();
-        _tailUsed = 0;
-    }
-
-    /// <summary>A new segment, on the pinned object heap: it lives as long as the log, so there it is never copied from
-    /// generation to generation nor compacted, and young collections do not touch it (it holds no references).</summary>
-    private static FrameEntry[] NewSegment() => GC.AllocateUninitializedArray<FrameEntry>(SegmentLength, pinned: true);
 
     /// <summary>The entry of <paramref name="sequence"/>, which must be held (First &lt;= sequence &lt; Next).</summary>
-    public ref readonly FrameEntry this[long sequence]
-    {
-        get
-        {
-            long offset = sequence - _segmentBase;
-            return ref _segments[(int)(offset / SegmentLength)][(int)(offset % SegmentLength)];
-        }
-    }
+    public ref readonly FrameEntry this[long sequence] => ref _entries[sequence];
 
     /// <summary>Reads the held frames from <paramref name="sequence"/> on (clamped to <see cref="First"/>), in order, with
     /// their extras. It starts from the nearest of: the walk last handed back with <see cref="Park"/> when that stands before
@@ -80,14 +53,14 @@ internal sealed class FrameSegments
             return parked;
         }
         if (sequence == Next) return new FrameWalk(this, default, Next);
-        int segment = (int)((sequence - _segmentBase) / SegmentLength);
+        int segment = (int)((sequence - SegmentBase) / SegmentLength);
         FrameWalk walk;
-        if (segment == 0 && First > _segmentBase)
+        if (segment == 0 && First > SegmentBase)
         {
             // The first segment's dropped frames are read once after each drop, not by every walk from the first held frame.
             if (_atFirst is not { } atFirst)
             {
-                atFirst = new FrameWalk(this, _marks.StartAt(0, _segmentBase), _segmentBase);
+                atFirst = new FrameWalk(this, _marks.StartAt(0, SegmentBase), SegmentBase);
                 atFirst.MoveBefore(First);
                 _atFirst = atFirst;
             }
@@ -102,7 +75,7 @@ internal sealed class FrameSegments
     }
 
     /// <summary>The sequence number of the first entry of the segment <paramref name="sequence"/> is in (or would be in).</summary>
-    private long SegmentStartOf(long sequence) => sequence - (sequence - _segmentBase) % SegmentLength;
+    private long SegmentStartOf(long sequence) => sequence - (sequence - SegmentBase) % SegmentLength;
 
     /// <summary>Hands a walk back when its reader is done, so that the next <see cref="Walk"/> from a later frame can go on
     /// from it (a reader reading the log in batches then walks it once). A walk made when nothing was held after its start
@@ -124,16 +97,8 @@ internal sealed class FrameSegments
     public void DropBefore(long sequence)
     {
         First = Math.Clamp(sequence, First, Next);
-        int dropped = 0;
-        while (First - _segmentBase >= SegmentLength)
-        {
-            var segment = _segments[0];
-            _segments.RemoveAt(0);
-            _spare.Push(segment);
-            _segmentBase += SegmentLength;
-            dropped++;
-        }
-        _marks.DropBefore(dropped, _segmentBase, First);
+        int dropped = _entries.DropBefore(First);
+        _marks.DropBefore(dropped, SegmentBase, First);
         _atFirst = null;
         _parked = null;
     }

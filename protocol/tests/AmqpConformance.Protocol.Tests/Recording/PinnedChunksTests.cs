@@ -1,0 +1,42 @@
+using AmqpConformance.Protocol.Recording;
+
+namespace AmqpConformance.Protocol.Tests.Recording;
+
+/// <summary>The frame log's chunked columns: absolute positions that survive drops, drops in whole chunks only, and
+/// chunks reused after a drop.</summary>
+public sealed class PinnedChunksTests
+{
+    [Fact]
+    public void Values_keep_their_positions_across_drops_and_chunk_reuse()
+    {
+        var column = new PinnedChunks<long>(chunkLength: 4);
+        var random = new Random(7);
+        for (int round = 0; round < 2000; round++)
+        {
+            int adds = random.Next(0, 7);
+            for (int i = 0; i < adds; i++) Assert.Equal(column.Next, column.Add(column.Next * 10));
+            if (random.Next(3) == 0)
+            {
+                long before = column.First;
+                long to = column.First + random.Next((int)(column.Next - column.First) + 1);
+                int dropped = column.DropBefore(to);
+                Assert.Equal(before + 4L * dropped, column.First);
+                Assert.True(column.First <= to && to - column.First < 4 || column.First == column.Next, $"first {column.First}, asked {to}");
+            }
+            for (long p = column.First; p < column.Next; p++) Assert.Equal(p * 10, column[p]);
+            Assert.Equal((column.Next - column.First) % 4 == 0, column.NextStartsChunk);
+        }
+    }
+
+    [Fact]
+    public void Dropping_every_full_chunk_leaves_an_empty_column_that_appends_again()
+    {
+        var column = new PinnedChunks<int>(chunkLength: 3);
+        for (int i = 0; i < 6; i++) column.Add(i);
+        Assert.Equal(2, column.DropBefore(6));
+        Assert.Equal(6, column.First);
+        Assert.Equal(6, column.Add(60));
+        Assert.Equal(60, column[6]);
+        Assert.Equal(0, column.DropBefore(6));
+    }
+}
