@@ -59,6 +59,10 @@ public sealed record ConformanceEvidence
     /// can be trusted; false at client level, and when the output stopped making sense (the wire-format invariant says why).</summary>
     public bool OutputDeliveryTracked { get; init; }
 
+    /// <summary>Set when the run did not end within its case bound: what the harness was stuck in (threads of its own inside the
+    /// writer's code, say a cancellation callback that never returns). The rest of the evidence is what could be read by then.</summary>
+    public string? CaseHung { get; init; }
+
     /// <summary>Frames the writer sent (client to broker), in wire order.</summary>
     public IEnumerable<FrameRecord> Received => Frames.Where(f => f.Direction == FrameDirection.Received);
 }

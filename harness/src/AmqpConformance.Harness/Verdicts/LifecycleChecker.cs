@@ -4,7 +4,8 @@ namespace AmqpConformance.Harness.Verdicts;
 /// returned, or alongside it) returns without error; every call pending when disposal began completes, and succeeds only if its
 /// command went out before disposal returned; a call that starts after disposal returned fails and writes nothing; nothing is
 /// written after disposal returned, nor flushed: no flush of the writer's is still pending (one it did not cancel) when disposal
-/// returns, and none starts after. At no time does the writer complete its output: that is the connection's.</summary>
+/// returns, and none starts after. At no time does the writer complete its output: that is the connection's. And the case
+/// ends: no thread that calls into the writer (a caller, or whoever cancels a caller's token) is kept there for ever.</summary>
 /// <remarks>Holds trivially where the harness did not dispose the writer (<see cref="ConformanceEvidence.Lifecycle"/> is null).</remarks>
 public sealed class LifecycleChecker : IInvariantChecker
 {
@@ -17,6 +18,10 @@ public sealed class LifecycleChecker : IInvariantChecker
         ArgumentNullException.ThrowIfNull(evidence);
         ArgumentNullException.ThrowIfNull(wire);
         var v = new ViolationList(Invariant);
+        if (evidence.CaseHung is { } hung)
+            v.Add("case-hung", hung + " A caller of the writer, or whoever cancels a caller's token, would hang the same way: a writer " +
+                "must not block the threads that call it or cancel its callers (say, by disposing a token registration while holding a " +
+                "lock the registration's callback takes).", null, null);
         if (evidence.Lifecycle?.OutputCompletedByWriterAt is { } completed)
             v.Add("output-completed-by-writer", $"The writer completed its output at {completed.TotalMilliseconds:0.###} ms: the output is the connection's, " +
                 "which still writes to it after the writer is gone (connection.close, close-ok); completed, those writes fail and the broker " +

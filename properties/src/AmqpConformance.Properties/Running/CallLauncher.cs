@@ -12,7 +12,7 @@ namespace AmqpConformance.Properties.Running;
 internal sealed class CallLauncher(WriterCase world)
 {
     /// <summary>Token sources of completed calls whose step cancels after completion, waiting for the next call to start.</summary>
-    private readonly System.Collections.Concurrent.ConcurrentQueue<CancellationTokenSource> _ended = new();
+    private readonly System.Collections.Concurrent.ConcurrentQueue<(CallTrace Trace, CancellationTokenSource Source)> _ended = new();
 
     /// <summary>Starts <paramref name="trace"/>'s call with <paramref name="step"/>; the returned task (= <see cref="CallTrace.Done"/>)
     /// completes when the call has completed and been recorded, or was given up as hung. Never faults.</summary>
@@ -99,6 +99,7 @@ internal sealed class CallLauncher(WriterCase world)
             try { cts.Cancel(); } catch (ObjectDisposedException) { }
         }, null, world.Options.CallTimeout, Timeout.InfiniteTimeSpan))
         {
+            trace.Inside = new HarnessInside("WriteAsync", world.Clock);
             try
             {
                 pending = writer.WriteAsync(command, cts.Token);
@@ -108,6 +109,7 @@ internal sealed class CallLauncher(WriterCase world)
                 pending = ValueTask.FromException(ex);
             }
             Volatile.Write(ref returned, 1);
+            trace.Inside = null;
         }
         trace.HandedOver = true;
         CancelEndedTokens();
@@ -125,11 +127,11 @@ internal sealed class CallLauncher(WriterCase world)
     /// entry, and gave the entry to this call, cancels this call), and once every call is done.</summary>
     public void CancelEndedTokens()
     {
-        while (_ended.TryDequeue(out var cts))
+        while (_ended.TryDequeue(out var ended))
         {
             world.Events.Add(RunEvent.CancelAfterCompletion);
-            cts.Cancel(); // the call is over: whatever this still reaches inside the writer belongs to another call
-            cts.Dispose();
+            CancelInside(ended.Trace, ended.Source); // the call is over: whatever this still reaches inside the writer belongs to another call
+            ended.Source.Dispose();
         }
     }
 
@@ -216,8 +218,17 @@ internal sealed class CallLauncher(WriterCase world)
         if (world.Output.IsFlushPending) world.Events.Add(RunEvent.CancelDuringFlush);
         // The call may have completed (and its source been disposed) since the check above: then there is nothing to cancel.
         trace.CancelRequested = true;
-        try { cts.Cancel(); }
+        try { CancelInside(trace, cts); }
         catch (ObjectDisposedException) { }
+    }
+
+    /// <summary>Cancels <paramref name="cts"/>, noting on <paramref name="trace"/> that this thread is inside the writer's callbacks
+    /// until Cancel returns (a callback that never returns is what a hung case then names).</summary>
+    private void CancelInside(CallTrace trace, CancellationTokenSource cts)
+    {
+        trace.Inside = new HarnessInside("the cancellation of its token (CancellationTokenSource.Cancel, which runs the callbacks the writer registered on it)", world.Clock);
+        try { cts.Cancel(); }
+        finally { trace.Inside = null; }
     }
 
     private async Task WatchAsync(CallTrace trace, Task call, CancellationTokenSource cts, Action? onFlush, byte[]? array, bool cancelAfter)
@@ -231,7 +242,7 @@ internal sealed class CallLauncher(WriterCase world)
             world.NoteCompletion();
             if (onFlush is not null) world.Output.Disarm(onFlush);
             trace.Cancel = null;
-            if (cancelAfter) _ended.Enqueue(cts); // cancelled when the next call has started: see CancelEndedTokens
+            if (cancelAfter) _ended.Enqueue((trace, cts)); // cancelled when the next call has started: see CancelEndedTokens
             else cts.Dispose();
             if (array is not null)
             {

@@ -35,6 +35,11 @@ internal sealed class CallTrace
     /// harness does not follow it (client level).</summary>
     public bool? CancelRequested { get; set; }
 
+    /// <summary>The writer code a harness thread is inside for this call right now ("WriteAsync", "the cancellation of its token"),
+    /// with when it went in on the case's clock; null when none. What a hung case reports.</summary>
+    public HarnessInside? Inside { get => Volatile.Read(ref _inside); set => Volatile.Write(ref _inside, value); }
+    private HarnessInside? _inside;
+
     /// <summary>Whether WriteAsync kept the calling thread for the whole call timeout (see <see cref="PublishCall.BlockedCaller"/>).</summary>
     public bool BlockedCaller { get; set; }
 

@@ -31,12 +31,32 @@ public static class WriterLevelRunner
         ArgumentNullException.ThrowIfNull(scenario);
         options ??= WriterRunOptions.Default;
         long started = Stopwatch.GetTimestamp();
-        await using var world = await WriterCase.OpenAsync(factory, scenario, options, cancellationToken).ConfigureAwait(false);
+        var world = await WriterCase.OpenAsync(factory, scenario, options, cancellationToken).ConfigureAwait(false);
         long opened = Stopwatch.GetTimestamp();
         var calls = new CallLauncher(world);
         var observer = new CaseObserver(world);
         var lifecycle = new CaseLifecycle(world, observer);
 
+        // The case runs on a thread of its own and is waited for with a bound: a writer can keep a harness thread for ever (a
+        // cancellation callback that deadlocks the thread cancelling, a WriteAsync stuck on a lock), and then only this wait
+        // comes back, to report what the harness is stuck in instead of hanging the run.
+        var run = Task.Run(() => DriveAsync(world, calls, observer, lifecycle, started, opened));
+        if (!await BoundedWait.CompletesWithinAsync(run, options.CaseTimeout).ConfigureAwait(false))
+            return Abandon(world, observer, lifecycle, run);
+        try
+        {
+            return await run.ConfigureAwait(false);
+        }
+        finally
+        {
+            await world.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+
+    private static async Task<RunResult> DriveAsync(WriterCase world, CallLauncher calls, CaseObserver observer, CaseLifecycle lifecycle,
+        long started, long opened)
+    {
+        var scenario = world.Scenario;
         if (scenario.Script is null) await FreeRunDriver.RunAsync(world, calls, observer).ConfigureAwait(false);
         else await ScriptDriver.RunAsync(world, calls, observer, lifecycle).ConfigureAwait(false);
 
@@ -58,6 +78,33 @@ public static class WriterLevelRunner
         var phases = new RunPhases(Stopwatch.GetElapsedTime(started, opened), Stopwatch.GetElapsedTime(opened, driven),
             Stopwatch.GetElapsedTime(driven, ended), Stopwatch.GetElapsedTime(ended)) { Skipped = world.Time.Skipped, FaultGraceWaits = world.FaultGraceWaits };
         return new RunResult(scenario, evidence, world.Connection.Log) { Events = world.Events, Phases = phases };
+    }
+
+    /// <summary>The result of a case that did not end within <see cref="WriterRunOptions.CaseTimeout"/>: the evidence so far, with
+    /// what the harness's threads are stuck in. The case's threads are left where they are (nothing can bring back a thread
+    /// blocked inside the writer), and the case is disposed in the background, with the same bound.</summary>
+    private static RunResult Abandon(WriterCase world, CaseObserver observer, CaseLifecycle lifecycle, Task<RunResult> run)
+    {
+        var stuck = world.AllTraces.Select(t => (Trace: t, Inside: t.Inside)).Where(x => x.Inside is not null)
+            .Select(x => $"call {x.Trace.Id} (publisher {x.Trace.Publisher}) in {x.Inside!.What} since {x.Inside.Since.TotalMilliseconds:0.###} ms")
+            .ToList();
+        string hung = $"The case did not end within {world.Options.CaseTimeout.TotalSeconds:0.###} s. " + (stuck.Count > 0
+            ? $"Harness threads are inside the writer and never came back: {string.Join("; ", stuck)}."
+            : "No harness thread is inside the writer's code: the harness waited on something the writer never did.");
+        ConformanceEvidence evidence;
+        try { evidence = Evidence(world, observer, lifecycle) with { CaseHung = hung }; }
+        catch (Exception ex) when (ex is InvalidOperationException or ArgumentException or NullReferenceException)
+        {
+            // The case's objects are still in use by its stuck threads: keep what can be read safely.
+            evidence = new ConformanceEvidence { Frames = [], Calls = [], FrameMax = world.Scenario.FrameMax, CaseHung = hung + $" (evidence incomplete: {ex.Message})" };
+        }
+        _ = run.ContinueWith(static t => _ = t.Exception, TaskScheduler.Default); // observed if it ever fails
+        _ = Task.Run(async () =>
+        {
+            try { await world.DisposeAsync().AsTask().WaitAsync(world.Options.CaseTimeout).ConfigureAwait(false); }
+            catch (Exception) { } // the writer is stuck: nothing more to learn here
+        });
+        return new RunResult(world.Scenario, evidence, world.Connection.Log) { Events = world.Events };
     }
 
     private static ConformanceEvidence Evidence(WriterCase world, CaseObserver observer, CaseLifecycle lifecycle)
