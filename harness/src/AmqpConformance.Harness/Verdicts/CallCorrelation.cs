@@ -6,7 +6,9 @@ namespace AmqpConformance.Harness.Verdicts;
 
 /// <summary>Ties commands on the wire to the calls that made them by the name "call-{id}": a publish carries it as its routing
 /// key; a call without content is a basic.cancel (nowait) that carries it as its consumer tag, which a broker ignores (no consumer
-/// has that tag), so the command reaches the wire and the broker without any effect or reply.</summary>
+/// has that tag), so the command reaches the wire and the broker without any effect or reply; a connection-level call without
+/// content (channel 0) is a connection.update-secret carrying it as its reason, which a running connection may send at any
+/// time (the broker answers update-secret-ok).</summary>
 public static class CallCorrelation
 {
     private const string Prefix = "call-";
@@ -29,7 +31,29 @@ public static class CallCorrelation
     {
         hasContent = IsMethod(methodPayload, 60, 40);
         if (hasContent) return CallIdFrom(RoutingKeyOfPublish(methodPayload));
-        return CallIdFrom(ConsumerTagOfCancel(methodPayload));
+        return CallIdOfCommandWithoutContent(methodPayload);
+    }
+
+    /// <summary>The call a command without content belongs to: the consumer tag of a basic.cancel or the reason of a
+    /// connection.update-secret, when it is a harness correlation name; null for any other method.</summary>
+    public static int? CallIdOfCommandWithoutContent(ReadOnlySpan<byte> methodPayload) =>
+        CallIdFrom(ConsumerTagOfCancel(methodPayload) ?? ReasonOfUpdateSecret(methodPayload));
+
+    /// <summary>The reason a connection-level call without content (id <paramref name="callId"/>) carries in its
+    /// connection.update-secret.</summary>
+    public static string UpdateSecretReasonFor(int callId) => RoutingKeyFor(callId);
+
+    /// <summary>Reads the reason from a connection.update-secret method payload (class 10, method 70: class, method, new-secret
+    /// longstr, reason shortstr). Null when the payload is not a well-formed connection.update-secret.</summary>
+    public static string? ReasonOfUpdateSecret(ReadOnlySpan<byte> methodPayload)
+    {
+        if (methodPayload.Length < 9 || !IsMethod(methodPayload, 10, 70)) return null;
+        uint secretLength = BinaryPrimitives.ReadUInt32BigEndian(methodPayload[4..]);
+        if (secretLength > (uint)(methodPayload.Length - 9)) return null;
+        int at = 8 + (int)secretLength;
+        int reasonLength = methodPayload[at];
+        if (at + 1 + reasonLength > methodPayload.Length) return null;
+        return Encoding.UTF8.GetString(methodPayload.Slice(at + 1, reasonLength));
     }
 
     /// <summary>Reads the consumer tag from a basic.cancel method payload (class 60, method 30: class, method, consumer-tag

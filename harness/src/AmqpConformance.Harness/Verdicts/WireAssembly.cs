@@ -74,8 +74,7 @@ public sealed class WireAssembly
                         commands.Add(cmd);
                         open[f.Channel] = cmd;
                     }
-                    else if (IsMethod(f, 60, 30) && f.Payload is { } p &&
-                             CallCorrelation.CallIdFrom(CallCorrelation.ConsumerTagOfCancel(p.Span)) is { } callId)
+                    else if (f.Payload is { } p && CallCorrelation.CallIdOfCommandWithoutContent(p.Span) is { } callId)
                         commands.Add(new AssembledCommand(callId, f.Channel, f.Sequence, hasContent: false));
                     break;
                 }

@@ -44,7 +44,8 @@ public static class ScenarioGenerators
     }
 
     /// <summary>One call under <paramref name="frameMax"/>, with what <paramref name="features"/> allow: a publish, or with
-    /// <see cref="SwarmFeatures.Methods"/> in one call in four a command without content (cancellable like a publish).</summary>
+    /// <see cref="SwarmFeatures.Methods"/> in one call in four a command without content (cancellable like a publish), a third of
+    /// those on channel 0 (<see cref="PublishStep.ConnectionLevel"/>).</summary>
     public static Gen<PublishStep> Step(int frameMax, SwarmFeatures features)
     {
         ArgumentNullException.ThrowIfNull(features);
@@ -69,8 +70,9 @@ public static class ScenarioGenerators
             from afterFlushes in Gen.Choose(1, 3)
             from withOwner in owned
             from withoutContent in methodOnly
+            from onChannelZero in Gen.Frequency((2, Gen.Constant(false)), (1, Gen.Constant(true)))
             let flushes = cancelKind == CancelKind.OnFlush ? afterFlushes : 1
-            select withoutContent ? PublishStep.WithoutContent(cancelKind, flushes)
+            select withoutContent ? PublishStep.WithoutContent(cancelKind, flushes, onChannelZero)
                 : new PublishStep(length, sliceOffset, slack, headerBytes, cancelKind, flushes, withOwner);
     }
 
@@ -185,7 +187,7 @@ public static class ScenarioGenerators
         {
             var steps = result[p].ToList();
             while (steps.Count < 2) steps.Add(new PublishStep(0));
-            for (int i = 0; i < 2; i++) steps[i] = steps[i] with { BodyLength = lengths[2 * p + i], Cancel = CancelKind.None, CancelAfterFlushes = 1, MethodOnly = false };
+            for (int i = 0; i < 2; i++) steps[i] = steps[i] with { BodyLength = lengths[2 * p + i], Cancel = CancelKind.None, CancelAfterFlushes = 1, MethodOnly = false, ConnectionLevel = false };
             result[p] = steps;
         }
         return result;

@@ -55,6 +55,7 @@ public static class ScenarioShrinker
 
     private static IEnumerable<PublishStep> ShrinkStep(PublishStep step, int frameMax)
     {
+        if (step.ConnectionLevel) yield return step with { ConnectionLevel = false };
         if (step.Cancel != CancelKind.None) yield return step with { Cancel = CancelKind.None, CancelAfterFlushes = 1 };
         if (step.CancelAfterFlushes > 1) yield return step with { CancelAfterFlushes = step.CancelAfterFlushes - 1 };
         if (step.WithBodyOwner) yield return step with { WithBodyOwner = false };

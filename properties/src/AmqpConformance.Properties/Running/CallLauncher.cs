@@ -43,6 +43,8 @@ internal sealed class CallLauncher(WriterCase world)
         var output = world.Output;
         if (step.MethodOnly && (step.BodyLength != 0 || step.HeaderBytes != 0 || step.WithBodyOwner))
             throw new ArgumentException($"A call without content has no body, headers or body owner; the step asks for them: {step}.", nameof(step));
+        if (step.ConnectionLevel && !step.MethodOnly)
+            throw new ArgumentException($"Only a call without content can go on channel 0: {step}.", nameof(step));
         byte[]? array = null;
         TrackedBodyOwner? owner = null;
         Harness.Writers.OutgoingCommand command;
@@ -50,7 +52,9 @@ internal sealed class CallLauncher(WriterCase world)
         {
             if (step.MethodOnly)
             {
-                command = PublishCommandBuilder.BuildWithoutContent(world.Context.Pool, world.Scenario.FrameMax, trace.Channel, trace.Id);
+                command = step.ConnectionLevel
+                    ? PublishCommandBuilder.BuildConnectionLevel(world.Context.Pool, world.Scenario.FrameMax, trace.Id)
+                    : PublishCommandBuilder.BuildWithoutContent(world.Context.Pool, world.Scenario.FrameMax, trace.Channel, trace.Id);
                 world.Events.Add(RunEvent.CommandWithoutContent);
             }
             else

@@ -39,4 +39,9 @@ public static class PublishCommandBuilder
     /// passes to the writer.</summary>
     public static OutgoingCommand BuildWithoutContent(ArrayPool<byte> pool, int frameMax, ushort channel, int callId) =>
         CommandBuilder.Build(pool, frameMax, channel, new BasicCancel { ConsumerTag = CallCorrelation.ConsumerTagFor(callId), NoWait = true });
+
+    /// <summary>The command of a connection-level call without content: connection.update-secret on channel 0 (the harness's own
+    /// credentials again, so a broker that checks them accepts it), naming the call in its reason.</summary>
+    public static OutgoingCommand BuildConnectionLevel(ArrayPool<byte> pool, int frameMax, int callId) =>
+        CommandBuilder.Build(pool, frameMax, 0, new ConnectionUpdateSecret { NewSecret = "guest"u8.ToArray(), Reason = CallCorrelation.UpdateSecretReasonFor(callId) });
 }

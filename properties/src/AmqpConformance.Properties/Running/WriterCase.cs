@@ -176,7 +176,7 @@ internal sealed class WriterCase : IAsyncDisposable
             for (int i = 0; i < steps.Count; i++, nextId++)
                 mine.Add(new CallTrace
                 {
-                    Id = nextId, Publisher = p, IndexInPublisher = i, Channel = scenario.ChannelOf(p),
+                    Id = nextId, Publisher = p, IndexInPublisher = i, Channel = steps[i].ConnectionLevel ? (ushort)0 : scenario.ChannelOf(p),
                     ExpectedBody = BodyPattern.Create(scenario.Seed, nextId, steps[i].MethodOnly ? 0 : steps[i].BodyLength),
                     HasContent = !steps[i].MethodOnly,
                 });

@@ -14,17 +14,22 @@ namespace AmqpConformance.Properties.Scenarios;
 /// <param name="WithBodyOwner">Whether the body is handed over with an owner the writer must dispose (PR #1913 style) instead of being reusable on completion.</param>
 /// <param name="MethodOnly">The call's command has no content: a single method frame (basic.cancel, nowait, naming the call in its
 /// consumer tag), as a client's acks, cancels and closes are. Such a step has no body, no headers and no body owner.</param>
+/// <param name="ConnectionLevel">With <paramref name="MethodOnly"/>: the command goes on channel 0, as a client's heartbeats,
+/// connection.close and close-ok do, whatever channel the publisher uses: a connection.update-secret naming the call in its
+/// reason, which a running connection may send at any time. A writer that gives channel 0 a lane of its own shows.</param>
 public sealed record PublishStep(int BodyLength, int SliceOffset = 0, int SliceSlack = 0, int HeaderBytes = 0,
-    CancelKind Cancel = CancelKind.None, int CancelAfterFlushes = 1, bool WithBodyOwner = false, bool MethodOnly = false)
+    CancelKind Cancel = CancelKind.None, int CancelAfterFlushes = 1, bool WithBodyOwner = false, bool MethodOnly = false,
+    bool ConnectionLevel = false)
 {
-    /// <summary>A call without content (see <see cref="MethodOnly"/>), cancelled as <paramref name="cancel"/> says.</summary>
-    public static PublishStep WithoutContent(CancelKind cancel = CancelKind.None, int cancelAfterFlushes = 1) =>
-        new(0, Cancel: cancel, CancelAfterFlushes: cancelAfterFlushes, MethodOnly: true);
+    /// <summary>A call without content (see <see cref="MethodOnly"/>), cancelled as <paramref name="cancel"/> says, on channel 0
+    /// when <paramref name="connectionLevel"/>.</summary>
+    public static PublishStep WithoutContent(CancelKind cancel = CancelKind.None, int cancelAfterFlushes = 1, bool connectionLevel = false) =>
+        new(0, Cancel: cancel, CancelAfterFlushes: cancelAfterFlushes, MethodOnly: true, ConnectionLevel: connectionLevel);
 
     /// <summary>A compact description such as "4088@3+5 h200 cancel:flush2 owned", or "method cancel:before" for a call without content.</summary>
     public override string ToString()
     {
-        var sb = new StringBuilder(MethodOnly ? "method" : BodyLength.ToString(CultureInfo.InvariantCulture));
+        var sb = new StringBuilder(MethodOnly ? (ConnectionLevel ? "method ch0" : "method") : BodyLength.ToString(CultureInfo.InvariantCulture));
         if (SliceOffset != 0 || SliceSlack != 0) sb.Append(CultureInfo.InvariantCulture, $"@{SliceOffset}+{SliceSlack}");
         if (HeaderBytes > 0) sb.Append(CultureInfo.InvariantCulture, $" h{HeaderBytes}");
         switch (Cancel)

@@ -119,6 +119,19 @@ public sealed class ScenarioGeneratorsTests
     }
 
     [Fact]
+    public void A_third_of_the_calls_without_content_go_on_channel_zero_and_no_publish_does()
+    {
+        var steps = Sample.SelectMany(s => s.Publishers.SelectMany(p => p)).ToList();
+        var methods = steps.Where(x => x.MethodOnly).ToList();
+        int onZero = methods.Count(x => x.ConnectionLevel);
+        Assert.InRange(onZero, methods.Count / 6, methods.Count / 2);
+        Assert.DoesNotContain(steps, x => x.ConnectionLevel && !x.MethodOnly);
+        // Shrinking never makes a publish of a channel-0 call, nor keeps channel 0 for one.
+        var scenario = Sample.First(s => s.Publishers.Any(p => p.Any(x => x.ConnectionLevel)));
+        Assert.All(ScenarioShrinker.Shrink(scenario).SelectMany(s => s.Publishers.SelectMany(p => p)), x => Assert.False(x.ConnectionLevel && !x.MethodOnly, x.ToString()));
+    }
+
+    [Fact]
     public void Some_tokens_are_cancelled_after_their_call_completed()
     {
         var after = Sample.SelectMany(s => s.Publishers.SelectMany(p => p)).Where(x => x.Cancel == CancelKind.AfterCompletion).ToList();

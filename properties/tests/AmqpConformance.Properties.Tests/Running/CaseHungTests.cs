@@ -17,42 +17,31 @@ public sealed class CaseHungTests
     private static readonly TimeSpan NoHang = TimeSpan.FromMinutes(2);
 
     [Fact]
-    public async Task A_WriteAsync_that_never_returns_ends_the_case_as_hung_and_names_it()
-    {
-        using var release = new ManualResetEventSlim();
-        var factory = FrameWriterFactory.Create("never-returns", c => new StuckWriter(c, release, blockInWrite: true), WriterCompletion.AfterFlush);
-        try
-        {
-            var result = await WriterLevelRunner.RunAsync(factory, OnePublisher(), ShortBound).WaitAsync(NoHang);
-            Assert.NotNull(result.Evidence.CaseHung);
-            Assert.Contains("call 0", result.Evidence.CaseHung, StringComparison.Ordinal);
-            Assert.Contains("in WriteAsync", result.Evidence.CaseHung, StringComparison.Ordinal);
-            Assert.Contains(result.Check(InvariantNames.Lifecycle).Violations, v => v.Rule == "case-hung");
-        }
-        finally
-        {
-            release.Set();
-        }
-    }
+    public Task A_WriteAsync_that_never_returns_ends_the_case_as_hung_and_names_it() =>
+        AssertHungAsync(blockInWrite: true, OnePublisher(), "in WriteAsync");
 
     [Fact]
-    public async Task A_cancellation_callback_that_never_returns_ends_the_case_as_hung_and_names_it()
+    public Task A_cancellation_callback_that_never_returns_ends_the_case_as_hung_and_names_it() =>
+        // The first call's token is cancelled once it completed and the next call started: its leftover callback then blocks.
+        AssertHungAsync(blockInWrite: false,
+            new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(10, Cancel: CancelKind.AfterCompletion), new PublishStep(10)]], FaultPlan.Empty),
+            "cancellation of its token");
+
+    private static async Task AssertHungAsync(bool blockInWrite, Scenario scenario, string stuckIn)
     {
         using var release = new ManualResetEventSlim();
-        var factory = FrameWriterFactory.Create("callback-never-returns", c => new StuckWriter(c, release, blockInWrite: false), WriterCompletion.AfterFlush);
-        // The first call's token is cancelled once it completed and the next call started: its leftover callback then blocks.
-        var scenario = new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(10, Cancel: CancelKind.AfterCompletion), new PublishStep(10)]], FaultPlan.Empty);
+        var factory = FrameWriterFactory.Create("stuck", c => new StuckWriter(c, release, blockInWrite), WriterCompletion.AfterFlush);
         try
         {
             var result = await WriterLevelRunner.RunAsync(factory, scenario, ShortBound).WaitAsync(NoHang);
             Assert.NotNull(result.Evidence.CaseHung);
             Assert.Contains("call 0", result.Evidence.CaseHung, StringComparison.Ordinal);
-            Assert.Contains("cancellation of its token", result.Evidence.CaseHung, StringComparison.Ordinal);
+            Assert.Contains(stuckIn, result.Evidence.CaseHung, StringComparison.Ordinal);
             Assert.Contains(result.Check(InvariantNames.Lifecycle).Violations, v => v.Rule == "case-hung");
         }
         finally
         {
-            release.Set();
+            release.Set(); // lets the stuck harness thread go
         }
     }
 

@@ -11,10 +11,10 @@ namespace AmqpConformance.SelfTest.Zoo.Ordering;
 /// publish is still queued as a later call's method command arrives, the method goes out first, although the publish's call
 /// completed before it started: a channel.close would overtake the publishes before it and lose them.
 /// </summary>
-public sealed class ControlLaneOvertakesWriter : IFrameWriter
+public class ControlLaneOvertakesWriter : IFrameWriter
 {
-    private const string Name = "control-lane-overtakes";
     private const int Batch = 32;
+    private readonly string _name;
     private readonly WriterContext _context;
     private readonly ConcurrentQueue<StagedCommand> _control = new();
     private readonly ConcurrentQueue<StagedCommand> _content = new();
@@ -27,13 +27,24 @@ public sealed class ControlLaneOvertakesWriter : IFrameWriter
     private int _disposed;
 
     public ControlLaneOvertakesWriter(WriterContext context)
+        : this(context, "control-lane-overtakes")
     {
+    }
+
+    /// <summary>For a writer whose fast lane takes other commands (<see cref="TakesFastLane"/>).</summary>
+    protected ControlLaneOvertakesWriter(WriterContext context, string name)
+    {
+        _name = name;
         _context = context;
         _space = new SemaphoreSlim(context.QueueCapacity);
         _loop = Task.Run(LoopAsync);
     }
 
-    private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));
+    private Exception? Stopped() => ZooHelpers.Stopped(_name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));
+
+    /// <summary>Whether <paramref name="command"/> goes into the lane the loop empties first: by default every command without
+    /// content.</summary>
+    protected virtual bool TakesFastLane(in OutgoingCommand command) => !command.HasContent;
 
     public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
@@ -52,7 +63,7 @@ public sealed class ControlLaneOvertakesWriter : IFrameWriter
                 throw stopped;
             }
             // BUG: two lanes; the loop empties the control lane first, whatever was queued before.
-            (command.HasContent ? _content : _control).Enqueue(StagedCommand.Copy(command, _context.Pool));
+            (TakesFastLane(command) ? _control : _content).Enqueue(StagedCommand.Copy(command, _context.Pool));
         }
         _doorbell.Writer.TryWrite(true);
     }
