@@ -38,7 +38,7 @@ public sealed class FaultyTransport : IAsyncDisposable
         Plan = plan;
         _orderlyCloseAsCompletion = options.OrderlyCloseAsCompletion;
         TimeProvider time = options.TimeProvider ?? TimeProvider.System;
-        var pipeOptions = new PipeOptions(pauseWriterThreshold: options.PauseWriterThreshold,
+        var pipeOptions = new PipeOptions(pool: TransportMemoryPool.Instance, pauseWriterThreshold: options.PauseWriterThreshold,
             resumeWriterThreshold: options.ResumeWriterThreshold, useSynchronizationContext: false);
         _upstreamSource = new ChunkPipe(pipeOptions, time);
         _downstreamSource = new ChunkPipe(pipeOptions, time);

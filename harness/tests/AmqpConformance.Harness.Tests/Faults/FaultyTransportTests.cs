@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Diagnostics;
 using System.IO.Pipelines;
 using AmqpConformance.Harness.Faults;
@@ -20,6 +21,28 @@ public sealed class FaultyTransportTests
         var (bytes, _, error) = await reading;
         Assert.Null(error);
         return (transport.Transcript.For(FaultDirection.Upstream), bytes);
+    }
+
+    [Fact]
+    public async Task Bytes_in_transit_share_no_memory_with_the_process_wide_array_pool()
+    {
+        // A writer that returned arrays to ArrayPool<byte>.Shared and still writes into them (or returned one twice) hands that
+        // memory to the pool's next renters: the transport's buffers must not be among them.
+        var returned = new List<byte[]>();
+        for (int i = 0; i < 64; i++) returned.Add(ArrayPool<byte>.Shared.Rent(4096));
+        foreach (var array in returned) ArrayPool<byte>.Shared.Return(array);
+        using var cts = Timeout();
+        await using var transport = FaultyTransport.Create(FaultPlan.Empty, Virtual);
+        byte[] data = Pattern(3000);
+        data.CopyTo(transport.ClientSide.Output.GetMemory(data.Length));
+        transport.ClientSide.Output.Advance(data.Length); // written, not flushed: the bytes sit in the transport's buffer
+        foreach (var array in returned) array.AsSpan().Fill(0xEE);
+        Task<(byte[] Bytes, List<long> Reads, Exception? Error)> reading = ReadAllAsync(transport.BrokerSide.Input, cts.Token);
+        await transport.ClientSide.Output.FlushAsync(cts.Token);
+        await transport.ClientSide.Output.CompleteAsync();
+        var (bytes, _, error) = await reading;
+        Assert.Null(error);
+        Assert.Equal(data, bytes);
     }
 
     [Fact]
