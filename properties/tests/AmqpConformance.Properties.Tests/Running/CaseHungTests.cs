@@ -11,7 +11,7 @@ namespace AmqpConformance.Properties.Tests.Running;
 /// where the harness is stuck, instead of hanging the run.</summary>
 public sealed class CaseHungTests
 {
-    private static readonly WriterRunOptions ShortBound = WriterRunOptions.Default with { CaseTimeout = TimeSpan.FromSeconds(2), CallTimeout = TimeSpan.FromMilliseconds(300) };
+    private static readonly WriterRunOptions ShortBound = WriterRunOptions.Default with { CaseTimeout = TimeSpan.FromSeconds(5), CallTimeout = TimeSpan.FromMilliseconds(300) };
 
     /// <summary>Generous: only turns a regression (a run that hangs) into a failure instead of a test that never ends.</summary>
     private static readonly TimeSpan NoHang = TimeSpan.FromMinutes(2);
