@@ -94,7 +94,6 @@ public static class ConformanceProperties
         private Stopwatch? _shrinking;
         private int _replayAttempts;
         private int _generated, _failedCase = -1, _shrinkCandidates;
-        private bool _hung;
 
         public RunResult? LastFailure { get; private set; }
 
@@ -105,7 +104,9 @@ public static class ConformanceProperties
         public bool Holds(Scenario scenario)
         {
             // Shrinking a writer that hangs costs a call timeout per candidate: past the budget, stop shrinking (keep the best so far).
-            if (_shrinking is not null && (_shrinking.Elapsed > options.ShrinkBudget || _hung)) return true;
+            // A case that hung left harness threads stuck inside the writer, and each candidate would likely hang for the whole case
+            // bound again: the hung case is reported as it is.
+            if (_shrinking is not null && (_shrinking.Elapsed > options.ShrinkBudget || LastFailure?.Evidence.CaseHung is not null)) return true;
             if (options.Cancellation.IsCancellationRequested)
             {
                 Interrupted = true;
@@ -135,9 +136,6 @@ public static class ConformanceProperties
                 if (verdict.Holds) continue;
                 if (_shrinking is null) _failedCase = generated;
                 _shrinking ??= Stopwatch.StartNew();
-                // A case that hung left harness threads stuck inside the writer: each shrink candidate would likely hang for the
-                // whole case bound again, so the hung case is reported as it is.
-                _hung |= result.Evidence.CaseHung is not null;
                 if (options.Replay is not null && _replayAttempts == 0) _replayAttempts = attempt;
                 (LastFailure, LastVerdict) = (result, verdict);
                 return false;

@@ -68,7 +68,8 @@ internal sealed class FrameSegments
         }
         else
         {
-            walk = new FrameWalk(this, _marks.StartAt(segment, SegmentStartOf(sequence)), SegmentStartOf(sequence));
+            long start = SegmentStartOf(sequence);
+            walk = new FrameWalk(this, _marks.StartAt(segment, start), start);
         }
         walk.MoveBefore(sequence);
         return walk;
@@ -86,7 +87,7 @@ internal sealed class FrameSegments
     }
 
     /// <summary>A walk standing just before <see cref="First"/>, made by the first walk after a drop; a drop forgets it (it
-    /// moves <see cref="First"/> and shifts the marks' lists), an append does not change it.</summary>
+    /// moves <see cref="First"/> and lets go of entries and marks), an append does not change it.</summary>
     private FrameWalk? _atFirst;
 
     /// <summary>The walk last handed to <see cref="Park"/>; forgotten, as <see cref="_atFirst"/>, by a drop, and still valid
