@@ -113,7 +113,7 @@ internal sealed class ConfirmPublisher : IAsyncDisposable
                 int batch = 1;
                 while (batch < _perWrite && sent + batch < messages && window.Wait(0)) batch++;
                 Volatile.Write(ref written, written + batch);
-                await _client.SendBytesAsync(_commands.AsMemory(0, batch * _commandLength), stop.Token).ConfigureAwait(false);
+                await _client.SendUnbufferedAsync(_commands.AsMemory(0, batch * _commandLength), stop.Token).ConfigureAwait(false);
                 sent += batch;
             }
         }

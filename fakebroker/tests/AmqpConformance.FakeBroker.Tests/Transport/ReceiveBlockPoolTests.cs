@@ -1,7 +1,7 @@
 namespace AmqpConformance.FakeBroker.Tests.Transport;
 
 /// <summary><see cref="ReceiveBlockPool"/>: fixed-size blocks out of a <see cref="BodyPool"/>, given back once however
-/// often their owner is disposed, and counted while out.</summary>
+/// often their owner is disposed, counted while out, and handed out by owner objects that are reused.</summary>
 public sealed class ReceiveBlockPoolTests
 {
     [Fact]
@@ -44,6 +44,56 @@ public sealed class ReceiveBlockPoolTests
         var e = Assert.Throws<ArgumentOutOfRangeException>(() => pool.Rent(ReceiveBlockPool.BlockSize + 1));
         Assert.Contains(ReceiveBlockPool.BlockSize.ToString(System.Globalization.CultureInfo.InvariantCulture), e.Message);
         Assert.Equal(ReceiveBlockPool.BlockSize, pool.MaxBufferSize);
+        Assert.Equal(0, pool.Outstanding);
+    }
+
+    [Fact]
+    public void Renting_and_giving_back_allocates_nothing_once_warm_and_hands_out_the_same_owner_with_a_live_block()
+    {
+        var source = new BodyPool(retainedLimit: 4 * 1024 * 1024);
+        var pool = new ReceiveBlockPool(source);
+        var first = pool.Rent();
+        first.Dispose();
+
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        for (int i = 0; i < 1000; i++)
+        {
+            var block = pool.Rent();
+            block.Memory.Span[0] = (byte)i;
+            block.Dispose();
+        }
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+
+        Assert.Equal(0, allocated);
+        var again = pool.Rent();
+        Assert.Same(first, again); // the owner came back from the free list ...
+        Assert.Equal(ReceiveBlockPool.BlockSize, again.Memory.Length); // ... holding a block again, not the given-back state
+        Assert.Equal(1, pool.Outstanding);
+        Assert.Equal(0, pool.FreeOwners);
+    }
+
+    [Fact]
+    public void Two_blocks_out_at_once_have_different_owners_and_arrays()
+    {
+        var pool = new ReceiveBlockPool(new BodyPool(retainedLimit: 4 * 1024 * 1024));
+        pool.Rent().Dispose();
+        var a = pool.Rent();
+        var b = pool.Rent();
+
+        Assert.NotSame(a, b);
+        Assert.False(a.Memory.Span.Overlaps(b.Memory.Span));
+        a.Dispose();
+        Assert.Equal(ReceiveBlockPool.BlockSize, b.Memory.Length); // giving back one leaves the other usable
+    }
+
+    [Fact]
+    public void At_most_the_kept_number_of_free_owners_is_held()
+    {
+        var pool = new ReceiveBlockPool(new BodyPool(retainedLimit: 0));
+        var blocks = Enumerable.Range(0, ReceiveBlockPool.KeptOwners + 10).Select(_ => pool.Rent()).ToList();
+        foreach (var block in blocks) block.Dispose();
+
+        Assert.Equal(ReceiveBlockPool.KeptOwners, pool.FreeOwners);
         Assert.Equal(0, pool.Outstanding);
     }
 }
