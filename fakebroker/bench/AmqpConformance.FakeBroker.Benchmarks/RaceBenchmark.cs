@@ -60,6 +60,7 @@ internal static class RaceBenchmark
         else if (!rabbitUp) Console.WriteLine($"RabbitMQ not reachable at {options.RabbitMqText}: {rabbitWhat}; measuring the sink and the fake broker alone");
 
         Console.WriteLine($"{"body",-8} {"conns",5} {"rabbit msg/s",13} {"rabbit MB/s",12} {"sink msg/s",11} {"sink MB/s",10} {"fake msg/s",11} {"fake MB/s",10} {"fake/rabbit",12} {"sink/rabbit",12} {"fake/sink",10}");
+        using AllocationSampler? sampler = options.TraceAllocations ? new AllocationSampler() : null;
         var ratios = new Dictionary<int, List<double>>();
         var ceilings = new Dictionary<int, List<double>>();
         foreach (int size in options.Sizes)
@@ -79,7 +80,9 @@ internal static class RaceBenchmark
                     if (failure is not null) Console.WriteLine($"RabbitMQ failed at {SizeName(size)} x {connections}: {failure}");
                 }
                 Result sink = await MeasureSinkAsync(size, connections, messages, window, ct);
+                sampler?.Start();
                 Result fake = await MeasureFakeAsync(size, connections, messages, window, ct);
+                IReadOnlyList<(string Type, long Bytes)> sampled = sampler?.Stop() ?? [];
                 double? ratio = rabbit is { } r ? fake.MessagesPerSecond / r.MessagesPerSecond : null;
                 double? ceiling = rabbit is { } r2 ? sink.MessagesPerSecond / r2.MessagesPerSecond : null;
                 if (ratio is { } q) (ratios.TryGetValue(size, out var list) ? list : ratios[size] = []).Add(q);
@@ -90,6 +93,8 @@ internal static class RaceBenchmark
                     $"{Ratio(ratio),12} {Ratio(ceiling),12} {Ratio(fake.MessagesPerSecond / sink.MessagesPerSecond),10}"));
                 Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
                     $"  cpu µs/msg: rabbit {(rabbit is { } rr ? Costs(rr, beam: true) : "-")}; sink {Costs(sink, beam: false)}; fake {Costs(fake, beam: false)}"));
+                foreach ((string type, long bytes) in sampled.Take(6))
+                    Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"    fake, sampled {bytes / (double)messages,10:F1} B/msg  {type}"));
                 if (rabbit?.Nacked + fake.Nacked + sink.Nacked is > 0)
                     Console.WriteLine($"  nacked: RabbitMQ {rabbit?.Nacked ?? 0}, sink {sink.Nacked}, fake {fake.Nacked} (counted as settled)");
             }

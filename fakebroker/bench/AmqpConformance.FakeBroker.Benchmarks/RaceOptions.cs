@@ -6,7 +6,8 @@ namespace AmqpConformance.FakeBroker.Benchmarks;
 
 /// <summary>
 /// What the <c>race</c> mode measures, from its command line: <c>--sizes 256,65536,1048576 --connections 1,4
-/// --megabytes 128 --max-messages 200000 --window 1000 --window-megabytes 16 --warmup 100 --rabbitmq 127.0.0.1:5672</c>.
+/// --megabytes 128 --max-messages 200000 --window 1000 --window-megabytes 16 --warmup 100 --rabbitmq 127.0.0.1:5672
+/// --trace-allocations</c> (the last one a flag, with no value).
 /// <c>--rabbitmq</c> takes host:port, an amqp://user:password@host:port/vhost URI, or <c>none</c> (fake broker only);
 /// without it the RABBITMQ_URL environment variable (same forms), else 127.0.0.1:5672 as guest/guest on "/".
 /// </summary>
@@ -23,6 +24,9 @@ internal sealed record RaceOptions
 
     /// <summary>The most messages per measurement, so that small bodies do not take minutes against RabbitMQ.</summary>
     public int MaxMessages { get; init; } = 200_000;
+
+    /// <summary>Whether to sample what the fake broker's cells allocate, by type (<see cref="AllocationSampler"/>).</summary>
+    public bool TraceAllocations { get; init; }
 
     /// <summary>The most unconfirmed publishes per connection.</summary>
     public int Window { get; init; } = 1000;
@@ -57,7 +61,7 @@ internal sealed record RaceOptions
     public int WindowFor(int bodySize) => (int)Math.Clamp(WindowMegabytes * 1_000_000L / bodySize, 1, Window);
 
     private const string Usage = "use --sizes 256,65536,1048576 --connections 1,4 --megabytes 128 --max-messages 200000 " +
-                                 "--window 1000 --window-megabytes 16 --warmup 100 --rabbitmq host:port|amqp://user:pass@host:port/vhost|none";
+                                 "--window 1000 --window-megabytes 16 --warmup 100 --rabbitmq host:port|amqp://user:pass@host:port/vhost|none --trace-allocations";
 
     /// <summary>Parses the arguments after <c>race</c>; null with a one-line <paramref name="error"/> when they are wrong.</summary>
     public static RaceOptions? Parse(string[] args, string? rabbitMqUrl, out string? error)
@@ -69,6 +73,12 @@ internal sealed record RaceOptions
             if (!string.IsNullOrEmpty(rabbitMqUrl)) options = options.WithRabbitMq(rabbitMqUrl, "RABBITMQ_URL");
             for (int i = 0; i < args.Length; i += 2)
             {
+                if (args[i] == "--trace-allocations")
+                {
+                    options = options with { TraceAllocations = true };
+                    i--;
+                    continue;
+                }
                 if (i + 1 >= args.Length) throw new FormatException($"{args[i]} needs a value ({Usage})");
                 string value = args[i + 1];
                 options = args[i] switch
