@@ -102,6 +102,9 @@ public sealed partial class BrokerConnection
         Report(sequence, ReplyCodes.FrameError, "body-frame-not-full",
             $"A non-final body frame on channel {channel} carries {size} bytes, not frame_max - 8 = {FrameMax - AmqpConstants.FrameOverhead}.");
 
+    /// <summary>Where this connection's published messages keep their small bodies.</summary>
+    private readonly BodySlab _bodySlab = new();
+
     private void StartContent(ChannelState ch, BasicPublish method, long sequence)
     {
         ch.Content = (ch.SpareContent ?? new PendingContent()).Start(method, sequence);
@@ -139,7 +142,7 @@ public sealed partial class BrokerConnection
                 ConfirmSequence = confirm,
                 Properties = content.Header.Properties,
                 HeaderPayload = content.HeaderPayload,
-                Body = content.TakeBody(keep: true, poolable, out PooledBody? storage),
+                Body = content.TakeBody(keep: true, poolable, _bodySlab, out PooledBody? storage),
                 MethodSequence = content.MethodSequence,
                 RoutedTo = routedTo,
             };
@@ -150,7 +153,7 @@ public sealed partial class BrokerConnection
         }
         else
         {
-            content.TakeBody(keep: false, poolable: false, out _); // unroutable and unread: the body buffer goes back to the pool
+            content.TakeBody(keep: false, poolable: false, slab: null, out _); // unroutable and unread: the body buffer goes back to the pool
         }
         ch.SpareContent = content; // nothing refers to it any more: the next publish on the channel reuses it
         if (confirm is { } seq)

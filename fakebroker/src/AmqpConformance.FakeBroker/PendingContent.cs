@@ -112,10 +112,11 @@ internal sealed class PendingContent
     /// without, returns the buffer to its pool and an empty body, for a message nobody will ever read (unroutable, not
     /// mandatory, not kept). A kept body whose buffer came from <see cref="BodyPool"/> comes with
     /// <paramref name="storage"/> when the caller says it can track it (<paramref name="poolable"/>: the message only
-    /// goes to queues, see <see cref="PooledBody"/>), and is then a slice of that buffer; otherwise the body is the
-    /// buffer itself when it fits exactly, else an exact-size copy (and the buffer goes back to its pool), and
-    /// <paramref name="storage"/> is null: the memory is the message's for good.</summary>
-    public ReadOnlyMemory<byte> TakeBody(bool keep, bool poolable, out PooledBody? storage)
+    /// goes to queues, see <see cref="PooledBody"/>), and is then a slice of that buffer; otherwise a small body (up to
+    /// <see cref="BodySlab.MaxBodyLength"/>) is copied into <paramref name="slab"/>, a larger one is the buffer itself when
+    /// it fits exactly, else an exact-size copy (and the buffer goes back to its pool), and <paramref name="storage"/> is
+    /// null: the memory is the message's for good.</summary>
+    public ReadOnlyMemory<byte> TakeBody(bool keep, bool poolable, BodySlab? slab, out PooledBody? storage)
     {
         storage = null;
         byte[]? body = _body;
@@ -128,9 +129,16 @@ internal sealed class PendingContent
             storage = new PooledBody(body, BodyPool.Shared);
             return body.AsMemory(0, _written);
         }
-        if (keep && body.Length == _written) return body; // handed over: never returned to the pool
         ReadOnlyMemory<byte> result = ReadOnlyMemory<byte>.Empty;
-        if (keep)
+        if (keep && slab is not null && _written <= BodySlab.MaxBodyLength)
+        {
+            result = slab.Keep(body.AsSpan(0, _written));
+        }
+        else if (keep && body.Length == _written)
+        {
+            return body; // handed over: never returned to the pool
+        }
+        else if (keep)
         {
             var copy = GC.AllocateUninitializedArray<byte>(_written);
             body.AsSpan(0, _written).CopyTo(copy);
