@@ -1,14 +1,37 @@
 namespace AmqpConformance.FakeBroker;
 
-/// <summary>A double-ended queue in one growable ring of <typeparamref name="T"/>: add at either end, take from the front,
+/// <summary>A double-ended queue in fixed-size chunks of <typeparamref name="T"/>: add at either end, take from the front,
 /// enumerate front to back. A queue's ready messages live in one, so holding a message costs no node object (a linked
-/// list's node per message was a sixth of what the broker allocated per stored 256 B message). Not thread-safe: the
-/// broker uses it under the virtual host's lock.</summary>
+/// list's node per message was a sixth of what the broker allocated per stored 256 B message), and growing never copies
+/// what is held (one ring doubling as it grew allocated about twice what it held, the larger rings on the large-object
+/// heap, whose allocations bring on full collections). Not thread-safe: the broker uses it under the virtual host's lock.</summary>
+/// <remarks>The chunks in use form a ring of chunk references. A chunk emptied at the front is kept as a spare for the next
+/// chunk needed, up to <see cref="KeptSpares"/> of them, so a queue filled and drained in turn by up to that many chunks'
+/// worth allocates nothing once warm, and a queue that held many messages once lets go of the memory when it drains (the
+/// single ring it replaced never shrank).</remarks>
 internal sealed class Deque<T>
 {
-    private T[] _items = [];
-    private int _head;
+    /// <summary>Items per chunk by default: 1,024 (24 KiB of 24-byte entries, under the large-object threshold).</summary>
+    public const int DefaultChunkLength = 1024;
+
+    /// <summary>The most emptied chunks kept for reuse.</summary>
+    public const int KeptSpares = 4;
+
+    private readonly int _chunkLength;
+    private readonly T[]?[] _spares = new T[KeptSpares][];
+    private int _spareCount;
+    private T[][] _ring = [];
+    private int _firstChunk; // ring index of the chunk holding the first item
+    private int _chunks;     // chunks in use, from _firstChunk on
+    private int _head;       // index of the first item in its chunk
     private int _count;
+
+    /// <summary>An empty deque whose chunks hold <paramref name="chunkLength"/> items each.</summary>
+    public Deque(int chunkLength = DefaultChunkLength)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(chunkLength, 1);
+        _chunkLength = chunkLength;
+    }
 
     /// <summary>How many items it holds.</summary>
     public int Count => _count;
@@ -16,17 +39,30 @@ internal sealed class Deque<T>
     /// <summary>Adds <paramref name="item"/> after the last.</summary>
     public void AddLast(T item)
     {
-        if (_count == _items.Length) Grow();
-        _items[(_head + _count) % _items.Length] = item;
+        int end = _head + _count;
+        if (end == _chunks * _chunkLength)
+        {
+            EnsureRingRoom();
+            _ring[(_firstChunk + _chunks) % _ring.Length] = NewChunk();
+            _chunks++;
+        }
+        _ring[(_firstChunk + end / _chunkLength) % _ring.Length][end % _chunkLength] = item;
         _count++;
     }
 
     /// <summary>Adds <paramref name="item"/> before the first.</summary>
     public void AddFirst(T item)
     {
-        if (_count == _items.Length) Grow();
-        _head = (_head + _items.Length - 1) % _items.Length;
-        _items[_head] = item;
+        if (_head == 0)
+        {
+            EnsureRingRoom();
+            _firstChunk = (_firstChunk + _ring.Length - 1) % _ring.Length;
+            _ring[_firstChunk] = NewChunk();
+            _chunks++;
+            _head = _chunkLength;
+        }
+        _head--;
+        _ring[_firstChunk][_head] = item;
         _count++;
     }
 
@@ -38,20 +74,29 @@ internal sealed class Deque<T>
             item = default!;
             return false;
         }
-        item = _items[_head];
-        _items[_head] = default!; // the ring does not keep what it gave away alive
-        _head = (_head + 1) % _items.Length;
+        T[] chunk = _ring[_firstChunk];
+        item = chunk[_head];
+        chunk[_head] = default!; // the deque does not keep what it gave away alive
+        _head++;
         _count--;
+        if (_head == _chunkLength) ReleaseFirstChunk();
+        else if (_count == 0) _head = 0; // empty: start the chunk over rather than crawl along it
         return true;
     }
 
-    /// <summary>Removes every item (and lets go of them).</summary>
+    /// <summary>Removes every item (and lets go of them, and of the chunks beyond the spares kept).</summary>
     public void Clear()
     {
-        if (_count == 0) return;
-        int firstRun = Math.Min(_count, _items.Length - _head);
-        Array.Clear(_items, _head, firstRun);
-        Array.Clear(_items, 0, _count - firstRun);
+        for (int i = 0; i < _chunks; i++)
+        {
+            T[] chunk = _ring[(_firstChunk + i) % _ring.Length];
+            if (_spareCount == KeptSpares) break;
+            Array.Clear(chunk);
+            _spares[_spareCount++] = chunk;
+        }
+        Array.Clear(_ring);
+        _firstChunk = 0;
+        _chunks = 0;
         _head = 0;
         _count = 0;
     }
@@ -59,14 +104,32 @@ internal sealed class Deque<T>
     /// <summary>Front to back, without allocating. Must not be used across a change.</summary>
     public Enumerator GetEnumerator() => new(this);
 
-    private void Grow()
+    private T[] NewChunk()
     {
-        var grown = new T[Math.Max(4, _items.Length * 2)];
-        int firstRun = Math.Min(_count, _items.Length - _head);
-        Array.Copy(_items, _head, grown, 0, firstRun);
-        Array.Copy(_items, 0, grown, firstRun, _count - firstRun);
-        _items = grown;
+        if (_spareCount == 0) return new T[_chunkLength];
+        T[] chunk = _spares[--_spareCount]!;
+        _spares[_spareCount] = null;
+        return chunk;
+    }
+
+    private void ReleaseFirstChunk()
+    {
+        if (_spareCount < KeptSpares) _spares[_spareCount++] = _ring[_firstChunk]; // cleared slot by slot as its items were taken
+        _ring[_firstChunk] = null!;
+        _firstChunk = (_firstChunk + 1) % _ring.Length;
+        _chunks--;
         _head = 0;
+    }
+
+    /// <summary>Makes room in the ring for one more chunk (the ring holds only references: growing it copies 8 bytes per
+    /// chunk).</summary>
+    private void EnsureRingRoom()
+    {
+        if (_chunks < _ring.Length) return;
+        var grown = new T[Math.Max(4, _ring.Length * 2)][];
+        for (int i = 0; i < _chunks; i++) grown[i] = _ring[(_firstChunk + i) % _ring.Length];
+        _ring = grown;
+        _firstChunk = 0;
     }
 
     /// <summary>Enumerates a <see cref="Deque{T}"/> front to back.</summary>
@@ -75,7 +138,14 @@ internal sealed class Deque<T>
         private int _index = -1;
 
         /// <summary>The item at the current position.</summary>
-        public readonly T Current => deque._items[(deque._head + _index) % deque._items.Length];
+        public readonly T Current
+        {
+            get
+            {
+                int at = deque._head + _index;
+                return deque._ring[(deque._firstChunk + at / deque._chunkLength) % deque._ring.Length][at % deque._chunkLength];
+            }
+        }
 
         /// <summary>Moves to the next item; false past the last.</summary>
         public bool MoveNext() => ++_index < deque._count;

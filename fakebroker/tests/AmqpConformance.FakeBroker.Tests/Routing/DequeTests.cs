@@ -1,16 +1,18 @@
 namespace AmqpConformance.FakeBroker.Tests.Routing;
 
-/// <summary>The ring a queue keeps its ready messages in, against <see cref="LinkedList{T}"/> as the model.</summary>
+/// <summary>The chunked deque a queue keeps its ready messages in, against <see cref="LinkedList{T}"/> as the model; small
+/// chunks make every operation cross chunk boundaries often.</summary>
 public sealed class DequeTests
 {
     [Theory]
-    [InlineData(1)]
-    [InlineData(2)]
-    [InlineData(3)]
-    public void Matches_a_linked_list_through_random_adds_at_both_ends_takes_and_clears(int seed)
+    [InlineData(1, 1)]
+    [InlineData(2, 3)]
+    [InlineData(3, 16)]
+    [InlineData(4, Deque<int>.DefaultChunkLength)]
+    public void Matches_a_linked_list_through_random_adds_at_both_ends_takes_and_clears(int seed, int chunkLength)
     {
         var random = new Random(seed);
-        var deque = new Deque<int>();
+        var deque = new Deque<int>(chunkLength);
         var model = new LinkedList<int>();
         for (int step = 0; step < 20_000; step++)
         {
@@ -34,10 +36,12 @@ public sealed class DequeTests
         Assert.Equal(model, Items(deque));
     }
 
-    [Fact]
-    public void Items_taken_or_cleared_are_not_kept_alive()
+    [Theory]
+    [InlineData(2)]
+    [InlineData(Deque<object>.DefaultChunkLength)]
+    public void Items_taken_or_cleared_are_not_kept_alive(int chunkLength)
     {
-        var deque = new Deque<object>();
+        var deque = new Deque<object>(chunkLength);
         var (taken, cleared) = Fill(deque);
         GC.Collect();
         GC.WaitForPendingFinalizers();
@@ -67,6 +71,22 @@ public sealed class DequeTests
         deque.Clear();
         Assert.Equal(0, deque.Count);
         return (taken, [.. all.Except(taken)]);
+    }
+
+    [Fact]
+    public void Filling_and_draining_in_turn_allocates_nothing_once_warm()
+    {
+        var deque = new Deque<long>(chunkLength: 64);
+        Cycle(deque);
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        for (int i = 0; i < 100; i++) Cycle(deque);
+        Assert.Equal(0, GC.GetAllocatedBytesForCurrentThread() - before);
+
+        static void Cycle(Deque<long> deque)
+        {
+            for (int i = 0; i < 64 * Deque<long>.KeptSpares; i++) deque.AddLast(i); // as many chunks as are kept spare, drained chunk by chunk
+            while (deque.TryRemoveFirst(out _)) { }
+        }
     }
 
     private static List<int> Items(Deque<int> deque)
