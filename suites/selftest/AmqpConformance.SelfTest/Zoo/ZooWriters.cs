@@ -299,6 +299,23 @@ public static class ZooWriters
             "Writes each body frame's header and half its payload, flushes, then checks the token, throwing with half a frame out.",
             "A cancellation that lands while a body is being written."),
 
+        // Fourth red-team round (written by a helper session that had not seen the harness's generators): caught as they came.
+        E(c => new DrainThenFlushWriter(c), BugClass.QueueFull,
+            "RabbitMQ.Client 7.x's loop shape: drain every queued command into the pipe, then flush once; the drained commands no longer count against QueueCapacity while their flush is stalled.",
+            "A stalled output with more than QueueCapacity + 1 calls made while it stalls.", WriterCompletion.OnAccept),
+        E(c => new CancelCheckedBeforeFlushWriter(c), BugClass.Cancellation,
+            "Checks the caller's token after writing the frames and before flushing, and throws OperationCanceledException with the frames already committed to the pipe.",
+            "A cancellation landing after the lock was granted and before the command's Write finished.", WriterCompletion.AfterFlush),
+        E(c => new ChunkedFlushStopsOnCompletedWriter(c), BugClass.AfterFault,
+            "Flushes a large body in runs of about 64 KiB; a run's flush that reports IsCompleted returns from the write as if the command were done, and the call reports success.",
+            "An orderly close (FlushResult.IsCompleted) landing inside a command of more than 64 KiB.", WriterCompletion.AfterFlush),
+        E(c => new RentRoundingOverflowWriter(c), BugClass.Pools,
+            "Sizes its one-buffer-per-command staging as body / (frame_max - 8) frames (forgetting the partial last one) and relies on ArrayPool rounding up: it overflows when the short length falls within 8 bytes below a power of two.",
+            "A command whose undercounted length lands in the last 8 bytes below a power of two.", WriterCompletion.AfterFlush),
+        E(c => new ThreadStaticScratchWriter(c), BugClass.Bodies,
+            "Serializes each command into a [ThreadStatic] scratch buffer before waiting for the lock and writes from it after the wait, by which time its starting thread may have serialized another call into the same array.",
+            "A contended lock (the call awaits) and another call run on the thread the first one started on before the first one writes.", WriterCompletion.AfterFlush),
+
         // Correct but unusual: must pass.
         E(c => new PooledCompletionWriter(c), BugClass.Correct,
             "Completes calls through pooled ValueTask sources, each reused only after its caller took the result.",
