@@ -192,7 +192,8 @@ public sealed class ClientLevelRunner : IAsyncDisposable
             trace.Started = log.Elapsed;
             trace.Attempted = true;
             Task<ulong?> call;
-            try { call = publisher.PublishAsync(trace.RoutingKey, body, step.HeaderBytes, cts.Token); }
+            if (step.WithoutToken) events.Add(RunEvent.CallWithoutToken);
+            try { call = publisher.PublishAsync(trace.RoutingKey, body, step.HeaderBytes, step.WithoutToken ? CancellationToken.None : cts.Token); }
             catch (Exception ex) { call = Task.FromException<ulong?>(ex); }
             // A client's flushes are out of sight: "on a flush" becomes a cancellation racing the call, and one that lands while
             // the proxy stalls is a cancellation during a pending flush.

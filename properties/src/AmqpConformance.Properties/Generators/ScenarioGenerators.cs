@@ -45,7 +45,8 @@ public static class ScenarioGenerators
 
     /// <summary>One call under <paramref name="frameMax"/>, with what <paramref name="features"/> allow: a publish, or with
     /// <see cref="SwarmFeatures.Methods"/> in one call in four a command without content (cancellable like a publish), a third of
-    /// those on channel 0 (<see cref="PublishStep.ConnectionLevel"/>).</summary>
+    /// those on channel 0 (<see cref="PublishStep.ConnectionLevel"/>); a third of the calls nobody cancels pass no token at all
+    /// (<see cref="PublishStep.WithoutToken"/>).</summary>
     public static Gen<PublishStep> Step(int frameMax, SwarmFeatures features)
     {
         ArgumentNullException.ThrowIfNull(features);
@@ -71,9 +72,11 @@ public static class ScenarioGenerators
             from withOwner in owned
             from withoutContent in methodOnly
             from onChannelZero in Gen.Frequency((2, Gen.Constant(false)), (1, Gen.Constant(true)))
+            from noToken in Gen.Frequency((2, Gen.Constant(false)), (1, Gen.Constant(true)))
             let flushes = cancelKind == CancelKind.OnFlush ? afterFlushes : 1
-            select withoutContent ? PublishStep.WithoutContent(cancelKind, flushes, onChannelZero)
-                : new PublishStep(length, sliceOffset, slack, headerBytes, cancelKind, flushes, withOwner);
+            let withoutToken = noToken && cancelKind == CancelKind.None
+            select withoutContent ? PublishStep.WithoutContent(cancelKind, flushes, onChannelZero) with { WithoutToken = withoutToken }
+                : new PublishStep(length, sliceOffset, slack, headerBytes, cancelKind, flushes, withOwner, WithoutToken: withoutToken);
     }
 
     /// <summary>One call of a pipelined publisher: a <see cref="Step"/> with a small body (0, 1, up to 300 bytes, now and then
@@ -147,7 +150,8 @@ public static class ScenarioGenerators
             ? Gen.Elements(false, true) : Gen.Constant(false)
         from burstBodies in Gen.Choose(LargeBurstBody.Min, LargeBurstBody.Max).ListOf(6)
         from pipelinedCalls in features.Pipelined
-            ? Gen.Choose(PipelinedCalls.Min, PipelinedCalls.Max).SelectMany(n => PipelinedStep(frameMax, features).ListOf(n))
+            ? Gen.Frequency((7, Gen.Choose(PipelinedCalls.Min, PipelinedCalls.Max)), (1, Gen.Choose(LongLivedCalls.Min, LongLivedCalls.Max)))
+                .SelectMany(n => PipelinedStep(frameMax, features).ListOf(n))
                 .Select(calls => (IReadOnlyList<PublishStep>)[.. calls])
             : Gen.Constant<IReadOnlyList<PublishStep>>([])
         let scripted = features.Scripted ? publishers.Select(p => (IReadOnlyList<PublishStep>)[.. p.Take(4)]).ToList() : null
@@ -171,6 +175,11 @@ public static class ScenarioGenerators
     /// that a writer meets a queue longer than its batch while their callers are still to await them.</summary>
     public static (int Min, int Max) PipelinedCalls { get; } = (33, 80);
 
+    /// <summary>How many calls a pipelined publisher makes in one pipelined case in eight: more than 256, so one writer lives
+    /// through more commands than a byte counts, and whatever it does every so many commands (trimming or rotating a buffer,
+    /// renewing a batch, wrapping a counter) comes round. Without such cases a writer never saw more than about 100 calls.</summary>
+    public static (int Min, int Max) LongLivedCalls { get; } = (257, 320);
+
     /// <summary>The body lengths of a large-burst case (<see cref="WithLargeBurst"/>): any three are more than 1 MiB together.</summary>
     public static (int Min, int Max) LargeBurstBody { get; } = (350 * 1024, 700 * 1024);
 
@@ -187,7 +196,7 @@ public static class ScenarioGenerators
         {
             var steps = result[p].ToList();
             while (steps.Count < 2) steps.Add(new PublishStep(0));
-            for (int i = 0; i < 2; i++) steps[i] = steps[i] with { BodyLength = lengths[2 * p + i], Cancel = CancelKind.None, CancelAfterFlushes = 1, MethodOnly = false, ConnectionLevel = false };
+            for (int i = 0; i < 2; i++) steps[i] = steps[i] with { BodyLength = lengths[2 * p + i], Cancel = CancelKind.None, CancelAfterFlushes = 1, MethodOnly = false, ConnectionLevel = false, WithoutToken = false };
             result[p] = steps;
         }
         return result;

@@ -6,7 +6,7 @@ namespace AmqpConformance.Properties.Generators;
 
 /// <summary>Shrinks a failing <see cref="Scenario"/> toward a small readable one: first drop faults, publishers, publishes and
 /// script steps, then simplify the settings (default queue and threshold, no noise, no stall through disposal, one disposal, channels from 1), the layout and
-/// frame_max, then each publish (no cancellation, no owner, no headers, no slicing, shorter body). Every candidate is strictly
+/// frame_max, then each publish (a token, no cancellation, no owner, no headers, no slicing, shorter body). Every candidate is strictly
 /// simpler, so shrinking ends; a script stays consistent with its publishers (a publisher's removal removes its steps and renumbers
 /// the others).</summary>
 public static class ScenarioShrinker
@@ -56,6 +56,7 @@ public static class ScenarioShrinker
     private static IEnumerable<PublishStep> ShrinkStep(PublishStep step, int frameMax)
     {
         if (step.ConnectionLevel) yield return step with { ConnectionLevel = false };
+        if (step.WithoutToken) yield return step with { WithoutToken = false };
         if (step.Cancel != CancelKind.None) yield return step with { Cancel = CancelKind.None, CancelAfterFlushes = 1 };
         if (step.CancelAfterFlushes > 1) yield return step with { CancelAfterFlushes = step.CancelAfterFlushes - 1 };
         if (step.WithBodyOwner) yield return step with { WithBodyOwner = false };

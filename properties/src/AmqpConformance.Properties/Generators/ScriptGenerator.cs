@@ -5,7 +5,7 @@ namespace AmqpConformance.Properties.Generators;
 /// <summary>Builds the script of a scripted case from its publishers and its features: every publish becomes a call step, in an
 /// order that interleaves the publishers, and control steps land between them: holds with their releases (some racing a
 /// cancellation or the next call) and pulses (held flushes complete, the next waits again), cancellations of the call just made or of an older one, a reset or an orderly close with calls after it, disposal with calls pending
-/// and calls after it. Drawn from a seeded <see cref="Random"/>, so a generated scenario carries its script explicitly.</summary>
+/// and calls after it, half the time started at the same moment as a call (<see cref="ScriptActionKind.DisposeRacingCall"/>). Drawn from a seeded <see cref="Random"/>, so a generated scenario carries its script explicitly.</summary>
 public static class ScriptGenerator
 {
     /// <summary>A script for publishers with <paramref name="stepCounts"/> publishes each.</summary>
@@ -16,7 +16,7 @@ public static class ScriptGenerator
         ArgumentNullException.ThrowIfNull(random);
         var order = CallOrder(stepCounts, random);
         var actions = new List<ScriptAction>();
-        bool holding = false, reset = false, disposed = false, raceNextCall = false;
+        bool holding = false, reset = false, disposed = false, raceNextCall = false, disposeRacesCall = false;
         // Disposal and resets land after at least one call and, where there are enough calls, before the last one or two, so
         // that there are calls pending at the time and calls after it.
         int disposeAt = features.Dispose ? random.Next(Math.Max(1, order.Count - 2), order.Count + 1) : -1;
@@ -25,6 +25,10 @@ public static class ScriptGenerator
         // With holds, the output often stalls a few calls before disposal, so that a writer that completes calls on enqueue
         // has calls parked (queue full) when disposal begins.
         int holdFrom = features.Dispose && features.Holds && disposeAt > 0 && random.Next(3) != 0 ? Math.Max(0, disposeAt - random.Next(2, 6)) : -1;
+        // Half the disposals before a call start at the same moment as that call, on an idle writer (the output not held, unless
+        // it is to stay stalled through disposal): a call parked behind a held flush cannot be between its entry and its queue.
+        bool racingDispose = features.Dispose && disposeAt < order.Count && random.Next(2) == 0;
+        if (racingDispose) holdFrom = -1;
         for (int i = 0; i < order.Count; i++)
         {
             if (i == resetAt && !reset)
@@ -32,14 +36,19 @@ public static class ScriptGenerator
                 actions.Add(random.Next(2) == 0 ? ScriptAction.Reset : ScriptAction.Close);
                 reset = true;
             }
-            if (i == disposeAt && !disposed) Dispose();
-            if (features.Holds && !holding && (i == holdFrom || random.NextDouble() < 0.4))
+            if (i == disposeAt && !disposed) Dispose(raceNextCall: racingDispose);
+            if (features.Holds && !holding && !disposeRacesCall && (i == holdFrom || random.NextDouble() < 0.4))
             {
                 actions.Add(ScriptAction.Hold);
                 holding = true;
             }
             int p = order[i];
-            if (raceNextCall && holding)
+            if (disposeRacesCall)
+            {
+                actions.Add(ScriptAction.DisposeRacingCall(p, DisposeRaceSpins[random.Next(DisposeRaceSpins.Length)]));
+                disposeRacesCall = false;
+            }
+            else if (raceNextCall && holding)
             {
                 actions.Add(ScriptAction.ReleaseRacingCall(p));
                 holding = false;
@@ -65,22 +74,35 @@ public static class ScriptGenerator
                 }
             }
         }
-        if (features.Dispose && !disposed) Dispose();
+        if (features.Dispose && !disposed) Dispose(raceNextCall: false);
         if (holding && !features.StallThroughDispose && random.Next(2) == 0) actions.Add(ScriptAction.Release);
         return actions;
 
-        // Disposal; with the output to stay stalled through it, the output is held from just before it and never released.
-        void Dispose()
+        // Disposal; with the output to stay stalled through it, the output is held from just before it and never released. Racing
+        // the next call, it starts at the same moment as that call instead of before it, the output released first unless it is to
+        // stay stalled.
+        void Dispose(bool raceNextCall)
         {
+            if (raceNextCall && holding && !features.StallThroughDispose)
+            {
+                actions.Add(ScriptAction.Release);
+                holding = false;
+            }
             if (features.StallThroughDispose && !holding)
             {
                 actions.Add(ScriptAction.Hold);
                 holding = true;
             }
-            actions.Add(ScriptAction.Dispose);
+            if (raceNextCall) disposeRacesCall = true;
+            else actions.Add(ScriptAction.Dispose);
             disposed = true;
         }
     }
+
+    /// <summary>How long disposal waits after being let go at the same moment as a call (spin iterations, about 10-40 ns each): none
+    /// to about 50 µs, most of them under a microsecond, so that across cases it lands before the call's entry check, inside whatever the call does before it queues
+    /// or takes a lock (copying a body, renting), and after.</summary>
+    private static readonly int[] DisposeRaceSpins = [0, 5, 10, 20, 40, 80, 160, 400, 1500];
 
     /// <summary>Every publish once, publishers interleaved at random, each publisher's publishes in its own order.</summary>
     private static List<int> CallOrder(IReadOnlyList<int> stepCounts, Random random)

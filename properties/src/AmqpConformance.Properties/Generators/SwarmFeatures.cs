@@ -21,7 +21,8 @@ namespace AmqpConformance.Properties.Generators;
 /// <param name="TransportStall">Free-running: the transport stalls from the start until the writer is blocked (the memory measurement).</param>
 /// <param name="StallThroughDispose">Scripted with disposal: the output stays stalled until disposal returns.</param>
 /// <param name="Methods">Some calls are commands without content (a single method frame) among the publishes.</param>
-/// <param name="Pipelined">Free-running: publisher 0 makes 33-80 small calls without awaiting each, then awaits them in order
+/// <param name="Pipelined">Free-running: publisher 0 makes 33-80 small calls (in one such case in eight 257-320, so the writer
+/// lives past 256 commands) without awaiting each, then awaits them in order
 /// (<see cref="Scenarios.Scenario.Pipelined"/>).</param>
 public sealed record SwarmFeatures(bool Scripted, bool Cancellation, bool Faults, bool Owners, bool Headers, bool LargeBodies,
     bool ManyPublishers, bool SmallQueue, bool SmallThreshold, bool Noise, bool Holds, bool Dispose, bool Reset, bool TransportStall,

@@ -37,7 +37,7 @@ internal sealed class CallLauncher(WriterCase world)
     }
 
     /// <summary>Builds and hands over the call; returns what consumes its ValueTask and watches the call to its end.</summary>
-    private Func<Task> Launch(CallTrace trace, PublishStep step)
+    private Func<Task> Launch(CallTrace trace, PublishStep step, Action? beforeHandOver = null)
     {
         var writer = world.Writer!;
         var output = world.Output;
@@ -45,6 +45,8 @@ internal sealed class CallLauncher(WriterCase world)
             throw new ArgumentException($"A call without content has no body, headers or body owner; the step asks for them: {step}.", nameof(step));
         if (step.ConnectionLevel && !step.MethodOnly)
             throw new ArgumentException($"Only a call without content can go on channel 0: {step}.", nameof(step));
+        if (step.WithoutToken && step.Cancel != CancelKind.None)
+            throw new ArgumentException($"A call that passes no token cannot be cancelled: {step}.", nameof(step));
         byte[]? array = null;
         TrackedBodyOwner? owner = null;
         Harness.Writers.OutgoingCommand command;
@@ -75,16 +77,19 @@ internal sealed class CallLauncher(WriterCase world)
         }
         var cts = new CancellationTokenSource();
         trace.CancelRequested = false;
-        trace.Cancel = () => Fire(trace, cts, racing: false);
+        // A call without a token has nothing to cancel: script steps and racing releases that would cancel it do nothing.
+        trace.Cancel = step.WithoutToken ? null : () => Fire(trace, cts, racing: false);
+        CancellationToken token = step.WithoutToken ? CancellationToken.None : cts.Token;
+        if (step.WithoutToken) world.Events.Add(RunEvent.CallWithoutToken);
         if (step.Cancel == CancelKind.Before)
         {
             trace.CancelRequested = true;
             cts.Cancel();
         }
         Action? onFlush = null;
-        if (step.Cancel == CancelKind.OnFlush)
+        if (step.Cancel == CancelKind.OnFlush && trace.Cancel is { } cancelOnFlush)
         {
-            onFlush = trace.Cancel;
+            onFlush = cancelOnFlush;
             output.FireOnFlush(onFlush, step.CancelAfterFlushes);
         }
         if (world.Output.FaultObservedAt is not null) world.Events.Add(RunEvent.CallAfterFault);
@@ -93,20 +98,23 @@ internal sealed class CallLauncher(WriterCase world)
         trace.Attempted = true;
         ValueTask pending;
         // A writer that blocks the calling thread (sync over async) would hold this thread, and with it the script that could
-        // release what it waits for: after the call timeout the harness cancels the call's token to get the thread back.
+        // release what it waits for: after the call timeout the harness cancels the call's token to get the thread back. A call
+        // without a token cannot be got back so: the case's own bound (WriterRunOptions.CaseTimeout) ends it.
         int returned = 0;
         using (var watchdog = new Timer(_ =>
         {
             if (Volatile.Read(ref returned) != 0) return;
             trace.BlockedCaller = true;
+            if (step.WithoutToken) return;
             trace.CancelRequested = true;
             try { cts.Cancel(); } catch (ObjectDisposedException) { }
         }, null, world.Options.CallTimeout, Timeout.InfiniteTimeSpan))
         {
+            beforeHandOver?.Invoke();
             trace.Inside = new HarnessInside("WriteAsync", world.Clock);
             try
             {
-                pending = writer.WriteAsync(command, cts.Token);
+                pending = writer.WriteAsync(command, token);
             }
             catch (Exception ex)
             {
@@ -181,9 +189,32 @@ internal sealed class CallLauncher(WriterCase world)
         return done.Task;
     }
 
-    /// <summary>Starts <paramref name="trace"/>'s call while, on another thread at the same moment, the output releases its held flushes.</summary>
-    public void StartRacingRelease(CallTrace trace, PublishStep step) =>
-        AtTheSameMoment(onAnotherThread: world.Output.Release, here: () => _ = Start(trace, step));
+    /// <summary>Starts <paramref name="trace"/>'s call while, on another thread at the same moment, <paramref name="onAnotherThread"/>
+    /// runs (the output releasing its held flushes, or disposal beginning): the two threads are let go together once the command
+    /// is built, right before it is handed to WriteAsync, so what races is the writer's entry, not the harness's preparation.</summary>
+    public void StartRacing(CallTrace trace, PublishStep step, Action onAnotherThread)
+    {
+        using var start = new Barrier(2);
+        var other = Task.Run(() =>
+        {
+            start.SignalAndWait();
+            onAnotherThread();
+        });
+        bool signalled = false;
+        try
+        {
+            _ = Launch(trace, step, beforeHandOver: () =>
+            {
+                signalled = true;
+                start.SignalAndWait();
+            })();
+        }
+        finally
+        {
+            if (!signalled) start.SignalAndWait(); // the call could not be built: let the other side go anyway
+            other.Wait();
+        }
+    }
 
     /// <summary>Cancels <paramref name="trace"/>'s call from another thread at the same moment the output releases its held flushes.</summary>
     public void ReleaseRacingCancel(CallTrace trace)

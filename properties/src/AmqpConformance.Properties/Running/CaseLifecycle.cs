@@ -29,10 +29,36 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
     public void Begin()
     {
         if (_disposal is not null) return;
+        NotePending(racing: null);
+        Invoke();
+    }
+
+    /// <summary>Disposal that races <paramref name="racing"/>'s start: what <see cref="Begin"/> notes about the calls pending is
+    /// noted now (the racing call counted among them), and the returned action invokes DisposeAsync, with nothing else left to do
+    /// on the racing thread, so disposal reaches the writer within a few instructions of being let go. Null once begun.</summary>
+    public Action? PrepareRacing(CallTrace racing)
+    {
+        if (_disposal is not null) return null;
+        NotePending(racing);
+        return Invoke;
+    }
+
+    /// <summary>Notes the calls pending as disposal begins (and <paramref name="racing"/>, a call starting at that moment), and the
+    /// events that makes.</summary>
+    private void NotePending(CallTrace? racing)
+    {
         var pending = world.AllTraces.Where(t => t.IsPending).ToList();
-        _pending = [.. pending.Select(t => t.Id)];
+        _pending = [.. pending.Select(t => t.Id), .. racing is null || pending.Contains(racing) ? [] : new[] { racing.Id }];
         if (pending.Count > 0) world.Events.Add(RunEvent.DisposeWithParkedCalls);
         if (world.Output.IsFlushPending) world.Events.Add(RunEvent.DisposeDuringFlush);
+    }
+
+    private void Invoke()
+    {
+        if (_disposal is not null) return;
+        // Read before DisposeAsync is invoked: a call it ends synchronously (one racing it, say) must not seem to have ended
+        // before disposal began.
+        _invokedAt = world.Clock;
         Task disposal = InvokeDispose();
         switch (world.Scenario.SecondDisposal)
         {
@@ -43,7 +69,6 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
                 disposal = SecondAfterAsync(disposal);
                 break;
         }
-        _invokedAt = world.Clock;
         _disposal = disposal.ContinueWith(_ =>
         {
             _returnedAt = world.Clock;

@@ -59,6 +59,7 @@ internal static class FreeRunDriver
     /// as soon as the previous WriteAsync has returned, then awaits them in order.</summary>
     private static async Task PipelineAsync(WriterCase world, CallLauncher calls, IReadOnlyList<Scenarios.PublishStep> steps, IReadOnlyList<CallTrace> traces)
     {
+        if (steps.Count > 256) world.Events.Add(RunEvent.LongLivedWriter);
         for (int i = 0; i < steps.Count; i++) calls.StartDeferred(traces[i], steps[i]);
         if (traces.Count(t => t.IsPending) > 32) world.Events.Add(RunEvent.ManyCallsPending);
         for (int i = 0; i < steps.Count; i++) await calls.Collect(traces[i]).ConfigureAwait(false);

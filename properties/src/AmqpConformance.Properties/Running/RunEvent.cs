@@ -38,4 +38,10 @@ public enum RunEvent
     /// <summary>The stalled output completed the flushes it held and stalled again at once (a pulse), and once the writer settled a
     /// call was still pending or a new flush was held: what a call completed then may rest on the flush the output holds next.</summary>
     PulseWithCallsPending,
+    /// <summary>A call passed no cancellation token (<see cref="CancellationToken.None"/>), as most publishes in client code do.</summary>
+    CallWithoutToken,
+    /// <summary>DisposeAsync began on another thread at the same moment as a call started (a publish racing connection close).</summary>
+    DisposeRacingCall,
+    /// <summary>One writer took more than 256 calls in one case: what it counts, rotates or trims every so many commands comes round.</summary>
+    LongLivedWriter,
 }

@@ -21,11 +21,25 @@ internal static class ScriptDriver
             switch (action.Kind)
             {
                 case ScriptActionKind.Call:
-                    await CallAsync(world, calls, observer, lifecycle, action.Publisher, next, racingRelease: false).ConfigureAwait(false);
+                    await CallAsync(world, calls, observer, lifecycle, action.Publisher, next, racing: null).ConfigureAwait(false);
                     break;
                 case ScriptActionKind.ReleaseRacingCall:
-                    await CallAsync(world, calls, observer, lifecycle, action.Publisher, next, racingRelease: true).ConfigureAwait(false);
+                    await CallAsync(world, calls, observer, lifecycle, action.Publisher, next, racing: _ => world.Output.Release).ConfigureAwait(false);
                     world.Output.Release(); // a skipped call still ends the hold
+                    break;
+                case ScriptActionKind.DisposeRacingCall:
+                    await CallAsync(world, calls, observer, lifecycle, action.Publisher, next, racing: trace =>
+                    {
+                        if (lifecycle.PrepareRacing(trace) is not { } dispose) return null;
+                        world.Events.Add(RunEvent.DisposeRacingCall);
+                        int spins = action.Spins;
+                        return () =>
+                        {
+                            if (spins > 0) Thread.SpinWait(spins);
+                            dispose();
+                        };
+                    }).ConfigureAwait(false);
+                    lifecycle.Begin(); // a skipped call still begins disposal (nothing once begun)
                     break;
                 case ScriptActionKind.Hold:
                     world.Output.Hold();
@@ -62,8 +76,10 @@ internal static class ScriptDriver
         }
     }
 
+    /// <summary>Starts the publisher's next call, if it can make one now; with <paramref name="racing"/>, what it makes of the call's
+    /// trace (if anything) runs on another thread at the same moment as the call reaches the writer.</summary>
     private static async Task CallAsync(WriterCase world, CallLauncher calls, CaseObserver observer, CaseLifecycle lifecycle, int publisher, int[] next,
-        bool racingRelease)
+        Func<CallTrace, Action?>? racing)
     {
         if (publisher < 0 || publisher >= next.Length) return;
         var traces = world.Traces[publisher];
@@ -77,7 +93,7 @@ internal static class ScriptDriver
         if (lifecycle.Begun) world.Events.Add(RunEvent.CallAfterDispose);
         next[publisher]++;
         var step = world.Scenario.Publishers[publisher][trace.IndexInPublisher];
-        if (racingRelease) calls.StartRacingRelease(trace, step);
+        if (racing?.Invoke(trace) is { } other) calls.StartRacing(trace, step, other);
         else _ = calls.Start(trace, step);
         await observer.SettleAsync().ConfigureAwait(false);
         observer.NoteStarted(trace);

@@ -34,7 +34,10 @@ internal sealed class WriterCase : IAsyncDisposable
         OutputWireOffset = outputWireOffset;
         _downstream = downstream;
         Output = new ControlledOutput(transport.ClientSide.Output, () => Clock, scenario.FrameMax, scenario.Noise ? scenario.Seed : null);
-        Context = new WriterContext(Output, WriterPool, scenario.FrameMax)
+        // Rent noise with the output's noise, and in every case where disposal races a call: that race is about the stretch
+        // between a call's entry and its queue, where writers rent.
+        bool noisyPool = scenario.Noise || scenario.Script?.Any(a => a.Kind == Scenarios.ScriptActionKind.DisposeRacingCall) == true;
+        Context = new WriterContext(Output, noisyPool ? new NoisyArrayPool(WriterPool, scenario.Seed + 1) : WriterPool, scenario.FrameMax)
         {
             QueueCapacity = scenario.QueueCapacity,
             DrainTimeout = scenario.StallThroughDispose ? options.StalledDrainTimeout : WriterContext.DefaultDrainTimeout,
@@ -112,8 +115,10 @@ internal sealed class WriterCase : IAsyncDisposable
         var connection = broker.Serve(transport.BrokerSide);
         try
         {
+            // Bounded by the case's bound, not a call's: the handshake is the harness's own, and a short call timeout (a test's,
+            // say) on a loaded machine failed cases before the writer was even made.
             using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-            timeout.CancelAfter(options.CallTimeout);
+            timeout.CancelAfter(options.CaseTimeout);
             var client = new HarnessClientOptions { FrameMax = scenario.FrameMax, HeartbeatSeconds = 0 };
             await ClientHandshake.OpenAsync(transport.ClientSide, client, timeout.Token).ConfigureAwait(false);
             var channels = Enumerable.Range(0, scenario.Publishers.Count).Select(scenario.ChannelOf).Distinct().Order();

@@ -17,16 +17,20 @@ namespace AmqpConformance.Properties.Scenarios;
 /// <param name="ConnectionLevel">With <paramref name="MethodOnly"/>: the command goes on channel 0, as a client's heartbeats,
 /// connection.close and close-ok do, whatever channel the publisher uses: a connection.update-secret naming the call in its
 /// reason, which a running connection may send at any time. A writer that gives channel 0 a lane of its own shows.</param>
+/// <param name="WithoutToken">The call passes no cancellation token (<see cref="CancellationToken.None"/>, whose
+/// <see cref="CancellationToken.CanBeCanceled"/> is false), as most publishes in client code do; only with
+/// <see cref="CancelKind.None"/>. A writer with a fast path for such calls that skips the checks of its other path shows.</param>
 public sealed record PublishStep(int BodyLength, int SliceOffset = 0, int SliceSlack = 0, int HeaderBytes = 0,
     CancelKind Cancel = CancelKind.None, int CancelAfterFlushes = 1, bool WithBodyOwner = false, bool MethodOnly = false,
-    bool ConnectionLevel = false)
+    bool ConnectionLevel = false, bool WithoutToken = false)
 {
     /// <summary>A call without content (see <see cref="MethodOnly"/>), cancelled as <paramref name="cancel"/> says, on channel 0
     /// when <paramref name="connectionLevel"/>.</summary>
     public static PublishStep WithoutContent(CancelKind cancel = CancelKind.None, int cancelAfterFlushes = 1, bool connectionLevel = false) =>
         new(0, Cancel: cancel, CancelAfterFlushes: cancelAfterFlushes, MethodOnly: true, ConnectionLevel: connectionLevel);
 
-    /// <summary>A compact description such as "4088@3+5 h200 cancel:flush2 owned", or "method cancel:before" for a call without content.</summary>
+    /// <summary>A compact description such as "4088@3+5 h200 cancel:flush2 owned", "300 no-token", or "method cancel:before" for a
+    /// call without content.</summary>
     public override string ToString()
     {
         var sb = new StringBuilder(MethodOnly ? (ConnectionLevel ? "method ch0" : "method") : BodyLength.ToString(CultureInfo.InvariantCulture));
@@ -40,6 +44,7 @@ public sealed record PublishStep(int BodyLength, int SliceOffset = 0, int SliceS
             case CancelKind.AfterCompletion: sb.Append(" cancel:after"); break;
         }
         if (WithBodyOwner) sb.Append(" owned");
+        if (WithoutToken) sb.Append(" no-token");
         return sb.ToString();
     }
 }

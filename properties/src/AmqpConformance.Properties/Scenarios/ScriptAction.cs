@@ -5,8 +5,12 @@ namespace AmqpConformance.Properties.Scenarios;
 /// makes a timing-dependent failure replay.</summary>
 /// <param name="Kind">What to do.</param>
 /// <param name="Publisher">The publisher it concerns (<see cref="ScriptActionKind.Call"/>, <see cref="ScriptActionKind.Cancel"/>,
-/// <see cref="ScriptActionKind.ReleaseRacingCancel"/>, <see cref="ScriptActionKind.ReleaseRacingCall"/>); -1 otherwise.</param>
-public sealed record ScriptAction(ScriptActionKind Kind, int Publisher = -1)
+/// <see cref="ScriptActionKind.ReleaseRacingCancel"/>, <see cref="ScriptActionKind.ReleaseRacingCall"/>,
+/// <see cref="ScriptActionKind.DisposeRacingCall"/>); -1 otherwise.</param>
+/// <param name="Spins">For <see cref="ScriptActionKind.DisposeRacingCall"/>: how long the disposing thread spins
+/// (<see cref="Thread.SpinWait(int)"/> iterations) after the two threads are let go, so that across cases disposal meets the call
+/// at different points between its entry and its first byte; 0 otherwise.</param>
+public sealed record ScriptAction(ScriptActionKind Kind, int Publisher = -1, int Spins = 0)
 {
     /// <summary>Publisher <paramref name="publisher"/> starts its next publish.</summary>
     public static ScriptAction Call(int publisher) => new(ScriptActionKind.Call, publisher);
@@ -19,6 +23,10 @@ public sealed record ScriptAction(ScriptActionKind Kind, int Publisher = -1)
 
     /// <summary>Held flushes complete while publisher <paramref name="publisher"/> starts its next publish.</summary>
     public static ScriptAction ReleaseRacingCall(int publisher) => new(ScriptActionKind.ReleaseRacingCall, publisher);
+
+    /// <summary>Disposal starts, after <paramref name="spins"/> spin iterations, while publisher <paramref name="publisher"/> starts
+    /// its next publish.</summary>
+    public static ScriptAction DisposeRacingCall(int publisher, int spins = 0) => new(ScriptActionKind.DisposeRacingCall, publisher, spins);
 
     /// <summary>The output holds flushes.</summary>
     public static ScriptAction Hold { get; } = new(ScriptActionKind.Hold);
@@ -38,13 +46,15 @@ public sealed record ScriptAction(ScriptActionKind Kind, int Publisher = -1)
     /// <summary>Disposal starts.</summary>
     public static ScriptAction Dispose { get; } = new(ScriptActionKind.Dispose);
 
-    /// <summary>Compact: "call:p0", "hold", "release", "pulse", "cancel:p1", "race:p2", "race-call:p0", "reset", "close", "dispose".</summary>
+    /// <summary>Compact: "call:p0", "hold", "release", "pulse", "cancel:p1", "race:p2", "race-call:p0", "reset", "close", "dispose",
+    /// "dispose-race-call:p1" (or "dispose-race-call:p1+400" with 400 spins).</summary>
     public override string ToString() => Kind switch
     {
         ScriptActionKind.Call => $"call:p{Publisher}",
         ScriptActionKind.Cancel => $"cancel:p{Publisher}",
         ScriptActionKind.ReleaseRacingCancel => $"race:p{Publisher}",
         ScriptActionKind.ReleaseRacingCall => $"race-call:p{Publisher}",
+        ScriptActionKind.DisposeRacingCall => Spins == 0 ? $"dispose-race-call:p{Publisher}" : $"dispose-race-call:p{Publisher}+{Spins}",
         _ => Kind.ToString().ToLowerInvariant(),
     };
 }

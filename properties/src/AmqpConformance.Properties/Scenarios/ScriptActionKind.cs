@@ -28,4 +28,8 @@ public enum ScriptActionKind
     Close,
     /// <summary>The harness starts disposing the writer (and does not wait); later calls are calls after disposal.</summary>
     Dispose,
+    /// <summary>The harness starts disposing the writer on another thread at the same moment as the publisher starts its next
+    /// publish (a publish racing connection close): the call may be anywhere between its entry and its first byte when disposal
+    /// begins, where neither parked calls nor calls after disposal reach. Disposal begins even if the call is skipped.</summary>
+    DisposeRacingCall,
 }

@@ -132,6 +132,62 @@ public sealed class ScenarioGeneratorsTests
     }
 
     [Fact]
+    public void A_third_of_the_calls_nobody_cancels_pass_no_token_and_no_cancelled_call_does()
+    {
+        var steps = Sample.SelectMany(s => s.Publishers.SelectMany(p => p)).ToList();
+        var uncancelled = steps.Where(x => x.Cancel == CancelKind.None).ToList();
+        int withoutToken = uncancelled.Count(x => x.WithoutToken);
+        Assert.InRange(withoutToken, uncancelled.Count / 5, uncancelled.Count / 2);
+        Assert.DoesNotContain(steps, x => x.WithoutToken && x.Cancel != CancelKind.None);
+        Assert.Contains(steps, x => x.WithoutToken && x.MethodOnly);
+        Assert.Contains(Sample, s => s.Script is not null && s.Publishers.Any(p => p.Any(x => x.WithoutToken)));
+        Assert.Contains(" no-token", steps.First(x => x.WithoutToken).ToString(), StringComparison.Ordinal);
+        // Shrinking offers the same call with a token.
+        var scenario = Sample.First(s => s.Publishers.Any(p => p.Any(x => x.WithoutToken)));
+        int fewer = scenario.Publishers.Sum(p => p.Count(x => x.WithoutToken)) - 1;
+        Assert.Contains(ScenarioShrinker.Shrink(scenario), c => c.PublishCount == scenario.PublishCount
+            && c.Publishers.Sum(p => p.Count(x => x.WithoutToken)) == fewer);
+    }
+
+    [Fact]
+    public void One_pipelined_case_in_eight_keeps_one_writer_busy_for_more_than_256_calls()
+    {
+        var pipelined = ScenarioGenerators.Scenario.Sample(1500, 50).Where(s => s.Pipelined).ToList();
+        int longLived = pipelined.Count(s => s.Publishers[0].Count > 256);
+        Assert.InRange(longLived, pipelined.Count / 20, pipelined.Count / 4);
+        Assert.All(pipelined.Where(s => s.Publishers[0].Count > 256), s =>
+            Assert.InRange(s.Publishers[0].Count, ScenarioGenerators.LongLivedCalls.Min, ScenarioGenerators.LongLivedCalls.Max));
+    }
+
+    [Fact]
+    public void Half_the_disposals_before_a_call_race_that_call_on_a_writer_whose_output_is_not_held()
+    {
+        var disposing = ScenarioGenerators.For(ScenarioProfile.For(InvariantNames.Lifecycle)).Sample(400, 50)
+            .Where(s => s.Script?.Any(a => a.Kind is ScriptActionKind.Dispose or ScriptActionKind.DisposeRacingCall) == true).ToList();
+        var racing = disposing.Where(s => s.Script!.Any(a => a.Kind == ScriptActionKind.DisposeRacingCall)).ToList();
+        Assert.InRange(racing.Count, disposing.Count / 5, disposing.Count * 4 / 5);
+        Assert.All(racing, s =>
+        {
+            var script = s.Script!;
+            Assert.Single(script, a => a.Kind is ScriptActionKind.Dispose or ScriptActionKind.DisposeRacingCall);
+            var race = script.First(a => a.Kind == ScriptActionKind.DisposeRacingCall);
+            Assert.InRange(race.Publisher, 0, s.Publishers.Count - 1);
+            // Held at that moment only when the output is to stay stalled through disposal.
+            bool holding = false;
+            foreach (var a in script.TakeWhile(a => a != race))
+                holding = a.Kind switch
+                {
+                    ScriptActionKind.Hold => true,
+                    ScriptActionKind.Release or ScriptActionKind.ReleaseRacingCall or ScriptActionKind.ReleaseRacingCancel => false,
+                    _ => holding,
+                };
+            Assert.True(!holding || s.StallThroughDispose, $"held when disposal raced the call: {string.Join(' ', script)}");
+        });
+        Assert.Contains(racing, s => s.Script!.Any(a => a.Kind == ScriptActionKind.DisposeRacingCall && a.Spins > 0));
+        Assert.Contains(racing, s => s.ToString().Contains("dispose-race-call:p", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public void Some_tokens_are_cancelled_after_their_call_completed()
     {
         var after = Sample.SelectMany(s => s.Publishers.SelectMany(p => p)).Where(x => x.Cancel == CancelKind.AfterCompletion).ToList();
@@ -149,7 +205,8 @@ public sealed class ScenarioGeneratorsTests
             Assert.Null(s.Script);
             Assert.False(s.StallUntilQuiet);
             Assert.Equal(ChannelLayout.OwnChannel, s.Layout);
-            Assert.InRange(s.Publishers[0].Count, ScenarioGenerators.PipelinedCalls.Min, ScenarioGenerators.PipelinedCalls.Max);
+            Assert.True(s.Publishers[0].Count is var n && (n >= ScenarioGenerators.PipelinedCalls.Min && n <= ScenarioGenerators.PipelinedCalls.Max
+                || n >= ScenarioGenerators.LongLivedCalls.Min && n <= ScenarioGenerators.LongLivedCalls.Max), $"{s.Publishers[0].Count} pipelined calls");
             Assert.All(s.Publishers[0], x => Assert.InRange(x.BodyLength, 0, Math.Max(301, (s.FrameMax == 0 ? 131072 : s.FrameMax) - 7)));
             Assert.Contains(" pipelined", s.ToString(), StringComparison.Ordinal);
         });

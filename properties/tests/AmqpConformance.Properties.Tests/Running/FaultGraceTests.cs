@@ -8,7 +8,9 @@ using AmqpConformance.SelfTest.Zoo;
 namespace AmqpConformance.Properties.Tests.Running;
 
 /// <summary>The faults invariant's grace period is skipped on the case's clock, not waited in real time, and still catches a
-/// writer that accepts calls after a fault.</summary>
+/// writer that accepts calls after a fault. Alone in the process: the moment after a fault is judged from when the writer saw it,
+/// which under other test classes' load came after every call of the case had started.</summary>
+[Collection(RunsAloneCollection.Name)]
 public sealed class FaultGraceTests
 {
     /// <summary>One publisher: a call that goes through, a reset, then three calls (the first sees the fault).</summary>
@@ -54,8 +56,10 @@ public sealed class FaultGraceTests
         // A whole second, not the default's milliseconds: the writer's loop must have reacted within it, and on a loaded
         // machine a thread can be off the CPU for tens of milliseconds.
         var wait = TimeSpan.FromSeconds(1);
+        // Settled unhurriedly: the moment is given from when the writer saw the fault, so the settle after the call that meets it
+        // must not end before the writer's loop has seen it (it did, now and then, with leftover thread-pool threads of other tests).
         var result = await WriterLevelRunner.RunAsync(WriterModes.Background, CallsAfterAReset(),
-            WriterRunOptions.Default with { FaultReactionWait = wait });
+            UnhurriedSettle.Options with { FaultReactionWait = wait });
         var seen = result.Evidence.Fault!.ObservedAt!.Value;
         var first = result.Evidence.Calls.Where(c => c.Started > seen).MinBy(c => c.Started);
         Assert.NotNull(first);

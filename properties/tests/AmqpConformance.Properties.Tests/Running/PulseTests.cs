@@ -61,7 +61,7 @@ public sealed class PulseTests
                 {
                     case ScriptActionKind.Hold: holding = true; break;
                     case ScriptActionKind.Release or ScriptActionKind.ReleaseRacingCall or ScriptActionKind.ReleaseRacingCancel: holding = false; break;
-                    case ScriptActionKind.Dispose: disposed = true; break;
+                    case ScriptActionKind.Dispose or ScriptActionKind.DisposeRacingCall: disposed = true; break;
                     case ScriptActionKind.Pulse:
                         pulses++;
                         Assert.True(holding, $"seed {seed}: a pulse while not holding: {string.Join(' ', script)}");
