@@ -76,7 +76,7 @@ foreach (int size in bodySizes)
         Result raw = await MeasureRawAsync(batch, clients, repeats, ct);
         sampler?.Start();
         Result fake = await MeasureFakeAsync(batch, clients, repeats, retain, ct);
-        var sampled = sampler?.Stop();
+        var sampled = sampler is null ? null : await sampler.StopAsync();
         double ratio = fake.MegabytesPerSecond / raw.MegabytesPerSecond;
         if (size < SmallBody) worstSmall = Math.Min(worstSmall, ratio);
         else worstLarge = Math.Min(worstLarge, ratio);

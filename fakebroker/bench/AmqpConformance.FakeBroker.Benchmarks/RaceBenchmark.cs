@@ -80,9 +80,8 @@ internal static class RaceBenchmark
                     if (failure is not null) Console.WriteLine($"RabbitMQ failed at {SizeName(size)} x {connections}: {failure}");
                 }
                 Result sink = await MeasureSinkAsync(size, connections, messages, window, ct);
-                sampler?.Start();
-                Result fake = await MeasureFakeAsync(size, connections, messages, window, ct);
-                IReadOnlyList<(string Type, long Bytes)> sampled = sampler?.Stop() ?? [];
+                Result fake = await MeasureFakeAsync(size, connections, messages, window, ct, sampler);
+                IReadOnlyList<(string Type, long Bytes)> sampled = fake.Sampled;
                 double? ratio = rabbit is { } r ? fake.MessagesPerSecond / r.MessagesPerSecond : null;
                 double? ceiling = rabbit is { } r2 ? sink.MessagesPerSecond / r2.MessagesPerSecond : null;
                 if (ratio is { } q) (ratios.TryGetValue(size, out var list) ? list : ratios[size] = []).Add(q);
@@ -154,10 +153,11 @@ internal static class RaceBenchmark
     /// <summary>A fresh fake broker on 127.0.0.1: default options but frame_max 131072 (RabbitMQ's, stated here though it is the
     /// default too) and <see cref="FakeBrokerOptions.KeepPublished"/> off (it would keep every body of a long run twice:
     /// in the queue and in the connection's list of publishes). Fails if the broker flagged the benchmark's own traffic.</summary>
-    private static async Task<Result> MeasureFakeAsync(int size, int connections, int messages, int window, CancellationToken ct)
+    private static async Task<Result> MeasureFakeAsync(int size, int connections, int messages, int window, CancellationToken ct,
+        AllocationSampler? sampler = null)
     {
         await using FakeBroker broker = await FakeBroker.StartAsync(new FakeBrokerOptions { FrameMax = FrameMax, KeepPublished = false }, ct);
-        Result result = await MeasureAsync(broker.Endpoint, ClientHandshake.Default, size, connections, messages, window, ct);
+        Result result = await MeasureAsync(broker.Endpoint, ClientHandshake.Default, size, connections, messages, window, ct, sampler);
         foreach (BrokerConnection connection in broker.Connections)
             if (connection.Log.Findings() is { Count: > 0 } findings)
                 throw new InvalidOperationException($"the fake broker flagged the benchmark's own traffic: {findings[0]}");
@@ -177,21 +177,23 @@ internal static class RaceBenchmark
     }
 
     /// <summary>Sets up <paramref name="connections"/> publishers, then times them publishing <paramref name="messages"/> in
-    /// all (split evenly) at once, until the last is confirmed. Setup and closing are not timed.</summary>
+    /// all (split evenly) at once, until the last is confirmed. Setup and closing are not timed, nor sampled by
+    /// <paramref name="sampler"/> (started once the publishers are set up, stopped with the clock: <see cref="Result.Sampled"/>).</summary>
     private static async Task<Result> MeasureAsync(EndPoint endpoint, ClientHandshake handshake, int size, int connections, int messages,
-        int window, CancellationToken ct)
+        int window, CancellationToken ct, AllocationSampler? sampler = null)
     {
         var publishers = new List<ConfirmPublisher>();
         try
         {
             for (int c = 0; c < connections; c++) publishers.Add(await ConfirmPublisher.OpenAsync(endpoint, handshake, size, window, ct));
+            sampler?.Start();
             CpuSample before = CpuSample.Take();
             var watch = Stopwatch.StartNew();
             long[] nacked = await Task.WhenAll(publishers.Select((p, c) =>
                 Task.Run(() => p.PublishAsync(messages / connections + (c < messages % connections ? 1 : 0), ct), ct)));
             watch.Stop();
             CpuCost cost = CpuSample.Take() - before;
-            return new Result(messages, (long)messages * size, watch.Elapsed, nacked.Sum(), cost);
+            return new Result(messages, (long)messages * size, watch.Elapsed, nacked.Sum(), cost) { Sampled = sampler is null ? [] : await sampler.StopAsync() };
         }
         finally
         {
@@ -255,6 +257,9 @@ internal static class RaceBenchmark
     /// nacked, and what it cost (<paramref name="Cost"/>: CPU and GC over the timed part).</summary>
     private readonly record struct Result(long Messages, long BodyBytes, TimeSpan Elapsed, long Nacked, CpuCost Cost)
     {
+        /// <summary>What the allocation sampler saw while the clock ran, by type (empty without one).</summary>
+        public IReadOnlyList<(string Type, long Bytes)> Sampled { get; init; } = [];
+
         public double MessagesPerSecond => Messages / Elapsed.TotalSeconds;
         public double MegabytesPerSecond => BodyBytes / 1e6 / Elapsed.TotalSeconds;
     }
