@@ -312,7 +312,7 @@ public static class ZooWriters
             "Checks for disposal on entry, copies the body outside the lock, and after taking the lock re-checks only for a fault: a call still copying when DisposeAsync runs writes after disposal returned.",
             "A call that has passed its entry check but not yet reached the lock when DisposeAsync starts (a publish racing connection close).", WriterCompletion.AfterFlush),
         E(c => new DrainThenFlushWriter(c), BugClass.QueueFull,
-            "RabbitMQ.Client 7.x's loop shape: drain every queued command into the pipe, then flush once; the drained commands no longer count against QueueCapacity while their flush is stalled.",
+            "One flush per burst: the loop drains every queued command into the pipe, then flushes once; the drained commands no longer count against QueueCapacity while their flush is stalled.",
             "A stalled output with more than QueueCapacity + 1 calls made while it stalls.", WriterCompletion.OnAccept),
         E(c => new CancelCheckedBeforeFlushWriter(c), BugClass.Cancellation,
             "Checks the caller's token after writing the frames and before flushing, and throws OperationCanceledException with the frames already committed to the pipe.",

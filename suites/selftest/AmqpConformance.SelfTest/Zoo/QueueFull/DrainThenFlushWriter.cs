@@ -5,8 +5,8 @@ namespace AmqpConformance.SelfTest.Zoo.QueueFull;
 
 /// <summary>
 /// DELIBERATELY BROKEN. The background writer (body copied, call complete once queued in a channel bounded at QueueCapacity) with
-/// RabbitMQ.Client 7.x's write-loop shape: on each wake-up the loop drains everything queued into the pipe (TryRead until empty)
-/// and then flushes once. That is efficient, but the bound no longer bounds anything: the moment the loop has drained the channel,
+/// one flush per burst: on each wake-up the loop drains everything queued into the pipe (TryRead until empty) and then flushes
+/// once. (RabbitMQ.Client's own loop, read at 05f462d, flushes after each command and so keeps its bound.) That is efficient, but the bound no longer bounds anything: the moment the loop has drained the channel,
 /// the channel has room for QueueCapacity more, and those callers complete too, while the drained commands sit in the pipe behind
 /// a flush the stalled socket does not complete. Up to 2 x QueueCapacity calls are reported accepted with nothing flushed, and
 /// the copies of all of them are held.
