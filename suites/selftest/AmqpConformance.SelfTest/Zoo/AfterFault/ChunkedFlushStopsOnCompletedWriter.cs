@@ -5,7 +5,7 @@ using AmqpConformance.Protocol;
 namespace AmqpConformance.SelfTest.Zoo.AfterFault;
 
 /// <summary>
-/// DELIBERATELY BROKEN. An inline writer that does not let one large publish pile up in the pipe: it writes the body in runs of
+/// DELIBERATELY BROKEN: An inline writer that does not let one large publish pile up in the pipe: it writes the body in runs of
 /// whole body frames of about 64 KiB and flushes after each run, then flushes once more at the end and checks that flush
 /// (CommandFraming.ThrowIfNotDelivered). The intermediate flushes were written as "stop early when the peer is gone": a run's
 /// flush that reports IsCompleted (the reader finished: an orderly close) returns from the write as if the command were done,

@@ -3,7 +3,7 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.AfterFault;
 
 /// <summary>
-/// DELIBERATELY BROKEN. An inline (lock, write, flush, release) writer with a hot path for the most common call: a publish made
+/// DELIBERATELY BROKEN: An inline (lock, write, flush, release) writer with a hot path for the most common call: a publish made
 /// without a cancellation token (<c>BasicPublishAsync(...)</c> with the default token). Such a caller can never cancel, so the hot
 /// path skips the async wait machinery: it tries the lock with <c>Wait(0)</c> and, if it got it, writes at once. The hot path was
 /// added as an optimisation beside the original slow path and lost its checks on the way: it never asks whether the writer has

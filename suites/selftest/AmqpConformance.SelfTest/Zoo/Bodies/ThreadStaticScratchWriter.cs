@@ -3,7 +3,7 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Bodies;
 
 /// <summary>
-/// DELIBERATELY BROKEN. A one-buffer-per-command writer that avoids renting per call: each thread keeps a [ThreadStatic] scratch
+/// DELIBERATELY BROKEN: A one-buffer-per-command writer that avoids renting per call: each thread keeps a [ThreadStatic] scratch
 /// buffer (grown as needed, never returned: "one per thread, like StringBuilderCache"), and to keep the lock short a call serializes
 /// its command into its thread's scratch before it waits for the lock. The call holds on to that array across the await. When the
 /// lock is contended the call resumes later (on whatever thread), and meanwhile the thread it started on has run another call,

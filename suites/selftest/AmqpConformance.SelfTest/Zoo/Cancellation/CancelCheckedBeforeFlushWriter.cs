@@ -3,7 +3,7 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Cancellation;
 
 /// <summary>
-/// DELIBERATELY BROKEN. An inline writer (lock, write, flush, release; complete after the flush) that does not want to make a
+/// DELIBERATELY BROKEN: An inline writer (lock, write, flush, release; complete after the flush) that does not want to make a
 /// caller who has given up wait on a flush that may block for a long time under backpressure: after writing the command it looks
 /// at the caller's token once more and, if it fired, releases the command and throws OperationCanceledException instead of
 /// flushing. But the frames are already committed to the PipeWriter: the next flush (anybody's) carries them, so the broker gets a

@@ -3,7 +3,7 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Lifecycle;
 
 /// <summary>
-/// DELIBERATELY BROKEN. An inline writer that keeps its lock short: a call checks that the writer is running, copies its body into
+/// DELIBERATELY BROKEN: An inline writer that keeps its lock short: a call checks that the writer is running, copies its body into
 /// a pooled staging buffer outside the lock (for a large body that is most of the call's CPU time), then takes the lock, writes
 /// and flushes. Once it has the lock it re-checks only for a fault ("the output may have failed while we waited"), not for
 /// disposal: disposal was checked on entry. DisposeAsync marks the writer disposed and waits for the lock to drain. A call that

@@ -3,7 +3,7 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Pools;
 
 /// <summary>
-/// DELIBERATELY BROKEN. A one-buffer-per-command writer that keeps its staging buffer for the connection's life instead of renting
+/// DELIBERATELY BROKEN: A one-buffer-per-command writer that keeps its staging buffer for the connection's life instead of renting
 /// one per command (it serializes each command whole into it under the lock, writes it with one Write, flushes). So that one huge
 /// publish does not pin a huge array for ever, it "trims" every 256th command: returns the staging buffer to the pool and lets the
 /// next command rent one of the size it needs. The trim was put right after serializing, where the size is known, but the command

@@ -4,7 +4,7 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.QueueFull;
 
 /// <summary>
-/// DELIBERATELY BROKEN. The background writer (body copied, call complete once queued in a channel bounded at QueueCapacity) with
+/// DELIBERATELY BROKEN: The background writer (body copied, call complete once queued in a channel bounded at QueueCapacity) with
 /// one flush per burst: on each wake-up the loop drains everything queued into the pipe (TryRead until empty) and then flushes
 /// once. (RabbitMQ.Client's own loop, read at 05f462d, flushes after each command and so keeps its bound.) That is efficient, but the bound no longer bounds anything: the moment the loop has drained the channel,
 /// the channel has room for QueueCapacity more, and those callers complete too, while the drained commands sit in the pipe behind
