@@ -156,6 +156,12 @@ public static class ConformanceProperties
                 RunResult result;
                 Verdict verdict;
                 try { (result, verdict) = Judge(shrunk); }
+                catch (Exception ex)
+                {
+                    // The case threw (FsCheck saw the same when shrinking): report it as the property's failure, not the run's crash.
+                    LastVerdict = new Verdict(invariant, [new Violation(invariant, "property-threw", ex.ToString(), [], [])]);
+                    continue;
+                }
                 finally { slot.Finish(); }
                 if (!verdict.Holds) (LastFailure, LastVerdict) = (result, verdict);
             }

@@ -68,7 +68,10 @@ public sealed class FaultPump
     public Exception? SinkError { get; private set; }
 
     /// <summary>Pumps until the source ends, the sink stops reading, or <paramref name="cancellationToken"/>
-    /// is cancelled (the host's signal that the connection was terminated). Never throws for those.</summary>
+    /// is cancelled (the host's signal that the connection was terminated). Never throws for those, nor when the source pipe
+    /// refuses to be read because its writer misused it (a sender writing and flushing from two threads at once can leave the
+    /// pipe completed under the pump): that ends the pump as a failed source, with the pipe's message as
+    /// <see cref="SourceError"/>, instead of failing whoever awaits the transport.</summary>
     public async Task<FaultPumpOutcome> RunAsync(CancellationToken cancellationToken)
     {
         _cancellation = cancellationToken;
@@ -79,6 +82,12 @@ public sealed class FaultPump
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
             return FaultPumpOutcome.Terminated;
+        }
+        catch (InvalidOperationException e)
+        {
+            SourceError = e;
+            _transcript.Add(new(_direction, TranscriptEventKind.Ended, Offset, 0, TimeSpan.Zero, "the source pipe refused the pump: " + e.Message));
+            return FaultPumpOutcome.SourceFailed;
         }
     }
 

@@ -63,6 +63,11 @@ public sealed record ConformanceEvidence
     /// writer's code, say a cancellation callback that never returns). The rest of the evidence is what could be read by then.</summary>
     public string? CaseHung { get; init; }
 
+    /// <summary>Set when the writer used its output (a <see cref="System.IO.Pipelines.PipeWriter"/>, which is not thread-safe) from
+    /// two threads at once, or started a flush while an earlier one of its own was pending: what it did first, and when. Null when
+    /// it never did, or when the harness does not own the output (client level).</summary>
+    public string? ConcurrentOutputUse { get; init; }
+
     /// <summary>Frames the writer sent (client to broker), in wire order.</summary>
     public IEnumerable<FrameRecord> Received => Frames.Where(f => f.Direction == FrameDirection.Received);
 }

@@ -13,6 +13,11 @@ public sealed class NoInterleavingChecker : IInvariantChecker
         ArgumentNullException.ThrowIfNull(evidence);
         ArgumentNullException.ThrowIfNull(wire);
         var v = new ViolationList(Invariant);
+        if (evidence.ConcurrentOutputUse is { } overlap)
+            v.Add("concurrent-output-use", $"The writer used its output from two threads at once: {overlap}. A PipeWriter is not " +
+                "thread-safe: one caller's flush during another's write, or two flushes in flight, mixes frames of different commands " +
+                "on the wire or breaks the pipe itself. Every write and flush must come from one caller at a time (under the writer's " +
+                "lock, or from its one loop).");
         var owner = new Dictionary<long, AssembledCommand>();
         foreach (var cmd in wire.Commands)
             foreach (long s in cmd.FrameSequences) owner[s] = cmd;

@@ -34,14 +34,23 @@ internal sealed partial class ControlledOutput
 
     public override ValueTask<FlushResult> FlushAsync(CancellationToken cancellationToken = default)
     {
-        Touch();
-        Volatile.Write(ref _writing, 0);
-        long n = Interlocked.Increment(ref _flushes);
-        FireTriggers(n);
-        var flush = FlushCoreAsync(cancellationToken);
-        // Completed at once, it is a plain result, as a pipe's synchronous flush is; otherwise its consumer gets a source that, like a
-        // pipe's, can be consumed once.
-        return flush.IsCompleted ? flush : SingleConsumerFlush.Wrap(flush);
+        EnterUse("FlushAsync");
+        try
+        {
+            if (Volatile.Read(ref _pendingFlushes) > 0) NoteConcurrentUse("FlushAsync while an earlier flush of the writer's was still pending");
+            Touch();
+            Volatile.Write(ref _writing, 0);
+            long n = Interlocked.Increment(ref _flushes);
+            FireTriggers(n);
+            var flush = FlushCoreAsync(cancellationToken);
+            // Completed at once, it is a plain result, as a pipe's synchronous flush is; otherwise its consumer gets a source that, like
+            // a pipe's, can be consumed once.
+            return flush.IsCompleted ? flush : SingleConsumerFlush.Wrap(flush);
+        }
+        finally
+        {
+            ExitUse();
+        }
     }
 
     private async ValueTask<FlushResult> FlushCoreAsync(CancellationToken cancellationToken)

@@ -177,25 +177,41 @@ internal sealed partial class ControlledOutput : PipeWriter
 
     public override void Advance(int bytes)
     {
-        Touch();
-        Volatile.Write(ref _writing, 0);
-        _inner.Advance(bytes);
-        lock (_gate)
+        EnterUse("Advance");
+        try
         {
-            if (bytes > 0 && bytes <= _last.Length) _scanner.Feed(_last.Span[..bytes]);
-            _committed += bytes;
+            Touch();
+            Volatile.Write(ref _writing, 0);
+            _inner.Advance(bytes);
+            lock (_gate)
+            {
+                if (bytes > 0 && bytes <= _last.Length) _scanner.Feed(_last.Span[..bytes]);
+                _committed += bytes;
+            }
+        }
+        finally
+        {
+            ExitUse();
         }
         Signal();
     }
 
     public override Memory<byte> GetMemory(int sizeHint = 0)
     {
-        Touch();
-        Volatile.Write(ref _writing, 1);
-        Perturb();
-        var memory = _inner.GetMemory(sizeHint);
-        lock (_gate) _last = memory;
-        return memory;
+        EnterUse("GetMemory");
+        try
+        {
+            Touch();
+            Volatile.Write(ref _writing, 1);
+            Perturb();
+            var memory = _inner.GetMemory(sizeHint);
+            lock (_gate) _last = memory;
+            return memory;
+        }
+        finally
+        {
+            ExitUse();
+        }
     }
 
     public override Span<byte> GetSpan(int sizeHint = 0) => GetMemory(sizeHint).Span;

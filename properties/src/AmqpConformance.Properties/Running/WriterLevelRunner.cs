@@ -129,6 +129,7 @@ public static class WriterLevelRunner
             OutputWireOffset = world.OutputWireOffset,
             DeclaredCompletion = world.Factory.Completion,
             OutputDeliveryTracked = world.Output.Followed,
+            ConcurrentOutputUse = world.Output.ConcurrentUse,
         };
     }
 

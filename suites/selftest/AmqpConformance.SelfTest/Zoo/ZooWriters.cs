@@ -327,6 +327,18 @@ public static class ZooWriters
             "Serializes each command into a [ThreadStatic] scratch buffer before waiting for the lock and writes from it after the wait, by which time its starting thread may have serialized another call into the same array.",
             "A contended lock (the call awaits) and another call run on the thread the first one started on before the first one writes.", WriterCompletion.AfterFlush),
 
+        // Fifth red-team round (a helper session): FlushOutsideLock crashed the harness's transport instead of getting a verdict,
+        // until the output noted a writer inside it on two threads at once (no-interleaving/concurrent-output-use).
+        E(c => new SingleFrameFastPathOffBy8Writer(c), BugClass.Pools,
+            "Serializes a command that fits one frame_max-sized staging buffer whole into it, with a fit test that forgets the body frame's 8 bytes of overhead: the write overflows and the writer stops.",
+            "A power-of-two frame_max and a body within 8 bytes of frame_max - FramesLength.", WriterCompletion.AfterFlush),
+        E(c => new TombstoneReleasedOnFaultWriter(c), BugClass.Pools,
+            "Cancels a queued call by tombstoning its entry (its caller releases the command); the failure path releases everything still queued, tombstones included.",
+            "A queued call cancelled, then a transport fault or a disposal that gives up before the loop reached the tombstone.", WriterCompletion.AfterFlush),
+        E(c => new FlushOutsideLockWriter(c), BugClass.Interleaving,
+            "Writes a command under the connection lock and flushes after releasing it, so flushes run concurrently with other callers' writes.",
+            "Several channels publishing at once; disposal while a flush is pending.", WriterCompletion.AfterFlush),
+
         // Correct but unusual: must pass.
         E(c => new PooledCompletionWriter(c), BugClass.Correct,
             "Completes calls through pooled ValueTask sources, each reused only after its caller took the result.",
