@@ -30,6 +30,10 @@ public sealed class LifecycleChecker : IInvariantChecker
         if (!life.DisposeCompleted)
             v.Add("dispose-hung", $"DisposeAsync did not complete within {life.Bound.TotalSeconds:0.###} s" +
                 (life.OutputStalledThroughDispose ? " while the output accepted nothing (a writer must give up after WriterContext.DrainTimeout)." : "."));
+        if (life.FirstDisposalFailure is { } threw)
+            v.Add("dispose-threw", $"DisposeAsync threw {threw}. A connection's close path (Abort, CloseAsync, `await using`) disposes " +
+                "the writer, often because the transport already failed; an exception there hides the close's own outcome and skips " +
+                "whatever the connection cleans up next. A writer that stopped on a fault reports it to its callers, not to its disposer.");
         if (life.SecondDisposal is { } how && life.SecondDisposalFailure is { } failure)
             v.Add("second-dispose-failed", $"DisposeAsync, called a second time ({how}), threw {failure}; disposing twice must be harmless.");
         var calls = evidence.Calls.ToDictionary(c => c.Id);

@@ -26,6 +26,9 @@ public sealed record LifecycleRecord(TimeSpan? DisposeInvokedAt, TimeSpan? Dispo
     /// CancelPendingFlush: disposal returned while the writer was still using its output.</summary>
     public bool FlushPendingWhenDisposeReturned { get; init; }
 
+    /// <summary>What the (first) DisposeAsync threw (type and message), or null if it returned normally.</summary>
+    public string? FirstDisposalFailure { get; init; }
+
     /// <summary>What the second DisposeAsync threw (type and message), or null if it returned normally (or there was none).</summary>
     public string? SecondDisposalFailure { get; init; }
 

@@ -11,7 +11,7 @@ namespace AmqpConformance.Properties.Generators;
 /// FsCheck generators for <see cref="Scenario"/>s. Each case first draws its <see cref="SwarmFeatures"/> from a
 /// <see cref="ScenarioProfile"/>, then everything else within them. Body sizes are weighted to the edges of framing (0, 1,
 /// frame_max - 9/-8/-7, multiples of frame_max - 8 plus or minus 1, just over the 85,000-byte large-object threshold, rarely up
-/// to 1 MiB); bodies are slices of larger pooled arrays; frame_max spans the negotiable space; header tables run up to exactly
+/// to 1 MiB and now and then past it, up to 3 MiB); bodies are slices of larger pooled arrays; frame_max spans the negotiable space; header tables run up to exactly
 /// what fits a frame; queue capacities and the transport's threshold are small often enough that queue-full and backpressure
 /// paths are common and cheap.
 /// </summary>
@@ -22,7 +22,11 @@ public static class ScenarioGenerators
         (4, Gen.Constant(4096)), (2, Gen.Constant(0)), (2, Gen.Constant(4097)), (2, Gen.Constant(8192)),
         (1, Gen.Constant(131072)), (2, Gen.Choose(4096, 65536)));
 
-    /// <summary>Body lengths for <paramref name="frameMax"/>, weighted to the framing edges; with <paramref name="large"/>, sizes up to 1 MiB.</summary>
+    /// <summary>The largest body generated: 3 MiB.</summary>
+    public const int LargestBody = 3 << 20;
+
+    /// <summary>Body lengths for <paramref name="frameMax"/>, weighted to the framing edges; with <paramref name="large"/>, sizes up to
+    /// <see cref="LargestBody"/>, past 1 MiB rarely.</summary>
     public static Gen<int> BodyLength(int frameMax, bool large = true)
     {
         int m = frameMax == 0 ? 131072 - 8 : frameMax - 8;
@@ -39,6 +43,11 @@ public static class ScenarioGenerators
         {
             small.Add((2, Gen.Choose(85_000, 86_000)));
             small.Add((2, Gen.Frequency((4, Gen.Choose(86_000, 262_144)), (1, Gen.Choose(262_144, 1 << 20)))));
+            // Past 1 MiB, where a writer that slices large bodies (to bound what one call parks in the pipe) restarts its framing:
+            // 1 MiB plus a few frames' worth, plus or minus one, or anything up to 3 MiB.
+            small.Add((1, Gen.Frequency(
+                (2, Gen.Choose(1, 3).SelectMany(k => Gen.Elements((1 << 20) + k * m - 1, (1 << 20) + k * m, (1 << 20) + k * m + 1))),
+                (1, Gen.Choose((1 << 20) + 1, LargestBody)))));
         }
         return Gen.Frequency([.. small]);
     }

@@ -17,6 +17,7 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
     private TimeSpan? _returnedAt;
     private IReadOnlyList<int> _pending = [];
     private bool _timedOut;
+    private string? _firstFailure;
     private string? _secondFailure;
 
     /// <summary>Whether disposal has begun.</summary>
@@ -59,7 +60,7 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
         // Read before DisposeAsync is invoked: a call it ends synchronously (one racing it, say) must not seem to have ended
         // before disposal began.
         _invokedAt = world.Clock;
-        Task disposal = InvokeDispose();
+        Task disposal = First(InvokeDispose());
         switch (world.Scenario.SecondDisposal)
         {
             case SecondDisposal.Concurrent:
@@ -90,7 +91,21 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
         }
     }
 
-    /// <summary>The second call's task, recording what it threw (the first call's failure is not the lifecycle invariant's to judge).</summary>
+    /// <summary>The first call's task, recording what it threw (a connection's close path calls DisposeAsync and must not get an
+    /// exception back, not even the transport failure that stopped the writer).</summary>
+    private async Task First(Task first)
+    {
+        try
+        {
+            await first.ConfigureAwait(false);
+        }
+        catch (Exception ex)
+        {
+            _firstFailure = $"{ex.GetType().Name}: {ex.Message}";
+        }
+    }
+
+    /// <summary>The second call's task, recording what it threw.</summary>
     private async Task Second(Task second)
     {
         world.Events.Add(RunEvent.DisposeTwice);
@@ -160,6 +175,7 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
                 SecondDisposal.Concurrent => "alongside the first",
                 _ => null,
             },
+            FirstDisposalFailure = Volatile.Read(ref _firstFailure),
             SecondDisposalFailure = Volatile.Read(ref _secondFailure),
             FlushesAfterDispose = world.Output.FlushesAfterDispose,
             FlushPendingWhenDisposeReturned = world.Output.FlushPendingAtDispose,

@@ -19,7 +19,7 @@ public sealed class ScenarioGeneratorsTests
             Assert.InRange(s.Publishers.Count, 1, 16);
             Assert.All(s.Publishers, p => Assert.NotEmpty(p));
             Assert.True(s.FrameMax == 0 || s.FrameMax >= 4096, $"frame_max {s.FrameMax}");
-            Assert.All(s.Publishers.SelectMany(p => p), step => Assert.InRange(step.BodyLength, 0, 1 << 20));
+            Assert.All(s.Publishers.SelectMany(p => p), step => Assert.InRange(step.BodyLength, 0, ScenarioGenerators.LargestBody));
         });
     }
 
@@ -33,6 +33,9 @@ public sealed class ScenarioGeneratorsTests
         Assert.Contains(lengths, x => x.FrameMax > 0 && x.BodyLength == x.FrameMax - 7);
         Assert.Contains(lengths, x => x.FrameMax > 0 && x.BodyLength == x.FrameMax - 9);
         Assert.Contains(lengths, x => x.BodyLength > 85_000);
+        var pastOneMiB = ScenarioGenerators.For(ScenarioProfile.Mixed with { LargeBodies = 1 }).Sample(300, 50)
+            .SelectMany(s => s.Publishers.SelectMany(p => p).Select(step => (s.FrameMax, step.BodyLength))).Where(x => x.BodyLength > 1 << 20).ToList();
+        Assert.Contains(pastOneMiB, x => x.FrameMax > 0 && ((x.BodyLength - (1 << 20)) % (x.FrameMax - 8)) is 0 or 1 || ((x.BodyLength + 1 - (1 << 20)) % (x.FrameMax - 8)) == 0);
         // Large sizes stay rare so cases stay fast: over 85,000 bytes mostly means the framing edges of a large frame_max.
         Assert.True(lengths.Count(x => x.BodyLength > 256 * 1024) < lengths.Count / 25, "bodies over 256 KiB must stay rare");
         Assert.True(lengths.Average(x => (double)x.BodyLength) < 48 * 1024, "the mean body must stay small");
@@ -99,7 +102,7 @@ public sealed class ScenarioGeneratorsTests
         {
             Assert.True(s.Publishers.Take(3).Sum(p => (long)p[0].BodyLength) > 1 << 20);
             Assert.True(s.QueueCapacity >= 4, s.ToString());
-            Assert.All(s.Publishers.SelectMany(p => p), x => Assert.InRange(x.BodyLength, 0, 1 << 20));
+            Assert.All(s.Publishers.Take(3).SelectMany(p => p.Take(2)), x => Assert.InRange(x.BodyLength, ScenarioGenerators.LargeBurstBody.Min, ScenarioGenerators.LargeBurstBody.Max));
         });
         Assert.DoesNotContain(sample, s => s.Script is not null && IsBurst(s));
     }

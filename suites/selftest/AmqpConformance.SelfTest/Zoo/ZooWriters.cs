@@ -329,9 +329,15 @@ public static class ZooWriters
 
         // Fifth red-team round (a helper session): FlushOutsideLock crashed the harness's transport instead of getting a verdict,
         // until the output noted a writer inside it on two threads at once (no-interleaving/concurrent-output-use).
+        E(c => new SlicedBodyReframeWriter(c), BugClass.CommandShape,
+            "Writes a large body in 1 MiB slices with a flush after each, and frames each slice on its own, so every slice but the last ends in a short body frame.",
+            "A body of more than 1 MiB at a frame_max whose frame_max - 8 does not divide 1 MiB.", WriterCompletion.AfterFlush),
         E(c => new SingleFrameFastPathOffBy8Writer(c), BugClass.Pools,
             "Serializes a command that fits one frame_max-sized staging buffer whole into it, with a fit test that forgets the body frame's 8 bytes of overhead: the write overflows and the writer stops.",
             "A power-of-two frame_max and a body within 8 bytes of frame_max - FramesLength.", WriterCompletion.AfterFlush),
+        E(c => new DisposeRethrowsFaultWriter(c), BugClass.Lifecycle,
+            "The first DisposeAsync rethrows the transport failure that stopped the writer, as disposal that awaits a faulted write loop does.",
+            "A transport fault, then disposal.", WriterCompletion.AfterFlush),
         E(c => new TombstoneReleasedOnFaultWriter(c), BugClass.Pools,
             "Cancels a queued call by tombstoning its entry (its caller releases the command); the failure path releases everything still queued, tombstones included.",
             "A queued call cancelled, then a transport fault or a disposal that gives up before the loop reached the tombstone.", WriterCompletion.AfterFlush),
