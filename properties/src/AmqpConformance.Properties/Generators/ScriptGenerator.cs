@@ -5,7 +5,8 @@ namespace AmqpConformance.Properties.Generators;
 /// <summary>Builds the script of a scripted case from its publishers and its features: every publish becomes a call step, in an
 /// order that interleaves the publishers, and control steps land between them: holds with their releases (some racing a
 /// cancellation or the next call) and pulses (held flushes complete, the next waits again), cancellations of the call just made or of an older one, a reset or an orderly close with calls after it, disposal with calls pending
-/// and calls after it, half the time started at the same moment as a call (<see cref="ScriptActionKind.DisposeRacingCall"/>). Drawn from a seeded <see cref="Random"/>, so a generated scenario carries its script explicitly.</summary>
+/// and calls after it, half the time started at the same moment as a call (<see cref="ScriptActionKind.DisposeRacingCall"/>), and
+/// now and then an idle connection (<see cref="ScriptActionKind.Idle"/>). Drawn from a seeded <see cref="Random"/>, so a generated scenario carries its script explicitly.</summary>
 public static class ScriptGenerator
 {
     /// <summary>A script for publishers with <paramref name="stepCounts"/> publishes each.</summary>
@@ -57,6 +58,8 @@ public static class ScriptGenerator
             raceNextCall = false;
             if (features.Cancellation && random.NextDouble() < 0.35)
                 actions.Add(ScriptAction.Cancel(random.NextDouble() < 0.7 ? p : order[random.Next(0, i + 1)]));
+            // Now and then the connection sits idle (two minutes of the case's time) between calls on a healthy output.
+            if (!holding && !disposed && random.NextDouble() < 0.1) actions.Add(ScriptAction.Idle);
             bool keepHolding = (holdFrom >= 0 && i >= holdFrom && !disposed) || (disposed && features.StallThroughDispose);
             // Now and then the stalled output drains what it holds and stalls again at once (never once the output is to stay
             // stalled through disposal).

@@ -44,4 +44,6 @@ public enum RunEvent
     DisposeRacingCall,
     /// <summary>One writer took more than 256 calls in one case: what it counts, rotates or trims every so many commands comes round.</summary>
     LongLivedWriter,
+    /// <summary>The connection sat idle for two minutes of the case's time, the writer's timers firing as they fell due.</summary>
+    IdleConnection,
 }

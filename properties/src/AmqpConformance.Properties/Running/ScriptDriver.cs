@@ -41,6 +41,9 @@ internal static class ScriptDriver
                     }).ConfigureAwait(false);
                     lifecycle.Begin(); // a skipped call still begins disposal (nothing once begun)
                     break;
+                case ScriptActionKind.Idle:
+                    await IdleAsync(world, observer).ConfigureAwait(false);
+                    break;
                 case ScriptActionKind.Hold:
                     world.Output.Hold();
                     break;
@@ -97,6 +100,29 @@ internal static class ScriptDriver
         else _ = calls.Start(trace, step);
         await observer.SettleAsync().ConfigureAwait(false);
         observer.NoteStarted(trace);
+    }
+
+    /// <summary>At most this many of the writer's timers fire in one idle step (a writer with a millisecond period would otherwise
+    /// keep the step going for 120,000 rounds); the rest of the span is then skipped in one go.</summary>
+    private const int IdleTimerRounds = 200;
+
+    /// <summary>An idle connection (<see cref="ScriptActionKind.Idle"/>): with nothing pending and the output not held, moves the case's
+    /// clock to each of the writer's timers in turn over <see cref="ScriptAction.IdleSpan"/>, letting the writer settle after each,
+    /// then to the end of the span. Without it no case lasted longer than milliseconds, so a writer's timer of seconds (a write
+    /// timeout, a heartbeat) never fired on a healthy connection.</summary>
+    private static async Task IdleAsync(WriterCase world, CaseObserver observer)
+    {
+        if (world.AllTraces.Any(t => t.IsPending) || world.Output.IsHolding || world.Output.IsFlushPending) return;
+        world.Events.Add(RunEvent.IdleConnection);
+        var until = world.Clock + ScriptAction.IdleSpan;
+        for (int round = 0; round < IdleTimerRounds && world.Clock < until; round++)
+        {
+            if (!world.Time.TrySkipToNextTimer(until - world.Clock)) break;
+            await observer.SettleAsync().ConfigureAwait(false);
+        }
+        var rest = until - world.Clock;
+        if (rest > TimeSpan.Zero) world.Time.Skip(rest);
+        await observer.SettleAsync().ConfigureAwait(false);
     }
 
     /// <summary>Waits until a reset or close the script made has taken effect (both directions of the transport stopped, so the

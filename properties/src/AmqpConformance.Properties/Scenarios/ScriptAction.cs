@@ -46,8 +46,15 @@ public sealed record ScriptAction(ScriptActionKind Kind, int Publisher = -1, int
     /// <summary>Disposal starts.</summary>
     public static ScriptAction Dispose { get; } = new(ScriptActionKind.Dispose);
 
+    /// <summary>The connection sits idle.</summary>
+    public static ScriptAction Idle { get; } = new(ScriptActionKind.Idle);
+
+    /// <summary>How much of the case's time an <see cref="ScriptActionKind.Idle"/> step lets pass: two minutes, past a client's
+    /// usual write timeout (RabbitMQ.Client's is 30 s) and a heartbeat interval (60 s).</summary>
+    public static TimeSpan IdleSpan { get; } = TimeSpan.FromMinutes(2);
+
     /// <summary>Compact: "call:p0", "hold", "release", "pulse", "cancel:p1", "race:p2", "race-call:p0", "reset", "close", "dispose",
-    /// "dispose-race-call:p1" (or "dispose-race-call:p1+400" with 400 spins).</summary>
+    /// "dispose-race-call:p1" (or "dispose-race-call:p1+400" with 400 spins), "idle".</summary>
     public override string ToString() => Kind switch
     {
         ScriptActionKind.Call => $"call:p{Publisher}",

@@ -32,4 +32,8 @@ public enum ScriptActionKind
     /// publish (a publish racing connection close): the call may be anywhere between its entry and its first byte when disposal
     /// begins, where neither parked calls nor calls after disposal reach. Disposal begins even if the call is skipped.</summary>
     DisposeRacingCall,
+    /// <summary>The connection sits idle for <see cref="ScriptAction.IdleSpan"/> of the case's time: with no call pending and the
+    /// output not held, the harness moves the case's clock over the writer's timers (<see cref="Harness.Writers.WriterContext.TimeProvider"/>),
+    /// firing each as it falls due and letting the writer settle after it. Nothing if a call is pending or flushes are held.</summary>
+    Idle,
 }

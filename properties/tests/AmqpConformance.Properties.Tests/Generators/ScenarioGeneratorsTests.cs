@@ -191,6 +191,28 @@ public sealed class ScenarioGeneratorsTests
     }
 
     [Fact]
+    public void Scripts_let_the_connection_sit_idle_now_and_then_only_while_the_output_is_not_held()
+    {
+        var scripted = ScenarioGenerators.For(ScenarioProfile.For(InvariantNames.Lifecycle)).Sample(300, 50).Where(s => s.Script is not null).ToList();
+        Assert.InRange(scripted.Count(s => s.Script!.Contains(ScriptAction.Idle)), scripted.Count / 10, scripted.Count);
+        Assert.All(scripted, s =>
+        {
+            bool holding = false, disposed = false;
+            foreach (var a in s.Script!)
+            {
+                if (a.Kind == ScriptActionKind.Idle) Assert.False(holding || disposed, string.Join(' ', s.Script!));
+                holding = a.Kind switch
+                {
+                    ScriptActionKind.Hold => true,
+                    ScriptActionKind.Release or ScriptActionKind.ReleaseRacingCall or ScriptActionKind.ReleaseRacingCancel => false,
+                    _ => holding,
+                };
+                disposed |= a.Kind is ScriptActionKind.Dispose or ScriptActionKind.DisposeRacingCall;
+            }
+        });
+    }
+
+    [Fact]
     public void Some_tokens_are_cancelled_after_their_call_completed()
     {
         var after = Sample.SelectMany(s => s.Publishers.SelectMany(p => p)).Where(x => x.Cancel == CancelKind.AfterCompletion).ToList();

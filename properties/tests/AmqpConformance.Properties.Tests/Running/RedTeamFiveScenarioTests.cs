@@ -7,8 +7,8 @@ using AmqpConformance.SelfTest.Zoo;
 
 namespace AmqpConformance.Properties.Tests.Running;
 
-/// <summary>What the fifth red-team round's misses brought in: a rule on the first disposal's exception, and bodies past 1 MiB; each
-/// with the zoo writer that only it catches.</summary>
+/// <summary>What the fifth red-team round's misses brought in: a rule on the first disposal's exception, bodies past 1 MiB, and idle
+/// connections; each with the zoo writer that only it catches.</summary>
 public sealed class RedTeamFiveScenarioTests
 {
     [Fact]
@@ -37,5 +37,38 @@ public sealed class RedTeamFiveScenarioTests
         var shape = (await WriterLevelRunner.RunAsync(broken, scenario)).Check(InvariantNames.CommandShape);
         Assert.Equal(holds, shape.Holds);
         if (!holds) Assert.Contains(shape.Violations, v => v.Rule == "body-frame-not-full");
+    }
+
+    [Fact]
+    public async Task An_idle_connection_fires_the_writers_timers_and_a_watchdog_that_kept_a_stale_stamp_is_caught()
+    {
+        var broken = ZooWriters.FromName("Zoo:StaleWriteWatchdog")!.Factory;
+        var idle = new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(10), new PublishStep(20)]], FaultPlan.Empty)
+        {
+            Script = [ScriptAction.Call(0), ScriptAction.Idle, ScriptAction.Call(0)],
+        };
+        var result = await WriterLevelRunner.RunAsync(broken, idle);
+        Assert.Equal(1, result.Events[RunEvent.IdleConnection]);
+        Assert.Contains(result.CheckAll(), v => !v.Holds);
+        var second = result.Evidence.Calls.Single(c => c.IndexInPublisher == 1);
+        Assert.True(second.Started - result.Evidence.Calls.Single(c => c.IndexInPublisher == 0).Started >= ScriptAction.IdleSpan,
+            "the case's clock moved on by the idle span between the two calls");
+
+        var busy = idle with { Script = [ScriptAction.Call(0), ScriptAction.Call(0)] };
+        Assert.All((await WriterLevelRunner.RunAsync(broken, busy)).CheckAll(), v => Assert.True(v.Holds, v.ToString()));
+        foreach (var mode in new[] { WriterModes.Background, WriterModes.Inline, WriterModes.Coalescing })
+            Assert.All((await WriterLevelRunner.RunAsync(mode, idle)).CheckAll(), v => Assert.True(v.Holds, $"{mode.Name}: {v}"));
+    }
+
+    [Fact]
+    public async Task An_idle_step_while_a_flush_is_held_does_nothing()
+    {
+        var scenario = new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(10)]], FaultPlan.Empty)
+        {
+            Script = [ScriptAction.Hold, ScriptAction.Call(0), ScriptAction.Idle, ScriptAction.Release],
+        };
+        var result = await WriterLevelRunner.RunAsync(WriterModes.Inline, scenario);
+        Assert.Equal(0, result.Events[RunEvent.IdleConnection]);
+        Assert.All(result.CheckAll(), v => Assert.True(v.Holds, v.ToString()));
     }
 }

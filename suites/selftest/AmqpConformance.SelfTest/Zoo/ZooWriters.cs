@@ -327,8 +327,9 @@ public static class ZooWriters
             "Serializes each command into a [ThreadStatic] scratch buffer before waiting for the lock and writes from it after the wait, by which time its starting thread may have serialized another call into the same array.",
             "A contended lock (the call awaits) and another call run on the thread the first one started on before the first one writes.", WriterCompletion.AfterFlush),
 
-        // Fifth red-team round (a helper session): FlushOutsideLock crashed the harness's transport instead of getting a verdict,
-        // until the output noted a writer inside it on two threads at once (no-interleaving/concurrent-output-use).
+        // Fifth red-team round (a helper session): SlicedBodyReframe, DisposeRethrowsFault and StaleWriteWatchdog passed 1,200 cases
+        // until bodies past 1 MiB, a rule on the first disposal's exception and idle connections came in; FlushOutsideLock crashed
+        // the harness's transport until the output noted a writer inside it on two threads at once (concurrent-output-use).
         E(c => new SlicedBodyReframeWriter(c), BugClass.CommandShape,
             "Writes a large body in 1 MiB slices with a flush after each, and frames each slice on its own, so every slice but the last ends in a short body frame.",
             "A body of more than 1 MiB at a frame_max whose frame_max - 8 does not divide 1 MiB.", WriterCompletion.AfterFlush),
@@ -338,6 +339,9 @@ public static class ZooWriters
         E(c => new DisposeRethrowsFaultWriter(c), BugClass.Lifecycle,
             "The first DisposeAsync rethrows the transport failure that stopped the writer, as disposal that awaits a faulted write loop does.",
             "A transport fault, then disposal.", WriterCompletion.AfterFlush),
+        E(c => new StaleWriteWatchdogWriter(c), BugClass.AfterFault,
+            "A 30 s write-timeout watchdog stamps each flush's start and clears the stamp only after an awaited flush; after a synchronous flush and 30 s of idleness it cancels a flush that is not pending, and the next call's flush returns IsCanceled and stops the writer.",
+            "A synchronous flush followed by a connection idle for longer than the write timeout.", WriterCompletion.AfterFlush),
         E(c => new TombstoneReleasedOnFaultWriter(c), BugClass.Pools,
             "Cancels a queued call by tombstoning its entry (its caller releases the command); the failure path releases everything still queued, tombstones included.",
             "A queued call cancelled, then a transport fault or a disposal that gives up before the loop reached the tombstone.", WriterCompletion.AfterFlush),
