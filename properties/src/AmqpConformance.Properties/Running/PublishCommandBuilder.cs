@@ -14,6 +14,19 @@ public static class PublishCommandBuilder
     private static readonly int HeaderOverhead =
         new ContentHeader(0, PropertiesWith(0)).EncodedLength() + AmqpConstants.FrameOverhead;
 
+    /// <summary>The bytes of a publish's method and content header frames with no headers table, for a call numbered 10 to 99: the
+    /// rest of frame_max is what its body can take before the command no longer fits one frame_max's worth (the generator aims
+    /// bodies at that edge; a call of another number or with headers lands a few bytes to either side).</summary>
+    public static int FramesLengthWithoutHeaders { get; } = FramesLengthOf(callId: 10);
+
+    private static int FramesLengthOf(int callId)
+    {
+        var command = Build(ArrayPool<byte>.Shared, 4096, 1, callId, 0, ReadOnlyMemory<byte>.Empty);
+        int length = command.FramesLength;
+        command.Release(ArrayPool<byte>.Shared);
+        return length;
+    }
+
     /// <summary>The largest <see cref="Scenarios.PublishStep.HeaderBytes"/> whose content header frame still fits
     /// <paramref name="frameMax"/> (for frame_max 0, a generous 16 KiB).</summary>
     public static int MaxHeaderBytes(int frameMax) => frameMax == 0 ? 16 * 1024 : frameMax - HeaderOverhead;

@@ -33,6 +33,7 @@ public sealed class ScenarioGeneratorsTests
         Assert.Contains(lengths, x => x.FrameMax > 0 && x.BodyLength == x.FrameMax - 7);
         Assert.Contains(lengths, x => x.FrameMax > 0 && x.BodyLength == x.FrameMax - 9);
         Assert.Contains(lengths, x => x.BodyLength > 85_000);
+        Assert.Contains(lengths, x => x.FrameMax > 0 && x.BodyLength == x.FrameMax - PublishCommandBuilder.FramesLengthWithoutHeaders - 3);
         var pastOneMiB = ScenarioGenerators.For(ScenarioProfile.Mixed with { LargeBodies = 1 }).Sample(300, 50)
             .SelectMany(s => s.Publishers.SelectMany(p => p).Select(step => (s.FrameMax, step.BodyLength))).Where(x => x.BodyLength > 1 << 20).ToList();
         Assert.Contains(pastOneMiB, x => x.FrameMax > 0 && ((x.BodyLength - (1 << 20)) % (x.FrameMax - 8)) is 0 or 1 || ((x.BodyLength + 1 - (1 << 20)) % (x.FrameMax - 8)) == 0);

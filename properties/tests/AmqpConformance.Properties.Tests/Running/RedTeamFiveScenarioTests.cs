@@ -71,4 +71,16 @@ public sealed class RedTeamFiveScenarioTests
         Assert.Equal(0, result.Events[RunEvent.IdleConnection]);
         Assert.All(result.CheckAll(), v => Assert.True(v.Holds, v.ToString()));
     }
+
+    [Theory]
+    [InlineData(3, false)]
+    [InlineData(20, true)]
+    public async Task A_one_frame_fast_path_that_forgets_the_body_frames_overhead_is_caught_at_the_command_size_edge(int shortOfFrameMax, bool holds)
+    {
+        var broken = ZooWriters.FromName("Zoo:SingleFrameFastPathOffBy8")!.Factory;
+        int body = 4096 - PublishCommandBuilder.FramesLengthWithoutHeaders - shortOfFrameMax;
+        var scenario = new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(body)]], FaultPlan.Empty);
+        var verdicts = (await WriterLevelRunner.RunAsync(broken, scenario)).CheckAll();
+        Assert.Equal(holds, verdicts.All(v => v.Holds));
+    }
 }
