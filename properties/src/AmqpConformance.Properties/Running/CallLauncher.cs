@@ -192,40 +192,25 @@ internal sealed class CallLauncher(WriterCase world)
     /// <summary>Starts <paramref name="trace"/>'s call while, on another thread at the same moment, <paramref name="onAnotherThread"/>
     /// runs (the output releasing its held flushes, or disposal beginning): the two threads are let go together once the command
     /// is built, right before it is handed to WriteAsync, so what races is the writer's entry, not the harness's preparation.</summary>
-    public void StartRacing(CallTrace trace, PublishStep step, Action onAnotherThread)
-    {
-        using var start = new Barrier(2);
-        var other = Task.Run(() =>
-        {
-            start.SignalAndWait();
-            onAnotherThread();
-        });
-        bool signalled = false;
-        try
-        {
-            _ = Launch(trace, step, beforeHandOver: () =>
-            {
-                signalled = true;
-                start.SignalAndWait();
-            })();
-        }
-        finally
-        {
-            if (!signalled) start.SignalAndWait(); // the call could not be built: let the other side go anyway
-            other.Wait();
-        }
-    }
+    public void StartRacing(CallTrace trace, PublishStep step, Action onAnotherThread) =>
+        AtTheSameMoment(onAnotherThread, letGo => _ = Launch(trace, step, beforeHandOver: letGo)());
 
     /// <summary>Cancels <paramref name="trace"/>'s call from another thread at the same moment the output releases its held flushes.</summary>
     public void ReleaseRacingCancel(CallTrace trace)
     {
         var cancel = trace.Cancel;
-        AtTheSameMoment(onAnotherThread: () => { if (cancel is not null) FireRacing(trace); }, here: world.Output.Release);
+        AtTheSameMoment(onAnotherThread: () => { if (cancel is not null) FireRacing(trace); }, here: letGo =>
+        {
+            letGo();
+            world.Output.Release();
+        });
     }
 
-    /// <summary>Runs <paramref name="onAnotherThread"/> on a pool thread and <paramref name="here"/> on this one, both let go by one
-    /// barrier so they race; returns when both are done.</summary>
-    private static void AtTheSameMoment(Action onAnotherThread, Action here)
+    /// <summary>Runs <paramref name="onAnotherThread"/> on a pool thread and <paramref name="here"/> on this one; the other thread
+    /// starts when <paramref name="here"/> calls the action it is given (this thread goes on from that moment too, so the two
+    /// race), or when <paramref name="here"/> returns without calling it (it could not get that far). Returns when both are
+    /// done.</summary>
+    private static void AtTheSameMoment(Action onAnotherThread, Action<Action> here)
     {
         using var start = new Barrier(2);
         var other = Task.Run(() =>
@@ -233,9 +218,20 @@ internal sealed class CallLauncher(WriterCase world)
             start.SignalAndWait();
             onAnotherThread();
         });
-        start.SignalAndWait();
-        here();
-        other.Wait();
+        bool letGo = false;
+        try
+        {
+            here(() =>
+            {
+                letGo = true;
+                start.SignalAndWait();
+            });
+        }
+        finally
+        {
+            if (!letGo) start.SignalAndWait();
+            other.Wait();
+        }
     }
 
     private void FireRacing(CallTrace trace)

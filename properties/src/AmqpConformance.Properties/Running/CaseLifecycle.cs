@@ -93,29 +93,26 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
 
     /// <summary>The first call's task, recording what it threw (a connection's close path calls DisposeAsync and must not get an
     /// exception back, not even the transport failure that stopped the writer).</summary>
-    private async Task First(Task first)
-    {
-        try
-        {
-            await first.ConfigureAwait(false);
-        }
-        catch (Exception ex)
-        {
-            _firstFailure = $"{ex.GetType().Name}: {ex.Message}";
-        }
-    }
+    private async Task First(Task first) => _firstFailure = await FailureOf(first).ConfigureAwait(false);
 
     /// <summary>The second call's task, recording what it threw.</summary>
     private async Task Second(Task second)
     {
         world.Events.Add(RunEvent.DisposeTwice);
+        _secondFailure = await FailureOf(second).ConfigureAwait(false);
+    }
+
+    /// <summary>What <paramref name="disposal"/> threw (type and message), or null once it returned normally.</summary>
+    private static async Task<string?> FailureOf(Task disposal)
+    {
         try
         {
-            await second.ConfigureAwait(false);
+            await disposal.ConfigureAwait(false);
+            return null;
         }
         catch (Exception ex)
         {
-            _secondFailure = $"{ex.GetType().Name}: {ex.Message}";
+            return $"{ex.GetType().Name}: {ex.Message}";
         }
     }
 

@@ -70,7 +70,7 @@ internal sealed partial class ControlledOutput
         }
         try
         {
-            if (_noise is not null && Draw(4) == 0) await Task.Yield();
+            if (_noise is not null && _noise.Next(4) == 0) await Task.Yield();
             TaskCompletionSource<bool>? hold = null;
             bool endedBeforeHold = false;
             lock (_gate)

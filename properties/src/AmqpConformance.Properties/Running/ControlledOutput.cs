@@ -17,7 +17,7 @@ internal sealed partial class ControlledOutput : PipeWriter
     private readonly Func<TimeSpan> _clock;
     private readonly object _gate = new();
     private readonly OutputStreamScanner _scanner;
-    private readonly Random? _noise;
+    private readonly TimingNoise? _noise;
     private readonly List<TaskCompletionSource<bool>> _held = [];
     private readonly List<(long AtFlush, Action Fire)> _triggers = [];
     private TaskCompletionSource _changed = NewSignal();
@@ -53,7 +53,7 @@ internal sealed partial class ControlledOutput : PipeWriter
         _inner = inner;
         _clock = clock;
         _scanner = new OutputStreamScanner(frameMax);
-        _noise = noiseSeed is int seed ? new Random(seed) : null;
+        _noise = noiseSeed is int seed ? new TimingNoise(seed) : null;
     }
 
     /// <summary>Bytes the writer committed (Advance) so far.</summary>
@@ -273,22 +273,8 @@ internal sealed partial class ControlledOutput : PipeWriter
         changed.TrySetResult();
     }
 
-    /// <summary>Seeded noise at a touch point: now and then give up the time slice or spin a little, so that another thread inside
-    /// the writer gets to run in between; widens race windows without sleeping.</summary>
-    private void Perturb()
-    {
-        if (_noise is null) return;
-        switch (Draw(8))
-        {
-            case 0: Thread.Yield(); break;
-            case 1: Thread.SpinWait(50 + Draw(2000)); break;
-        }
-    }
-
-    private int Draw(int maxExclusive)
-    {
-        lock (_gate) return _noise!.Next(maxExclusive);
-    }
+    /// <summary>Seeded noise at a touch point (<see cref="TimingNoise"/>), one call in eight yielding and one spinning.</summary>
+    private void Perturb() => _noise?.Perturb(8);
 
     private static TaskCompletionSource NewSignal() => new(TaskCreationOptions.RunContinuationsAsynchronously);
 }

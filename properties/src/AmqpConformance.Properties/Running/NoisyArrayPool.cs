@@ -13,24 +13,15 @@ namespace AmqpConformance.Properties.Running;
 /// <remarks>Seeded, like the output's noise. Thread-safe. The ledger is the tracking pool's: this adds no state of its own.</remarks>
 internal sealed class NoisyArrayPool(ArrayPool<byte> inner, int seed) : ArrayPool<byte>
 {
-    private readonly Random _noise = new(seed);
+    private readonly TimingNoise _noise = new(seed);
 
     /// <inheritdoc />
     public override byte[] Rent(int minimumLength)
     {
-        switch (Draw(4))
-        {
-            case 0: Thread.Yield(); break;
-            case 1: Thread.SpinWait(50 + Draw(2000)); break;
-        }
+        _noise.Perturb(4);
         return inner.Rent(minimumLength);
     }
 
     /// <inheritdoc />
     public override void Return(byte[] array, bool clearArray = false) => inner.Return(array, clearArray);
-
-    private int Draw(int maxExclusive)
-    {
-        lock (_noise) return _noise.Next(maxExclusive);
-    }
 }
