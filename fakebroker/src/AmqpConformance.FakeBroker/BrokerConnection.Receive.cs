@@ -63,14 +63,8 @@ public sealed partial class BrokerConnection
             }
             Interlocked.Exchange(ref _lastReceivedTimestamp, _clock.GetTimestamp());
             _readAt = Log.Elapsed;
-            var outcome = FrameOutcome.Continue;
             var frames = new FrameCursor(buffer);
-            while (outcome == FrameOutcome.Continue)
-            {
-                var status = frames.TryRead(MaxAcceptedPayload, out var frame);
-                if (status == FrameReadStatus.NeedMoreData) break;
-                outcome = HandleFrame(status, frame);
-            }
+            var outcome = HandleFrames(ref frames);
             buffer = frames.Remaining;
             FlushConfirms();
             if (outcome == FrameOutcome.Stop)
@@ -94,6 +88,29 @@ public sealed partial class BrokerConnection
                 return _heartbeatLoop;
             }
         }
+    }
+
+    /// <summary>Handles the whole frames one read brought, recording them in one batch of the log (one take of its lock,
+    /// not one per frame); stops at the first incomplete frame or at an outcome other than <see cref="FrameOutcome.Continue"/>.</summary>
+    private FrameOutcome HandleFrames(ref FrameCursor frames)
+    {
+        var outcome = FrameOutcome.Continue;
+        using var batch = Log.BeginBatch();
+        _batch = batch;
+        try
+        {
+            while (outcome == FrameOutcome.Continue)
+            {
+                var status = frames.TryRead(MaxAcceptedPayload, out var frame);
+                if (status == FrameReadStatus.NeedMoreData) break;
+                outcome = HandleFrame(status, frame);
+            }
+        }
+        finally
+        {
+            _batch = default;
+        }
+        return outcome;
     }
 
     /// <summary>Reads the 8-byte protocol header; on a mismatch answers with "AMQP" 0 0 9 1 and returns false.</summary>
@@ -332,6 +349,10 @@ public sealed partial class BrokerConnection
     /// clock is read once per read, not once per frame.</summary>
     private TimeSpan _readAt;
 
+    /// <summary>The log batch of the read being handled (<see cref="HandleFrames"/>); every received frame is recorded
+    /// through it.</summary>
+    private FrameLogBatch _batch;
+
     /// <remarks>Not inlined: inlined, the log's append made <see cref="HandleFrame"/> a 4.8 KB method that cleared
     /// ~400 bytes of stack on every call.</remarks>
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -339,7 +360,7 @@ public sealed partial class BrokerConnection
     {
         long offset = _receivedOffset;
         _receivedOffset += frame.WireLength;
-        return Log.Record(FrameDirection.Received, offset, _readAt, frame.TypeOctet, frame.Channel, frame.Size, frame.Payload,
+        return _batch.Record(FrameDirection.Received, offset, _readAt, frame.TypeOctet, frame.Channel, frame.Size, frame.Payload,
             payloadPresent: status != FrameReadStatus.PayloadTooLarge, frameEndValid: status != FrameReadStatus.BadFrameEnd);
     }
 

@@ -29,39 +29,93 @@ public sealed partial class FrameLog
     public long Record(FrameDirection direction, long wireOffset, TimeSpan timestamp, byte typeOctet, ushort channel, int size,
         in ReadOnlySequence<byte> payload, bool payloadPresent = true, bool frameEndValid = true)
     {
-        var entry = new FrameEntry
-        {
-            Channel = channel,
-            TypeOctet = typeOctet,
-            Flags = (direction == FrameDirection.Sent ? FrameEntryFlags.Sent : 0) | (frameEndValid ? FrameEntryFlags.FrameEndValid : 0),
-        };
+        var entry = NewEntry(direction, typeOctet, channel, frameEndValid);
         bool keep = payloadPresent && Classify(ref entry, payload);
         long sequence;
         FrameRecord? record = null;
         Action<FrameRecord>[] subscribers;
         lock (_gate)
         {
-            if (keep)
-            {
-                int kind = (FrameType)typeOctet switch { FrameType.Method => 0, FrameType.Header => 1, _ => -1 };
-                entry.Slot = _payloads.Keep(payload, out bool ownArray, kind);
-                entry.Flags |= FrameEntryFlags.Payload | (ownArray ? FrameEntryFlags.OwnArray : 0);
-                if (!ownArray && PayloadStore.LengthOf(entry.Slot) != size) entry.Flags |= FrameEntryFlags.SizeKept;
-            }
-            long ticks = Math.Max(timestamp.Ticks, _lastTimestampTicks);
-            _lastTimestampTicks = ticks;
-            var extras = new FrameExtras(wireOffset, ticks, size);
-            sequence = _frames.Add(entry, extras);
+            sequence = AppendHeld(ref entry, keep, wireOffset, timestamp, typeOctet, size, payload, out var extras);
             subscribers = _subscribers;
             if (subscribers.Length != 0)
             {
                 _payloads.Expose();
                 record = ToRecord(entry, sequence, extras);
             }
-            DropOldestIfOverBound();
         }
         if (record is not null) foreach (var s in subscribers) s(record);
         return sequence;
+    }
+
+    /// <summary>Starts a run of <see cref="FrameLogBatch.Record"/> calls on this thread that take the log's lock once for
+    /// all of them instead of once per frame (the lock cost more than anything else in recording a small frame). Until
+    /// the batch is disposed, other threads that append to or read the log wait, so keep a batch to what one read of a
+    /// transport brings and never await inside it. While anyone is subscribed (<see cref="Subscribe"/>) the batch takes
+    /// no lock and each of its frames is recorded as <see cref="Record(FrameDirection, long, TimeSpan, byte, ushort, int, in ReadOnlySequence{byte}, bool, bool)"/>
+    /// records it, so that subscribers are never called under the lock. Dispose it on the thread that began it.</summary>
+    public FrameLogBatch BeginBatch()
+    {
+        EnterGate();
+        if (_subscribers.Length == 0) return new FrameLogBatch(this, held: true);
+        ExitGate();
+        return new FrameLogBatch(this, held: false);
+    }
+
+    /// <summary>Records a frame as <see cref="Record(FrameDirection, long, TimeSpan, byte, ushort, int, in ReadOnlySequence{byte}, bool, bool)"/>
+    /// does, from a batch that holds the lock and has no subscribers to call.</summary>
+    internal long RecordHeld(FrameDirection direction, long wireOffset, TimeSpan timestamp, byte typeOctet, ushort channel, int size,
+        in ReadOnlySequence<byte> payload, bool payloadPresent, bool frameEndValid)
+    {
+        var entry = NewEntry(direction, typeOctet, channel, frameEndValid);
+        bool keep = payloadPresent && Classify(ref entry, payload);
+        return AppendHeld(ref entry, keep, wireOffset, timestamp, typeOctet, size, payload, out _);
+    }
+
+    private static FrameEntry NewEntry(FrameDirection direction, byte typeOctet, ushort channel, bool frameEndValid) => new()
+    {
+        Channel = channel,
+        TypeOctet = typeOctet,
+        Flags = (direction == FrameDirection.Sent ? FrameEntryFlags.Sent : 0) | (frameEndValid ? FrameEntryFlags.FrameEndValid : 0),
+    };
+
+    /// <summary>Stores the payload the entry keeps and appends the entry. Called under the lock.</summary>
+    private long AppendHeld(ref FrameEntry entry, bool keep, long wireOffset, TimeSpan timestamp, byte typeOctet, int size,
+        in ReadOnlySequence<byte> payload, out FrameExtras extras)
+    {
+        if (keep)
+        {
+            int kind = (FrameType)typeOctet switch { FrameType.Method => 0, FrameType.Header => 1, _ => -1 };
+            entry.Slot = _payloads.Keep(payload, out bool ownArray, kind);
+            entry.Flags |= FrameEntryFlags.Payload | (ownArray ? FrameEntryFlags.OwnArray : 0);
+            if (!ownArray && PayloadStore.LengthOf(entry.Slot) != size) entry.Flags |= FrameEntryFlags.SizeKept;
+        }
+        long ticks = Math.Max(timestamp.Ticks, _lastTimestampTicks);
+        _lastTimestampTicks = ticks;
+        extras = new FrameExtras(wireOffset, ticks, size);
+        long sequence = _frames.Add(entry, extras);
+        DropOldestIfOverBound();
+        return sequence;
+    }
+
+    /// <summary>Takes the log's lock (reentrant: a thread that holds it may take it again).</summary>
+    private void EnterGate()
+    {
+#if NET9_0_OR_GREATER
+        _gate.Enter();
+#else
+        Monitor.Enter(_gate);
+#endif
+    }
+
+    /// <summary>Lets go of the log's lock once.</summary>
+    internal void ExitGate()
+    {
+#if NET9_0_OR_GREATER
+        _gate.Exit();
+#else
+        Monitor.Exit(_gate);
+#endif
     }
 
     /// <summary>Computes a body frame's digest (outside the lock: it reads only the payload); returns whether to keep
