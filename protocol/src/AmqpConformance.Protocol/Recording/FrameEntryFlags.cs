@@ -24,4 +24,8 @@ internal enum FrameEntryFlags : byte
     /// <summary>With <see cref="Payload"/> in a shared chunk: the frame's size is not its payload's length (it is kept
     /// beside the entry, as for a frame without such a payload).</summary>
     SizeKept = 64,
+
+    /// <summary>The frame's size, which its entry cannot give, equals the size of the frame before it in its segment that
+    /// had the same need, so it is not kept again (a run of full body frames, or of equal small bodies, keeps one).</summary>
+    SizeRepeated = 128,
 }

@@ -50,13 +50,34 @@ internal sealed class FrameMarks
     private Prediction _next;
     private long _lastTime = -1; // the value of the newest timestamp mark (-1 before the first; ticks are never negative)
 
-    /// <summary>A segment starts with the next frame.</summary>
-    public void StartSegment() => _segmentStarts.Add(new SegmentStart(_next, _sizes.Next));
+    /// <summary>The size last added to <see cref="_sizes"/> in the current segment (-1 at a segment's start: its first
+    /// size is always kept, so a read from the segment's start needs nothing from before it).</summary>
+    private int _lastSize = -1;
 
-    /// <summary>Notes frame <paramref name="sequence"/>'s extras (marking them where they are not predicted).</summary>
-    public void Add(long sequence, in FrameEntry entry, in FrameExtras extras)
+    /// <summary>A segment starts with the next frame.</summary>
+    public void StartSegment()
     {
-        if (!entry.SizeInSlot) _sizes.Add(extras.Size);
+        _segmentStarts.Add(new SegmentStart(_next, _sizes.Next));
+        _lastSize = -1;
+    }
+
+    /// <summary>Notes frame <paramref name="sequence"/>'s extras (marking them where they are not predicted); a size its
+    /// entry cannot give and that repeats the last kept one is flagged on the entry (<see cref="FrameEntryFlags.SizeRepeated"/>)
+    /// instead of kept again.</summary>
+    public void Add(long sequence, ref FrameEntry entry, in FrameExtras extras)
+    {
+        if (!entry.SizeInSlot)
+        {
+            if (extras.Size == _lastSize)
+            {
+                entry.Flags |= FrameEntryFlags.SizeRepeated;
+            }
+            else
+            {
+                _sizes.Add(extras.Size);
+                _lastSize = extras.Size;
+            }
+        }
         bool sent = entry.Has(FrameEntryFlags.Sent);
         if (extras.WireOffset != _next.For(sent)) _offsets.Add(new Mark(sequence, extras.WireOffset));
         _next.After(sent, extras.WireOffset, extras.Size);
@@ -112,6 +133,7 @@ internal sealed class FrameMarks
         private long _sizeAt = sizeAt;
         private long _offsetAt = offsetAt;
         private long _timeAt = timeAt;
+        private int _lastSize = -1;
 
         /// <summary>False for the default reader, which reads nothing.</summary>
         public readonly bool IsSet => marks is not null;
@@ -120,7 +142,9 @@ internal sealed class FrameMarks
         /// first timestamp mark still held (it was dropped) reads 0 ticks.</summary>
         public FrameExtras Read(long sequence, in FrameEntry entry)
         {
-            int size = entry.SizeInSlot ? PayloadStore.LengthOf(entry.Slot) : marks._sizes[_sizeAt++];
+            int size = entry.SizeInSlot ? PayloadStore.LengthOf(entry.Slot)
+                : entry.Has(FrameEntryFlags.SizeRepeated) ? _lastSize
+                : _lastSize = marks._sizes[_sizeAt++];
             bool sent = entry.Has(FrameEntryFlags.Sent);
             long offset = _next.For(sent);
             if (_offsetAt < marks._offsets.Next && marks._offsets[_offsetAt].Sequence == sequence) offset = marks._offsets[_offsetAt++].Value;

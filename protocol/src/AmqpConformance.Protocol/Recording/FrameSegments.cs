@@ -30,10 +30,10 @@ internal sealed class FrameSegments
     public long Count => Next - First;
 
     /// <summary>Appends <paramref name="entry"/> with its <paramref name="extras"/>; returns its sequence number.</summary>
-    public long Add(in FrameEntry entry, in FrameExtras extras)
+    public long Add(FrameEntry entry, in FrameExtras extras)
     {
         if (_entries.NextStartsChunk) _marks.StartSegment();
-        _marks.Add(Next, entry, extras);
+        _marks.Add(Next, ref entry, extras);
         return _entries.Add(entry);
     }
 
