@@ -1,3 +1,4 @@
+using System.Buffers;
 using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.FakeBroker;
@@ -36,15 +37,23 @@ public sealed record ConnectionSummary(long Id, DateTimeOffset AcceptedAt, DateT
         IReadOnlyList<ProtocolFinding> findings = log.Findings();
         long received = -1, sent = -1, estimate = ConnectionOverheadBytes;
         // Read as facts, a batch at a time: making a record per frame just to add up sizes would cost more than the log.
-        var batch = new FrameFacts[256];
-        for (long next = 0; log.CopyFacts(next, batch) is var n and > 0; next = batch[n - 1].Sequence + 1)
+        // The batch (~20 KiB) is pooled: a connection of a few frames should not pay for it on every end.
+        var batch = ArrayPool<FrameFacts>.Shared.Rent(256);
+        try
         {
-            foreach (var f in batch.AsSpan(0, n))
+            for (long next = 0; log.CopyFacts(next, batch) is var n and > 0; next = batch[n - 1].Sequence + 1)
             {
-                estimate += RecordOverheadBytes + Math.Max(f.PayloadLength, 0);
-                if (f.Direction == FrameDirection.Received) received = f.WireOffset + f.WireLength;
-                else sent = f.WireOffset + f.WireLength;
+                foreach (var f in batch.AsSpan(0, n))
+                {
+                    estimate += RecordOverheadBytes + Math.Max(f.PayloadLength, 0);
+                    if (f.Direction == FrameDirection.Received) received = f.WireOffset + f.WireLength;
+                    else sent = f.WireOffset + f.WireLength;
+                }
             }
+        }
+        finally
+        {
+            ArrayPool<FrameFacts>.Shared.Return(batch);
         }
         return new ConnectionSummary(connection.Id, log.StartedAt, endedAt, connection.CloseInfo, log.NextSequence,
             Math.Max(received, 0), Math.Max(sent, 0), findings.Count, findings.Any(f => f.Rule == InternalErrorRule), estimate);
