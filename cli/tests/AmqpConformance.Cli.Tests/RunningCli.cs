@@ -24,11 +24,29 @@ internal sealed class RunningCli : IDisposable
     /// <summary>Starts the CLI with <paramref name="arguments"/>, and <paramref name="environment"/> set in its environment.</summary>
     public static RunningCli Start(IEnumerable<string> arguments, IReadOnlyDictionary<string, string>? environment = null)
     {
-        var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        // A process started as a background job of a non-interactive shell ignores SIGINT, and so does every child it
+        // starts: the CLI would then never see the SIGINT the signal tests send. Give the child SIGINT's default back.
+        bool restoreSigint = IgnoresSigint();
+        var start = new ProcessStartInfo(restoreSigint ? "env" : "dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
         foreach (var (name, value) in environment ?? new Dictionary<string, string>()) start.Environment[name] = value;
+        if (restoreSigint)
+        {
+            start.ArgumentList.Add("--default-signal=INT");
+            start.ArgumentList.Add("dotnet");
+        }
         start.ArgumentList.Add(CliDll);
         foreach (string argument in arguments) start.ArgumentList.Add(argument);
         return new RunningCli(Process.Start(start)!);
+    }
+
+    /// <summary>Whether this process ignores SIGINT (Linux: bit 2 of SigIgn in /proc/self/status; false where there is
+    /// no such file).</summary>
+    private static bool IgnoresSigint()
+    {
+        const string Status = "/proc/self/status";
+        if (!File.Exists(Status)) return false;
+        string? line = File.ReadLines(Status).FirstOrDefault(l => l.StartsWith("SigIgn:", StringComparison.Ordinal));
+        return line is not null && (ulong.Parse(line["SigIgn:".Length..].Trim(), NumberStyles.HexNumber, CultureInfo.InvariantCulture) & 0x2) != 0;
     }
 
     public string Output() { lock (_out) return _out.ToString(); }
