@@ -1,3 +1,5 @@
+using System.Buffers;
+
 namespace AmqpConformance.FakeBroker;
 
 /// <summary>
@@ -7,7 +9,7 @@ namespace AmqpConformance.FakeBroker;
 /// more than half of the bytes that survived), which took a quarter of a publish-heavy run in pauses; an array on the
 /// pinned heap is never copied, and holds no references for a collection to trace.
 /// </summary>
-/// <remarks>Contract: <see cref="Keep"/> copies a body of at most <see cref="MaxBodyLength"/> bytes and returns memory
+/// <remarks>Contract: <see cref="Keep(ReadOnlySpan{byte})"/> copies a body of at most <see cref="MaxBodyLength"/> bytes and returns memory
 /// that holds exactly those bytes, unchanged, for as long as anybody refers to it: a slab is only ever appended to, never
 /// reused, and the garbage collector frees it once no body sliced from it is referred to. The price is that one body
 /// still referred to keeps its whole slab (at most <see cref="MaxSlabLength"/> bytes) alive. Slabs start at
@@ -34,18 +36,37 @@ internal sealed class BodySlab
     /// new one when it does not fit.</summary>
     public ReadOnlyMemory<byte> Keep(ReadOnlySpan<byte> body)
     {
+        var kept = Reserve(body.Length);
+        body.CopyTo(kept.Span);
+        return kept;
+    }
+
+    /// <summary>A copy of <paramref name="body"/>, as <see cref="Keep(ReadOnlySpan{byte})"/> makes it, from a sequence (a
+    /// body frame's payload as the receive loop reads it, in one segment or several).</summary>
+    public ReadOnlyMemory<byte> Keep(in ReadOnlySequence<byte> body)
+    {
+        if (body.IsSingleSegment) return Keep(body.FirstSpan);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(body.Length, MaxBodyLength);
-        if (body.IsEmpty) return ReadOnlyMemory<byte>.Empty;
-        if (_slab is null || _slab.Length - _used < body.Length)
+        var kept = Reserve((int)body.Length);
+        body.CopyTo(kept.Span);
+        return kept;
+    }
+
+    /// <summary>The next <paramref name="length"/> bytes of the current slab (a new slab's first when they do not fit),
+    /// for the caller to fill at once.</summary>
+    private Memory<byte> Reserve(int length)
+    {
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(length, MaxBodyLength);
+        if (length == 0) return Memory<byte>.Empty;
+        if (_slab is null || _slab.Length - _used < length)
         {
-            int length = _slab is null ? FirstSlabLength : Math.Min(MaxSlabLength, _slab.Length * 2);
-            _slab = GC.AllocateUninitializedArray<byte>(length, pinned: true);
+            int slabLength = _slab is null ? FirstSlabLength : Math.Min(MaxSlabLength, _slab.Length * 2);
+            _slab = GC.AllocateUninitializedArray<byte>(slabLength, pinned: true);
             _used = 0;
             SlabsStarted++;
         }
-        body.CopyTo(_slab.AsSpan(_used));
-        var kept = _slab.AsMemory(_used, body.Length);
-        _used += body.Length;
+        var kept = _slab.AsMemory(_used, length);
+        _used += length;
         return kept;
     }
 }

@@ -49,7 +49,7 @@ public sealed partial class BrokerConnection
         if (!_channels.TryGetValue(frame.Channel, out var ch) || ch.Content is not { } pending) throw ContentWithoutMethod();
         if (!pending.HeaderReceived) throw BodyWithoutHeader(pending);
         bool overranBefore = pending.Overran;
-        pending.Append(frame.Payload);
+        if (!pending.TryTakeWhole(frame.Payload)) pending.Append(frame.Payload);
         if (Strict)
         {
             if (pending.Overran && !overranBefore)
@@ -117,7 +117,11 @@ public sealed partial class BrokerConnection
         var content = ch.Content!;
         ch.Content = null;
         _midContentCount--;
-        if (ch.Closing) return;
+        if (ch.Closing)
+        {
+            content.TakeBody(keep: false, poolable: false, slab: null, out _); // nobody reads it: the buffer goes back to its pool
+            return;
+        }
         var publish = content.Method;
         _currentMethod = publish;
         if (publish.Immediate)

@@ -12,6 +12,11 @@ internal sealed class PendingContent
     private bool _bodyFromBodyPool; // _body came from BodyPool.Shared, not ArrayPool<byte>.Shared
     private int _written;
 
+    /// <summary>A body frame's payload that carried the whole body (<see cref="TryTakeWhole"/>), still in the receive
+    /// buffer; <see cref="_isBorrowed"/> says whether there is one.</summary>
+    private ReadOnlySequence<byte> _borrowed;
+    private bool _isBorrowed;
+
     /// <summary>Starts assembling a new command: everything of the previous one is forgotten (its body was taken).</summary>
     public PendingContent Start(BasicPublish method, long methodSequence)
     {
@@ -25,6 +30,8 @@ internal sealed class PendingContent
         _body = null;
         _bodyFromBodyPool = false;
         _written = 0;
+        _borrowed = default;
+        _isBorrowed = false;
         return this;
     }
 
@@ -60,6 +67,20 @@ internal sealed class PendingContent
         Header = header;
         HeaderPayload = payload;
         DeclaredSize = (long)Math.Min(header.BodySize, long.MaxValue);
+    }
+
+    /// <summary>Takes the first body frame's payload as the whole body, without copying it, when it is exactly the declared
+    /// size and small enough for a <see cref="BodySlab"/> (the usual small message: one body frame); returns false, taking
+    /// nothing, otherwise (then <see cref="Append"/> it). The payload stays in the receive buffer, so the caller must
+    /// complete the content and call <see cref="TakeBody"/> before it handles the next frame: an unroutable message is
+    /// then never copied, and a stored one is copied once, into its slab.</summary>
+    public bool TryTakeWhole(in ReadOnlySequence<byte> fragment)
+    {
+        if (Received != 0 || Header is null || fragment.Length != DeclaredSize || DeclaredSize is 0 or > BodySlab.MaxBodyLength) return false;
+        _borrowed = fragment;
+        _isBorrowed = true;
+        Received = fragment.Length;
+        return true;
     }
 
     /// <summary>Appends a body frame's payload. Bytes past the declared size are counted, not kept.</summary>
@@ -105,9 +126,6 @@ internal sealed class PendingContent
     /// <summary>Bodies up to this size get their whole buffer on the first body frame (one rent, no regrowth).</summary>
     private const long WholeBodyRentLimit = 4 * 1024 * 1024;
 
-    /// <summary>The assembled body, still in the pooled buffer: valid only until <see cref="TakeBody"/>.</summary>
-    public ReadOnlyMemory<byte> Body => _body is null ? ReadOnlyMemory<byte>.Empty : _body.AsMemory(0, _written);
-
     /// <summary>Ends assembly. With <paramref name="keep"/>, returns the body as memory the caller owns from now on;
     /// without, returns the buffer to its pool and an empty body, for a message nobody will ever read (unroutable, not
     /// mandatory, not kept). A kept body whose buffer came from <see cref="BodyPool"/> comes with
@@ -119,6 +137,14 @@ internal sealed class PendingContent
     public ReadOnlyMemory<byte> TakeBody(bool keep, bool poolable, BodySlab? slab, out PooledBody? storage)
     {
         storage = null;
+        if (_isBorrowed)
+        {
+            var borrowed = _borrowed;
+            _borrowed = default;
+            _isBorrowed = false;
+            if (!keep) return ReadOnlyMemory<byte>.Empty;
+            return slab is not null ? slab.Keep(borrowed) : borrowed.ToArray();
+        }
         byte[]? body = _body;
         bool fromBodyPool = _bodyFromBodyPool;
         _body = null;
