@@ -11,6 +11,7 @@ public sealed partial class BrokerConnection
 {
     private readonly HashSet<ChannelState> _confirmsDue = [];
     private readonly RepeatedPayload<ContentHeader> _headers = new();
+    private readonly RouteCache _routes = new();
 
     private FrameOutcome HandleHeaderFrame(in RawFrame frame)
     {
@@ -128,7 +129,7 @@ public sealed partial class BrokerConnection
             throw new ProtocolViolationException(ReplyCodes.NotImplemented, "immediate-flag", "immediate=true");
         ulong? confirm = ch.ConfirmMode ? ch.NextConfirmSequence++ : null;
         var host = Host!;
-        var queues = host.Route(publish.Exchange, publish.RoutingKey, content.Header!.Properties.Headers);
+        var queues = _routes.Route(host, publish.Exchange, publish.RoutingKey, content.Header!.Properties.Headers);
         if (queues.Count > 0 || publish.Mandatory || _options.KeepPublished)
         {
             // Only a message that goes to queues alone can have its body array come back to the pool when they drop it;

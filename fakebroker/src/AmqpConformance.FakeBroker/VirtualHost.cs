@@ -27,6 +27,16 @@ internal sealed class VirtualHost
     /// <summary>The lock for all routing and delivery state of this virtual host.</summary>
     public object Gate { get; } = new();
 
+    private long _topologyVersion;
+
+    /// <summary>Changes (under <see cref="Gate"/>) whenever something <see cref="Route"/> reads changes: an exchange or a
+    /// queue declared or deleted, a binding added or removed. Read without the lock: while it stays the same, routing
+    /// the same exchange, routing key and headers again gives the same queues (<see cref="RouteCache"/>).</summary>
+    public long TopologyVersion => Volatile.Read(ref _topologyVersion);
+
+    /// <summary>Notes a change of what routing reads. Caller holds <see cref="Gate"/>.</summary>
+    private void TopologyChanged() => Volatile.Write(ref _topologyVersion, _topologyVersion + 1);
+
     public BrokerQueue? FindQueue(string name) { lock (Gate) return _queues.GetValueOrDefault(name); }
 
     public IReadOnlyList<BrokerQueue> Queues() { lock (Gate) return [.. _queues.Values]; }
@@ -52,6 +62,7 @@ internal sealed class VirtualHost
             var kind = BrokerExchange.ParseKind(m.Type) ?? throw new ProtocolViolationException(
                 ReplyCodes.CommandInvalid, "invalid-exchange-type", $"unknown exchange type '{m.Type}'");
             _exchanges[m.Exchange] = new BrokerExchange(m.Exchange, kind, m.Durable, m.AutoDelete, m.Internal, m.Arguments);
+            TopologyChanged();
         }
     }
 
@@ -67,6 +78,7 @@ internal sealed class VirtualHost
             _exchanges.Remove(name);
             foreach (var other in _exchanges.Values)
                 other.Bindings.RemoveAll(b => b.DestinationIsExchange && b.Destination == name);
+            TopologyChanged();
         }
     }
 
@@ -83,6 +95,7 @@ internal sealed class VirtualHost
             exchange.Bindings.RemoveAll(b => b.Destination == destination && b.DestinationIsExchange == destinationIsExchange
                                               && b.RoutingKey == routingKey && b.Arguments.Equals(arguments));
             if (!unbind) exchange.Bindings.Add(binding);
+            TopologyChanged();
         }
     }
 
@@ -112,6 +125,7 @@ internal sealed class VirtualHost
             if (m.Queue.StartsWith("amq.", StringComparison.Ordinal))
                 throw ChannelError(ReplyCodes.AccessRefused, "access-refused", $"queue name '{m.Queue}' contains reserved prefix 'amq.*'");
             _queues[name] = new BrokerQueue(this, name, m.Durable, m.Exclusive, m.AutoDelete, m.Arguments, m.Exclusive ? connectionId : null);
+            TopologyChanged();
             return (name, 0, 0);
         }
     }
@@ -174,6 +188,7 @@ internal sealed class VirtualHost
         }
         foreach (var exchange in _exchanges.Values)
             exchange.Bindings.RemoveAll(b => !b.DestinationIsExchange && b.Destination == queue.Name);
+        TopologyChanged();
     }
 
     private void CheckExclusive(BrokerQueue queue, long connectionId)
