@@ -86,6 +86,7 @@ public sealed partial class FrameLog
         if (keep)
         {
             int kind = (FrameType)typeOctet switch { FrameType.Method => 0, FrameType.Header => 1, _ => -1 };
+            if (kind >= 0 && entry.Has(FrameEntryFlags.Sent)) kind += 2;
             entry.Slot = _payloads.Keep(payload, out bool ownArray, kind);
             entry.Flags |= FrameEntryFlags.Payload | (ownArray ? FrameEntryFlags.OwnArray : 0);
             if (!ownArray && PayloadStore.LengthOf(entry.Slot) != size) entry.Flags |= FrameEntryFlags.SizeKept;

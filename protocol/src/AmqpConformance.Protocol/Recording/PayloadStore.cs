@@ -39,8 +39,10 @@ internal sealed class PayloadStore
     /// <summary>The index the next registered array gets (every held payload's index is below it).</summary>
     public long NextIndex => _base + _table.Count;
 
-    /// <summary>How many kinds of payload <see cref="Keep"/> compares with the last of their kind: method frames, header frames.</summary>
-    public const int RepeatableKinds = 2;
+    /// <summary>How many kinds of payload <see cref="Keep"/> compares with the last of their kind: method frames and header
+    /// frames, each per direction (a publisher's repeated basic.publish alternates with the broker's basic.ack, whose
+    /// delivery tag differs every time: one kind for both directions would never see a repeat).</summary>
+    public const int RepeatableKinds = 4;
 
     private const ulong NoSlot = ulong.MaxValue;
 

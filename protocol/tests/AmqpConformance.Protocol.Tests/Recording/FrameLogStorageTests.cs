@@ -1,3 +1,4 @@
+using System.Runtime.InteropServices;
 using System.Buffers;
 using System.Buffers.Binary;
 using AmqpConformance.Protocol;
@@ -206,6 +207,35 @@ public sealed class FrameLogStorageTests
         }
         // Tiered compilation may allocate in an early round; the least round shows the steady state.
         Assert.True(least / (2.0 * PerRound) <= 1.0, $"{least} bytes for {2 * PerRound} frames");
+    }
+
+    /// <summary>A publisher's repeated basic.publish and header are kept once even though the broker's basic.ack frames,
+    /// each with another delivery tag, come between them: repeats are looked for per direction.</summary>
+    [Fact]
+    public void Repeated_payloads_are_shared_even_while_the_other_direction_sends_changing_ones()
+    {
+        var log = new FrameLog();
+        byte[] publish = MethodPayload(7), header = [0, 60, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0];
+        for (int i = 0; i < 500; i++)
+        {
+            log.Record(FrameDirection.Received, 0, (byte)FrameType.Method, 1, publish.Length, new ReadOnlySequence<byte>(publish));
+            log.Record(FrameDirection.Received, 0, (byte)FrameType.Header, 1, header.Length, new ReadOnlySequence<byte>(header));
+            byte[] ack = new byte[13];
+            BinaryPrimitives.WriteUInt16BigEndian(ack, 60);
+            BinaryPrimitives.WriteUInt16BigEndian(ack.AsSpan(2), 80);
+            BinaryPrimitives.WriteUInt64BigEndian(ack.AsSpan(4), (ulong)i + 1);
+            log.Record(FrameDirection.Sent, 0, (byte)FrameType.Method, 1, ack.Length, new ReadOnlySequence<byte>(ack));
+        }
+
+        var held = log.Snapshot();
+        foreach (var type in new[] { FrameType.Method, FrameType.Header })
+        {
+            var received = held.Where(f => f.Direction == FrameDirection.Received && f.Type == type).Select(f => f.Payload!.Value).ToList();
+            Assert.Equal(500, received.Count);
+            Assert.Single(received.Select(p => (MemoryMarshal.TryGetArray(p, out var a) ? a.Array : null, a.Offset)).Distinct());
+        }
+        var acks = held.Where(f => f.Direction == FrameDirection.Sent).ToList();
+        Assert.Equal(Enumerable.Range(1, 500).Select(i => (ulong)i), acks.Select(f => BinaryPrimitives.ReadUInt64BigEndian(f.Payload!.Value.Span[4..])));
     }
 
     private sealed class Segment : ReadOnlySequenceSegment<byte>
