@@ -88,4 +88,19 @@ public class LifecycleCheckerTests
         Assert.Contains("ObjectDisposedException: gone", violation.Message, StringComparison.Ordinal);
         Assert.True(_checker.Run(b.Evidence(e => e with { Lifecycle = Disposed(5, 8) with { SecondDisposal = "alongside the first" } })).Holds);
     }
+
+    [Fact]
+    public void A_first_disposal_that_throws_is_caught_and_its_message_reads_as_one_sentence()
+    {
+        var b = new WireLogBuilder();
+        b.Publish(1, 0, [1]);
+        b.Call(0, [1], 0, 1);
+        var failed = _checker.Run(b.Evidence(e => e with
+        {
+            Lifecycle = Disposed(5, 8) with { FirstDisposalFailure = "TransportResetException: the transport was reset (Upstream)." },
+        }));
+        var message = failed.Single("dispose-threw").Message;
+        Assert.Contains("threw TransportResetException: the transport was reset (Upstream). A connection's close path", message, StringComparison.Ordinal);
+        Assert.DoesNotContain("..", message, StringComparison.Ordinal);
+    }
 }
