@@ -11,66 +11,16 @@ namespace AmqpConformance.SelfTest.Zoo.Pools;
 /// bytes below a power of two. Then serializing throws (ArgumentException from the copy), the call fails on a healthy connection,
 /// and the command (and the staging buffer) are never given back.
 /// </summary>
-public sealed class RentRoundingOverflowWriter(WriterContext context) : IFrameWriter
+public sealed class RentRoundingOverflowWriter(WriterContext context) : WholeImageZooWriter(context, "rent-rounding-overflow")
 {
-    private const string Name = "rent-rounding-overflow";
-    private readonly SemaphoreSlim _lock = new(1, 1);
-    private Exception? _fault;
-    private int _disposed;
-
     /// <inheritdoc />
-    public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
+    protected override byte[] StageImage(OutgoingCommand command, out int written)
     {
-        if (Stopped() is { } early)
-        {
-            command.Release(context.Pool);
-            throw early;
-        }
-        int max = AmqpConstants.MaxBodyFramePayload(context.FrameMax);
+        int max = AmqpConstants.MaxBodyFramePayload(Context.FrameMax);
         int bodyFrames = command.Body.Length / max; // BUG: should round up
         int length = command.FramesLength + command.Body.Length + bodyFrames * AmqpConstants.FrameOverhead;
-        byte[] image = context.Pool.Rent(length);
-        int written = ZooHelpers.WriteWholeCommand(image, command, context.FrameMax); // throws when the rounding did not cover it
-        try
-        {
-            await _lock.EnterOrReleaseAsync(command, context.Pool, cancellationToken).ConfigureAwait(false);
-            try
-            {
-                if (Stopped() is { } stopped)
-                {
-                    command.Release(context.Pool);
-                    throw stopped;
-                }
-                try
-                {
-                    context.Output.Write(image.AsSpan(0, written));
-                    CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
-                }
-                catch (Exception ex)
-                {
-                    Interlocked.CompareExchange(ref _fault, ex, null);
-                    command.Release(context.Pool);
-                    throw ZooHelpers.Faulted(Name, ex);
-                }
-                command.Release(context.Pool);
-            }
-            finally
-            {
-                _lock.Release();
-            }
-        }
-        finally
-        {
-            context.Pool.Return(image);
-        }
+        byte[] image = Context.Pool.Rent(length);
+        written = ZooHelpers.WriteWholeCommand(image, command, Context.FrameMax); // throws when the rounding did not cover it
+        return image;
     }
-
-    /// <inheritdoc />
-    public async ValueTask DisposeAsync()
-    {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
-    }
-
-    private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));
 }
