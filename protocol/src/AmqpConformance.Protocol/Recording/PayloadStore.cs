@@ -44,10 +44,12 @@ internal sealed class PayloadStore
     /// delivery tag differs every time: one kind for both directions would never see a repeat).</summary>
     public const int RepeatableKinds = 4;
 
-    private const ulong NoSlot = ulong.MaxValue;
+    /// <summary>The last payload kept of one repeatable kind: its slot and where its bytes are (the chunk and the offset in
+    /// it), so a repeat is compared straight against them; no chunk (null) when there is none.</summary>
+    private readonly record struct LastKept(ulong Slot, byte[]? Chunk, int Offset);
 
-    /// <summary>The last slot kept for each kind of repeatable payload (see <see cref="Keep"/>), or <see cref="NoSlot"/>.</summary>
-    private readonly ulong[] _lastOfKind = [.. Enumerable.Repeat(NoSlot, RepeatableKinds)];
+    /// <summary>The last payload kept for each kind of repeatable payload (see <see cref="Keep"/>).</summary>
+    private readonly LastKept[] _lastOfKind = new LastKept[RepeatableKinds];
 
     /// <summary>Copies <paramref name="payload"/> in; returns its slot and whether it got an array of its own. A small payload
     /// of kind <paramref name="kind"/> (0 to <see cref="RepeatableKinds"/> - 1; -1 for none) that equals the last one kept of
@@ -57,14 +59,19 @@ internal sealed class PayloadStore
     public ulong Keep(in ReadOnlySequence<byte> payload, out bool ownArray, int kind = -1)
     {
         int n = (int)payload.Length;
-        if (kind >= 0 && n <= MaxInChunk && payload.IsSingleSegment && _lastOfKind[kind] is var last && last != NoSlot
-            && IndexOf(last) >= _base && LengthOf(last) == n && payload.FirstSpan.SequenceEqual(Resolve(last, ownArray: false).Span))
+        if (kind >= 0 && n <= MaxInChunk && payload.IsSingleSegment)
         {
-            ownArray = false;
-            return last;
+            // The last one's chunk is compared only while its index is held: a released chunk may be reused for others.
+            ref readonly var last = ref _lastOfKind[kind];
+            if (last.Chunk is { } chunk && LengthOf(last.Slot) == n && IndexOf(last.Slot) >= _base
+                && payload.FirstSpan.SequenceEqual(new ReadOnlySpan<byte>(chunk, last.Offset, n)))
+            {
+                ownArray = false;
+                return last.Slot;
+            }
         }
         ulong slot = Copy(payload, out ownArray);
-        if (kind >= 0) _lastOfKind[kind] = ownArray ? NoSlot : slot;
+        if (kind >= 0) _lastOfKind[kind] = ownArray ? default : new LastKept(slot, _chunk, (int)(slot >> 16) & 0xFFFF);
         return slot;
     }
 
