@@ -26,7 +26,7 @@ internal sealed class RunningCli : IDisposable
     {
         // A process started as a background job of a non-interactive shell ignores SIGINT, and so does every child it
         // starts: the CLI would then never see the SIGINT the signal tests send. Give the child SIGINT's default back.
-        bool restoreSigint = IgnoresSigint();
+        bool restoreSigint = IgnoresSigint() && EnvRestoresSignals.Value;
         var start = new ProcessStartInfo(restoreSigint ? "env" : "dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
         foreach (var (name, value) in environment ?? new Dictionary<string, string>()) start.Environment[name] = value;
         if (restoreSigint)
@@ -38,6 +38,20 @@ internal sealed class RunningCli : IDisposable
         foreach (string argument in arguments) start.ArgumentList.Add(argument);
         return new RunningCli(Process.Start(start)!);
     }
+
+    /// <summary>Whether env(1) here can reset a signal to its default (GNU coreutils 8.31 and later: --default-signal).</summary>
+    private static readonly Lazy<bool> EnvRestoresSignals = new(() =>
+    {
+        try
+        {
+            using var probe = Process.Start(new ProcessStartInfo("env", ["--default-signal=INT", "true"]) { RedirectStandardError = true, UseShellExecute = false })!;
+            return probe.WaitForExit(10_000) && probe.ExitCode == 0;
+        }
+        catch (System.ComponentModel.Win32Exception)
+        {
+            return false;
+        }
+    });
 
     /// <summary>Whether this process ignores SIGINT (Linux: bit 2 of SigIgn in /proc/self/status; false where there is
     /// no such file).</summary>

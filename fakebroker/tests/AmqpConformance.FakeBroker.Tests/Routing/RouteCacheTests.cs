@@ -71,7 +71,7 @@ public sealed class RouteCacheTests
     }
 
     [Fact]
-    public void A_queue_removed_with_its_connection_or_its_last_consumer_is_seen_too()
+    public void An_exclusive_queue_removed_with_its_connection_is_seen_too()
     {
         var host = new VirtualHost("/");
         host.DeclareQueue(new QueueDeclare { Queue = "mine", Exclusive = true }, connectionId: 7);
@@ -80,5 +80,24 @@ public sealed class RouteCacheTests
         Assert.Equal(["mine"], Names(cache.Route(host, "", key, null)));
         host.RemoveExclusiveQueues(7);
         Assert.Empty(cache.Route(host, "", key, null));
+    }
+
+    [Fact]
+    public void Other_headers_or_another_virtual_host_are_routed_not_looked_up()
+    {
+        var host = new VirtualHost("/");
+        host.DeclareQueue(new QueueDeclare { Queue = "q" }, 1);
+        var match = new FieldTable { ["x-match"] = FieldValue.LongString("all"), ["kind"] = FieldValue.LongString("a") };
+        host.Bind("amq.headers", "q", false, "", match, unbind: false);
+        var cache = new RouteCache();
+        string exchange = "amq.headers", key = "";
+        var a = new FieldTable { ["kind"] = FieldValue.LongString("a") };
+        var b = new FieldTable { ["kind"] = FieldValue.LongString("b") };
+        Assert.Equal(["q"], Names(cache.Route(host, exchange, key, a)));
+        Assert.Empty(cache.Route(host, exchange, key, b));
+        Assert.Equal(["q"], Names(cache.Route(host, exchange, key, a)));
+
+        var other = new VirtualHost("other");
+        Assert.Empty(cache.Route(other, exchange, key, a));
     }
 }

@@ -31,7 +31,7 @@ public sealed class LifecycleChecker : IInvariantChecker
             v.Add("dispose-hung", $"DisposeAsync did not complete within {life.Bound.TotalSeconds:0.###} s" +
                 (life.OutputStalledThroughDispose ? " while the output accepted nothing (a writer must give up after WriterContext.DrainTimeout)." : "."));
         if (life.FirstDisposalFailure is { } threw)
-            v.Add("dispose-threw", $"DisposeAsync threw {threw.TrimEnd('.')}. A connection's close path (Abort, CloseAsync, `await using`) disposes " +
+            v.Add("dispose-threw", $"DisposeAsync threw {(threw.EndsWith('.') && !threw.EndsWith("...", StringComparison.Ordinal) ? threw[..^1] : threw)}. A connection's close path (Abort, CloseAsync, `await using`) disposes " +
                 "the writer, often because the transport already failed; an exception there hides the close's own outcome and skips " +
                 "whatever the connection cleans up next. A writer that stopped on a fault reports it to its callers, not to its disposer.");
         if (life.SecondDisposal is { } how && life.SecondDisposalFailure is { } failure)

@@ -61,7 +61,8 @@ public sealed class FrameLogBatchTests
         int others = 0;
         var other = Task.Run(() =>
         {
-            while (!done.IsCancellationRequested) RecordThrough(log, null, others++, FrameDirection.Sent);
+            // Bounded, so a main thread descheduled between batches cannot let the log grow without end.
+            while (!done.IsCancellationRequested && others < 200_000) RecordThrough(log, null, others++, FrameDirection.Sent);
         });
         var batchStarts = new List<long>();
         for (int b = 0; b < Batches; b++)
@@ -95,8 +96,11 @@ public sealed class FrameLogBatchTests
             using var batch = log.BeginBatch();
             Assert.False(batch.HoldsLock);
             for (int i = 0; i < 100; i++) RecordThrough(log, batch, i);
-            // A subscriber may read the log from another thread: nothing of it is held.
-            Assert.Equal(100, Task.Run(() => log.Count).GetAwaiter().GetResult());
+            // A subscriber may read the log from another thread: nothing of it is held (bounded: a batch that held the
+            // lock here would make this wait forever, not fail).
+            var count = Task.Run(() => log.Count);
+            Assert.True(count.Wait(TimeSpan.FromSeconds(30)), "another thread could not read the log while a batch ran with a subscriber");
+            Assert.Equal(100, count.Result);
         }
         Assert.Equal(Enumerable.Range(0, 100).Select(i => (long)i), seen);
 
