@@ -87,11 +87,16 @@ public static class ScenarioGenerators
             from withoutContent in methodOnly
             from onChannelZero in Gen.Frequency((2, Gen.Constant(false)), (1, Gen.Constant(true)))
             from noToken in Gen.Frequency((2, Gen.Constant(false)), (1, Gen.Constant(true)))
+            from opaque in OpaqueBody
             let flushes = cancelKind == CancelKind.OnFlush ? afterFlushes : 1
             let withoutToken = noToken && cancelKind == CancelKind.None
             select withoutContent ? PublishStep.WithoutContent(cancelKind, flushes, onChannelZero) with { WithoutToken = withoutToken }
-                : new PublishStep(length, sliceOffset, slack, headerBytes, cancelKind, flushes, withOwner, WithoutToken: withoutToken);
+                : new PublishStep(length, sliceOffset, slack, headerBytes, cancelKind, flushes, withOwner, WithoutToken: withoutToken,
+                    OpaqueBody: opaque && length > 0);
     }
+
+    /// <summary>Whether a publish hands its body over as memory that is not an array (<see cref="PublishStep.OpaqueBody"/>): one in six.</summary>
+    public static Gen<bool> OpaqueBody { get; } = Gen.Frequency((5, Gen.Constant(false)), (1, Gen.Constant(true)));
 
     /// <summary>One call of a pipelined publisher: a <see cref="Step"/> with a small body (0, 1, up to 300 bytes, now and then
     /// one frame's worth), so that dozens of them fit a case.</summary>
@@ -159,6 +164,7 @@ public static class ScenarioGenerators
         from scriptSeed in Gen.Choose(0, int.MaxValue)
         from closeAsCompletion in Gen.Elements(false, true)
         from channelBase in ChannelBase
+        from channelsSpread in channelBase == 1 ? ChannelsSpread : Gen.Constant(false)
         from secondDisposal in SecondDisposals
         from largeBurst in !features.Scripted && !features.TransportStall && features.LargeBodies && publisherCount >= 3
             ? Gen.Elements(false, true) : Gen.Constant(false)
@@ -182,6 +188,7 @@ public static class ScenarioGenerators
             StallThroughDispose = features.StallThroughDispose,
             CloseAsCompletion = closeAsCompletion,
             ChannelBase = channelBase,
+            ChannelsSpread = channelsSpread,
             SecondDisposal = secondDisposal,
         };
 
@@ -220,6 +227,11 @@ public static class ScenarioGenerators
     /// or at the start of the case) and 2032 (the case's channels run up to 2047, the broker's channel_max, with 16 publishers).</summary>
     public static Gen<ushort> ChannelBase { get; } =
         Gen.Frequency((12, Gen.Constant((ushort)1)), (1, Gen.Constant((ushort)255)), (1, Gen.Constant((ushort)256)), (1, Gen.Constant((ushort)2032)));
+
+    /// <summary>Whether a case whose channels start at 1 spreads them 256 apart (<see cref="Scenarios.Scenario.ChannelsSpread"/>): in
+    /// one such case in five. Before, a case's channels were always consecutive, and a red-team writer whose cache of body-frame
+    /// headers was indexed by the channel's low byte and tagged with the frame size only passed 1,200 cases.</summary>
+    public static Gen<bool> ChannelsSpread { get; } = Gen.Frequency((4, Gen.Constant(false)), (1, Gen.Constant(true)));
 
     /// <summary>How often a case disposes its writer twice: in one case in eight after the first disposal returned, in one in eight
     /// at the same time.</summary>

@@ -40,6 +40,7 @@ public static class ScenarioShrinker
         if (s.StallThroughDispose) yield return s with { StallThroughDispose = false };
         if (s.SecondDisposal != SecondDisposal.None) yield return s with { SecondDisposal = SecondDisposal.None };
         if (s.ChannelBase != 1) yield return s with { ChannelBase = 1 };
+        if (s.ChannelsSpread) yield return s with { ChannelsSpread = false };
         if (s.Layout != ChannelLayout.OwnChannel) yield return s with { Layout = ChannelLayout.OwnChannel };
         if (s.FrameMax != 4096 && s.Publishers.All(p => p.All(x => x.HeaderBytes <= PublishCommandBuilder.MaxHeaderBytes(4096))))
             yield return s with { FrameMax = 4096 };
@@ -60,6 +61,7 @@ public static class ScenarioShrinker
         if (step.Cancel != CancelKind.None) yield return step with { Cancel = CancelKind.None, CancelAfterFlushes = 1 };
         if (step.CancelAfterFlushes > 1) yield return step with { CancelAfterFlushes = step.CancelAfterFlushes - 1 };
         if (step.WithBodyOwner) yield return step with { WithBodyOwner = false };
+        if (step.OpaqueBody) yield return step with { OpaqueBody = false };
         if (step.HeaderBytes > 0) yield return step with { HeaderBytes = 0 };
         if (step.SliceOffset > 0 || step.SliceSlack > 0) yield return step with { SliceOffset = 0, SliceSlack = 0 };
         int m = frameMax == 0 ? 131072 - 8 : frameMax - 8;

@@ -6,7 +6,8 @@ namespace AmqpConformance.Properties.Generators;
 /// order that interleaves the publishers, and control steps land between them: holds with their releases (some racing a
 /// cancellation or the next call) and pulses (held flushes complete, the next waits again), cancellations of the call just made or of an older one, a reset or an orderly close with calls after it, disposal with calls pending
 /// and calls after it, half the time started at the same moment as a call (<see cref="ScriptActionKind.DisposeRacingCall"/>), and
-/// now and then an idle connection (<see cref="ScriptActionKind.Idle"/>). Drawn from a seeded <see cref="Random"/>, so a generated scenario carries its script explicitly.</summary>
+/// now and then an idle connection (<see cref="ScriptActionKind.Idle"/>) or a held flush that stays stalled for seconds
+/// (<see cref="ScriptActionKind.Stall"/>). Drawn from a seeded <see cref="Random"/>, so a generated scenario carries its script explicitly.</summary>
 public static class ScriptGenerator
 {
     /// <summary>A script for publishers with <paramref name="stepCounts"/> publishes each.</summary>
@@ -63,6 +64,8 @@ public static class ScriptGenerator
             bool keepHolding = (holdFrom >= 0 && i >= holdFrom && !disposed) || (disposed && features.StallThroughDispose);
             // Now and then the stalled output drains what it holds and stalls again at once (never once the output is to stay
             // stalled through disposal).
+            // Now and then a held flush stays stalled for seconds of the case's time, the writer's timers firing with the call in flight.
+            if (holding && !disposed && random.NextDouble() < 0.15) actions.Add(ScriptAction.Stall);
             if (holding && !(disposed && features.StallThroughDispose) && random.NextDouble() < 0.4) actions.Add(ScriptAction.Pulse);
             if (holding && !keepHolding && random.NextDouble() < 0.3)
             {

@@ -64,7 +64,9 @@ internal sealed class CallLauncher(WriterCase world)
                 var rented = world.CallerPool.Rent(step.SliceOffset + step.BodyLength + step.SliceSlack);
                 array = rented;
                 rented.AsSpan().Fill(0x11);
-                var body = rented.AsMemory(step.SliceOffset, step.BodyLength);
+                var body = step.OpaqueBody
+                    ? new OpaqueBodyMemory(rented).Memory.Slice(step.SliceOffset, step.BodyLength)
+                    : rented.AsMemory(step.SliceOffset, step.BodyLength);
                 trace.ExpectedBody.CopyTo(body);
                 owner = step.WithBodyOwner ? new TrackedBodyOwner(() => output.Committed, () => world.CallerPool.Return(rented)) : null;
                 trace.Owner = owner;

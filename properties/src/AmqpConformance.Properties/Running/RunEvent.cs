@@ -46,4 +46,7 @@ public enum RunEvent
     LongLivedWriter,
     /// <summary>The connection sat idle for two minutes of the case's time, the writer's timers firing as they fell due.</summary>
     IdleConnection,
+    /// <summary>The output stayed stalled, a flush pending, for <see cref="Scenarios.ScriptAction.StallSpan"/> of the case's time, the
+    /// writer's timers firing as they fell due (<see cref="Scenarios.ScriptActionKind.Stall"/>).</summary>
+    LongStall,
 }

@@ -44,6 +44,9 @@ internal static class ScriptDriver
                 case ScriptActionKind.Idle:
                     await IdleAsync(world, observer).ConfigureAwait(false);
                     break;
+                case ScriptActionKind.Stall:
+                    await StallAsync(world, observer).ConfigureAwait(false);
+                    break;
                 case ScriptActionKind.Hold:
                     world.Output.Hold();
                     break;
@@ -114,7 +117,26 @@ internal static class ScriptDriver
     {
         if (world.AllTraces.Any(t => t.IsPending) || world.Output.IsHolding || world.Output.IsFlushPending) return;
         world.Events.Add(RunEvent.IdleConnection);
-        var until = world.Clock + ScriptAction.IdleSpan;
+        await LetTimePassAsync(world, observer, ScriptAction.IdleSpan).ConfigureAwait(false);
+    }
+
+    /// <summary>A long stall (<see cref="ScriptActionKind.Stall"/>): with the output holding and a flush pending, moves the case's
+    /// clock over the writer's timers for <see cref="ScriptAction.StallSpan"/>, as an idle step does, with the call in flight. Before
+    /// it, the clock moved only on an idle connection or past a drain timeout, so a timer that takes "no call started for a while"
+    /// for "no call in progress" (an idle-buffer trim that returned the staging buffer a stalled call was still writing from)
+    /// passed 1,200 cases.</summary>
+    private static async Task StallAsync(WriterCase world, CaseObserver observer)
+    {
+        if (!world.Output.IsHolding || !world.Output.IsFlushPending) return;
+        world.Events.Add(RunEvent.LongStall);
+        await LetTimePassAsync(world, observer, ScriptAction.StallSpan).ConfigureAwait(false);
+    }
+
+    /// <summary>Moves the case's clock to each of the writer's timers in turn over <paramref name="span"/>, letting the writer settle
+    /// after each (at most <see cref="IdleTimerRounds"/> of them), then to the end of the span.</summary>
+    private static async Task LetTimePassAsync(WriterCase world, CaseObserver observer, TimeSpan span)
+    {
+        var until = world.Clock + span;
         for (int round = 0; round < IdleTimerRounds && world.Clock < until; round++)
         {
             if (!world.Time.TrySkipToNextTimer(until - world.Clock)) break;

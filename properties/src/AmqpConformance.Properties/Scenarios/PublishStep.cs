@@ -20,9 +20,12 @@ namespace AmqpConformance.Properties.Scenarios;
 /// <param name="WithoutToken">The call passes no cancellation token (<see cref="CancellationToken.None"/>, whose
 /// <see cref="CancellationToken.CanBeCanceled"/> is false), as most publishes in client code do; only with
 /// <see cref="CancelKind.None"/>. A writer with a fast path for such calls that skips the checks of its other path shows.</param>
+/// <param name="OpaqueBody">At writer level, the body is handed over as memory that is not an array as far as the writer can tell
+/// (a <see cref="System.Buffers.MemoryManager{T}"/> whose <c>TryGetArray</c> is false, as native memory is), over the same pooled
+/// array. A writer whose path for such memory differs from its array path shows. Client level ignores it.</param>
 public sealed record PublishStep(int BodyLength, int SliceOffset = 0, int SliceSlack = 0, int HeaderBytes = 0,
     CancelKind Cancel = CancelKind.None, int CancelAfterFlushes = 1, bool WithBodyOwner = false, bool MethodOnly = false,
-    bool ConnectionLevel = false, bool WithoutToken = false)
+    bool ConnectionLevel = false, bool WithoutToken = false, bool OpaqueBody = false)
 {
     /// <summary>A call without content (see <see cref="MethodOnly"/>), cancelled as <paramref name="cancel"/> says, on channel 0
     /// when <paramref name="connectionLevel"/>.</summary>
@@ -45,6 +48,7 @@ public sealed record PublishStep(int BodyLength, int SliceOffset = 0, int SliceS
         }
         if (WithBodyOwner) sb.Append(" owned");
         if (WithoutToken) sb.Append(" no-token");
+        if (OpaqueBody) sb.Append(" opaque");
         return sb.ToString();
     }
 }

@@ -47,6 +47,13 @@ public sealed record Scenario(int FrameMax, ChannelLayout Layout, IReadOnlyList<
     /// 255 and reach 2047, the broker's channel_max: a writer that encodes a channel in one byte shows only there).</summary>
     public ushort ChannelBase { get; init; } = 1;
 
+    /// <summary>Whether the publishers' channels are spread 256 apart instead of numbered one after another: the k-th channel of the
+    /// layout is <see cref="ChannelBase"/> + (k mod 8) x 256 + k / 8 (1, 257, 513, ... 1793, then 2, 258, ...; at most 1794 from
+    /// base 1), so channels that share their number's low byte publish in the same case. A writer that keeps per-channel state in
+    /// a table indexed by the low byte (a cache of encoded frame headers, a content-in-progress flag) and checks its slot for
+    /// anything but the channel shows only there: consecutive channels never share a low byte.</summary>
+    public bool ChannelsSpread { get; init; }
+
     /// <summary>Whether the harness disposes the writer a second time (after the first disposal returned, or at the same time).</summary>
     public SecondDisposal SecondDisposal { get; init; }
 
@@ -62,12 +69,16 @@ public sealed record Scenario(int FrameMax, ChannelLayout Layout, IReadOnlyList<
     public int PublishCount => Publishers.Sum(p => p.Count);
 
     /// <summary>The channel publisher <paramref name="publisher"/> uses under <see cref="Layout"/>.</summary>
-    public ushort ChannelOf(int publisher) => (ushort)(ChannelBase + Layout switch
+    public ushort ChannelOf(int publisher)
     {
-        ChannelLayout.SharedChannel => 0,
-        ChannelLayout.Mixed => publisher % 2 == 0 ? 0 : publisher,
-        _ => publisher,
-    });
+        int k = Layout switch
+        {
+            ChannelLayout.SharedChannel => 0,
+            ChannelLayout.Mixed => publisher % 2 == 0 ? 0 : publisher,
+            _ => publisher,
+        };
+        return (ushort)(ChannelBase + (ChannelsSpread ? k % 8 * 256 + k / 8 : k));
+    }
 
     /// <summary>Whether publisher <paramref name="publisher"/>'s channel is shared with another publisher.</summary>
     public bool IsSharedChannel(int publisher) =>
@@ -88,6 +99,7 @@ public sealed record Scenario(int FrameMax, ChannelLayout Layout, IReadOnlyList<
         if (CloseAsCompletion) sb.Append(" close-as-completion");
         if (Pipelined) sb.Append(" pipelined");
         if (ChannelBase != 1) sb.Append(CultureInfo.InvariantCulture, $" channels-from={ChannelBase}");
+        if (ChannelsSpread) sb.Append(" channels-spread");
         if (SecondDisposal != SecondDisposal.None)
             sb.Append(SecondDisposal == SecondDisposal.Concurrent ? " dispose-twice:concurrent" : " dispose-twice:after");
         sb.Append(" [");

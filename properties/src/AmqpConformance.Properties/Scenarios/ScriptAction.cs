@@ -49,12 +49,20 @@ public sealed record ScriptAction(ScriptActionKind Kind, int Publisher = -1, int
     /// <summary>The connection sits idle.</summary>
     public static ScriptAction Idle { get; } = new(ScriptActionKind.Idle);
 
+    /// <summary>The stalled output stays stalled a while.</summary>
+    public static ScriptAction Stall { get; } = new(ScriptActionKind.Stall);
+
+    /// <summary>How much of the case's time a <see cref="ScriptActionKind.Stall"/> step lets pass: 20 s, long enough for a writer's
+    /// timers of seconds (trimming an idle buffer, a keep-alive) to fire with a call in flight, and shorter than a client's usual
+    /// write timeout (RabbitMQ.Client's is 30 s), after which a writer may rightly give up on the stalled flush.</summary>
+    public static TimeSpan StallSpan { get; } = TimeSpan.FromSeconds(20);
+
     /// <summary>How much of the case's time an <see cref="ScriptActionKind.Idle"/> step lets pass: two minutes, past a client's
     /// usual write timeout (RabbitMQ.Client's is 30 s) and a heartbeat interval (60 s).</summary>
     public static TimeSpan IdleSpan { get; } = TimeSpan.FromMinutes(2);
 
     /// <summary>Compact: "call:p0", "hold", "release", "pulse", "cancel:p1", "race:p2", "race-call:p0", "reset", "close", "dispose",
-    /// "dispose-race-call:p1" (or "dispose-race-call:p1+400" with 400 spins), "idle".</summary>
+    /// "dispose-race-call:p1" (or "dispose-race-call:p1+400" with 400 spins), "idle", "stall".</summary>
     public override string ToString() => Kind switch
     {
         ScriptActionKind.Call => $"call:p{Publisher}",

@@ -36,4 +36,9 @@ public enum ScriptActionKind
     /// output not held, the harness moves the case's clock over the writer's timers (<see cref="Harness.Writers.WriterContext.TimeProvider"/>),
     /// firing each as it falls due and letting the writer settle after it. Nothing if a call is pending or flushes are held.</summary>
     Idle,
+    /// <summary>The stalled output stays stalled for <see cref="ScriptAction.StallSpan"/> of the case's time: with flushes held and one
+    /// of them pending, the harness moves the case's clock over the writer's timers as for <see cref="Idle"/>, firing each as it
+    /// falls due and letting the writer settle after it, while the call whose flush is held is still in flight (a peer that stopped
+    /// reading for seconds). Nothing if the output is not holding or no flush is pending.</summary>
+    Stall,
 }

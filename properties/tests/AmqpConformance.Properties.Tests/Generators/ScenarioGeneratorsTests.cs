@@ -238,4 +238,30 @@ public sealed class ScenarioGeneratorsTests
         });
         Assert.DoesNotContain(ScenarioGenerators.ClientScenario.Sample(200, 30), s => s.Pipelined);
     }
+
+    [Fact]
+    public void Cases_spread_their_channels_hand_over_opaque_bodies_and_stall_held_flushes_now_and_then()
+    {
+        Assert.Contains(Sample, s => s.ChannelsSpread && s.Layout != ChannelLayout.SharedChannel && s.Publishers.Count >= 2);
+        Assert.All(Sample.Where(s => s.ChannelsSpread), s => Assert.Equal(1, s.ChannelBase));
+        var steps = Sample.SelectMany(s => s.Publishers.SelectMany(p => p)).ToList();
+        Assert.InRange(steps.Count(x => x.OpaqueBody), steps.Count / 20, steps.Count / 3);
+        Assert.DoesNotContain(steps, x => x.OpaqueBody && x.MethodOnly);
+        var scripted = ScenarioGenerators.For(ScenarioProfile.For(InvariantNames.Lifecycle)).Sample(300, 50).Where(s => s.Script is not null).ToList();
+        Assert.Contains(scripted, s => s.Script!.Contains(ScriptAction.Stall));
+        Assert.All(scripted, s =>
+        {
+            bool holding = false;
+            foreach (var a in s.Script!)
+            {
+                if (a.Kind == ScriptActionKind.Stall) Assert.True(holding, string.Join(' ', s.Script!));
+                holding = a.Kind switch
+                {
+                    ScriptActionKind.Hold => true,
+                    ScriptActionKind.Release or ScriptActionKind.ReleaseRacingCall or ScriptActionKind.ReleaseRacingCancel => false,
+                    _ => holding,
+                };
+            }
+        });
+    }
 }
