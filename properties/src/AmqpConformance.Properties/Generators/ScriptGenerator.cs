@@ -62,10 +62,10 @@ public static class ScriptGenerator
             // Now and then the connection sits idle (two minutes of the case's time) between calls on a healthy output.
             if (!holding && !disposed && random.NextDouble() < 0.1) actions.Add(ScriptAction.Idle);
             bool keepHolding = (holdFrom >= 0 && i >= holdFrom && !disposed) || (disposed && features.StallThroughDispose);
-            // Now and then the stalled output drains what it holds and stalls again at once (never once the output is to stay
-            // stalled through disposal).
             // Now and then a held flush stays stalled for seconds of the case's time, the writer's timers firing with the call in flight.
             if (holding && !disposed && random.NextDouble() < 0.15) actions.Add(ScriptAction.Stall);
+            // Now and then the stalled output drains what it holds and stalls again at once (never once the output is to stay
+            // stalled through disposal).
             if (holding && !(disposed && features.StallThroughDispose) && random.NextDouble() < 0.4) actions.Add(ScriptAction.Pulse);
             if (holding && !keepHolding && random.NextDouble() < 0.3)
             {
