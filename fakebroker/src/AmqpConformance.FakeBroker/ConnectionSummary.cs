@@ -1,4 +1,3 @@
-using System.Buffers;
 using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.FakeBroker;
@@ -35,28 +34,11 @@ public sealed record ConnectionSummary(long Id, DateTimeOffset AcceptedAt, DateT
     {
         FrameLog log = connection.Log;
         IReadOnlyList<ProtocolFinding> findings = log.Findings();
-        long received = -1, sent = -1, estimate = ConnectionOverheadBytes;
-        // Read as facts, a batch at a time: making a record per frame just to add up sizes would cost more than the log.
-        // The batch (~20 KiB) is pooled: a connection of a few frames should not pay for it on every end.
-        var batch = ArrayPool<FrameFacts>.Shared.Rent(256);
-        try
-        {
-            for (long next = 0; log.CopyFacts(next, batch) is var n and > 0; next = batch[n - 1].Sequence + 1)
-            {
-                foreach (var f in batch.AsSpan(0, n))
-                {
-                    estimate += RecordOverheadBytes + Math.Max(f.PayloadLength, 0);
-                    if (f.Direction == FrameDirection.Received) received = f.WireOffset + f.WireLength;
-                    else sent = f.WireOffset + f.WireLength;
-                }
-            }
-        }
-        finally
-        {
-            ArrayPool<FrameFacts>.Shared.Return(batch);
-        }
+        // Added up from the log's columns, not read back as facts frame by frame (which cost more than recording them).
+        FrameLogTotals totals = log.Totals();
+        long estimate = ConnectionOverheadBytes + totals.HeldFrames * RecordOverheadBytes + totals.PayloadBytes;
         return new ConnectionSummary(connection.Id, log.StartedAt, endedAt, connection.CloseInfo, log.NextSequence,
-            Math.Max(received, 0), Math.Max(sent, 0), findings.Count, findings.Any(f => f.Rule == InternalErrorRule), estimate);
+            totals.ReceivedThrough, totals.SentThrough, findings.Count, findings.Any(f => f.Rule == InternalErrorRule), estimate);
     }
 
     /// <summary>The <see cref="ProtocolFinding.Rule"/> of the broker's own failures (reply code 541).</summary>

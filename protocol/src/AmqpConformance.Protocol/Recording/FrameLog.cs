@@ -188,6 +188,37 @@ public sealed partial class FrameLog
         }
     }
 
+    /// <summary>What the held frames add up to (<see cref="FrameLogTotals"/>), read from the log's columns without making a
+    /// record or a <see cref="FrameFacts"/> per frame: several times cheaper than adding up <see cref="CopyFacts"/>, for a
+    /// reader that needs only sizes (a connection's summary when it ends).</summary>
+    public FrameLogTotals Totals()
+    {
+        lock (_gate)
+        {
+            long received = 0, sent = 0, payloadBytes = 0;
+            var walk = _frames.Walk(_frames.First);
+            while (walk.MoveNext())
+            {
+                ref readonly var entry = ref walk.Entry;
+                var extras = walk.Extras;
+                long end = extras.WireOffset + extras.Size + AmqpConstants.FrameOverhead;
+                if (entry.Has(FrameEntryFlags.Sent)) sent = end;
+                else received = end;
+                payloadBytes += PayloadLengthOf(entry, walk.Sequence);
+            }
+            return new FrameLogTotals(_frames.Count, received, sent, payloadBytes);
+        }
+    }
+
+    /// <summary>The length of the payload a held frame keeps (what its record's <see cref="FrameRecord.Payload"/> would hold; 0
+    /// for none). Called under the lock.</summary>
+    private long PayloadLengthOf(in FrameEntry entry, long sequence)
+    {
+        if (entry.Has(FrameEntryFlags.Record)) return _records[sequence].Payload?.Length ?? 0;
+        if (!entry.Has(FrameEntryFlags.Payload)) return 0;
+        return entry.Has(FrameEntryFlags.OwnArray) ? _payloads.Resolve(entry.Slot, ownArray: true).Length : PayloadStore.LengthOf(entry.Slot);
+    }
+
     private FrameFacts Facts(in FrameEntry entry, long sequence, in FrameExtras extras)
     {
         if (entry.Has(FrameEntryFlags.Record)) return new FrameFacts(_records[sequence]);

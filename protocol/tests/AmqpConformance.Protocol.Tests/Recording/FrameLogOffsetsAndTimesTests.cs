@@ -128,6 +128,32 @@ public sealed class FrameLogOffsetsAndTimesTests
         }
     }
 
+    /// <summary><see cref="FrameLog.Totals"/> adds up what the held frames' records say: count, where each direction's last held
+    /// frame ends, payload bytes (ready-made records, refused frames, repeats sharing a payload, payloads with an array of their
+    /// own, drops).</summary>
+    [Theory]
+    [InlineData(21, null)]
+    [InlineData(22, 700)]
+    [InlineData(23, 5)]
+    public void Totals_add_up_what_the_held_frames_records_say(int seed, int? retained)
+    {
+        var log = new FrameLog(options: new FrameLogOptions { MaxRetainedFrames = retained });
+        RecordRandomFrames(log, seed, 20_000);
+        byte[] large = new byte[3000];
+        large[1] = 60;
+        for (int i = 0; i < 3; i++)
+            log.Record(FrameDirection.Received, log.NextSequence * 10_000, (byte)FrameType.Method, 1, large.Length, new ReadOnlySequence<byte>(large));
+
+        var held = log.Snapshot();
+        var totals = log.Totals();
+        Assert.Equal(held.Count, totals.HeldFrames);
+        long EndOf(FrameDirection d) => held.LastOrDefault(f => f.Direction == d) is { } f ? f.WireOffset + f.Size + AmqpConstants.FrameOverhead : 0;
+        Assert.Equal(EndOf(FrameDirection.Received), totals.ReceivedThrough);
+        Assert.Equal(EndOf(FrameDirection.Sent), totals.SentThrough);
+        Assert.Equal(held.Sum(f => (long)(f.Payload?.Length ?? 0)), totals.PayloadBytes);
+        Assert.True(totals.PayloadBytes >= 3 * 3000);
+    }
+
     /// <summary>A reader that reads on in batches (as <c>ConnectionSummary</c> does) goes on from where its last read stopped
     /// (<see cref="FrameSegments.Park"/>): while frames are appended and dropped between its reads, and other reads jump
     /// back and forth in between, every batch still gives back exactly the frames recorded.</summary>
