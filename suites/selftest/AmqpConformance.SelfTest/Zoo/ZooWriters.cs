@@ -394,6 +394,12 @@ public static class ZooWriters
         E(c => new LateCancelSkipsQueuedWriter(c), BugClass.Cancellation,
             "A background writer that completes on enqueue keeps each call's token with its entry and skips, unwritten, an entry whose token was cancelled by the time the loop reaches it.",
             "A call that completed on enqueue and whose token is cancelled before the loop writes its command.", WriterCompletion.OnAccept),
+        E(c => new StaticStagingAcrossConnectionsWriter(c), BugClass.Bodies,
+            "Assembles body frames in a static 64 KiB staging buffer shared by every connection in the process, guarded only by each connection's own lock.",
+            "Two connections writing body frames at the same time.", WriterCompletion.AfterFlush),
+        E(c => new FixedFrameScratchWriter(c), BugClass.Pools,
+            "Assembles body frames in a per-connection scratch of frame_max bytes capped at 131072 (RabbitMQ's default taken for its maximum), so a full body frame under a larger negotiated frame_max overflows it and the writer stops.",
+            "A negotiated frame_max above 131072 and a body of more than 131064 bytes.", WriterCompletion.AfterFlush),
 
         // Correct but unusual: must pass.
         E(c => new PooledCompletionWriter(c), BugClass.Correct,
@@ -407,6 +413,9 @@ public static class ZooWriters
             "None.", WriterCompletion.AfterFlush),
         E(c => new BoundedBatchingWriter(c), BugClass.Correct,
             "None: bounded queue honouring QueueCapacity, one flush per batch, completes each call after its flush.",
+            "None.", WriterCompletion.AfterFlush),
+        E(c => new FrameScratchPerConnectionWriter(c), BugClass.Correct,
+            "None: assembles each body frame in one frame_max-sized scratch buffer per connection, held until disposal.",
             "None.", WriterCompletion.AfterFlush),
     ];
 
