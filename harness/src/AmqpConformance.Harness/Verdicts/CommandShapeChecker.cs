@@ -3,7 +3,7 @@ using AmqpConformance.Protocol;
 namespace AmqpConformance.Harness.Verdicts;
 
 /// <summary>Command shape: basic.publish, then a class-60 header whose body size equals the caller's body length,
-/// then body frames summing to it, each but the last exactly frame_max - 8 bytes, none for an empty body; a call without content
+/// then body frames summing to it, each but the last exactly frame_max - 8 bytes (one body frame at frame_max 0, unlimited), none for an empty body; a call without content
 /// is its method frame alone, and each call's command is the kind the caller asked for.</summary>
 /// <remarks>A command cut short by an injected transport fault is not held against the writer.</remarks>
 public sealed class CommandShapeChecker : IInvariantChecker
@@ -55,7 +55,11 @@ public sealed class CommandShapeChecker : IInvariantChecker
                 bool isLast = i == cmd.BodySequences.Count - 1;
                 if (f.Size == 0)
                     v.Add("empty-body-frame", $"Body frame {f.Sequence} is empty.", [f.Sequence], callIds);
-                else if (!isLast && evidence.FrameMax > 0 && f.Size != maxPayload)
+                else if (!isLast && evidence.FrameMax == 0)
+                    // frame_max 0 is unlimited, so a body goes out as one frame: a writer that reads 0 as "use the default 131072"
+                    // and cuts at 131064 (a seventh-round red-team writer) was let through when this rule skipped frame_max 0.
+                    v.Add("body-frame-not-full", $"Body frame {f.Sequence} carries {f.Size} bytes and is not the body's last; frame_max is 0 (unlimited), so a body is one body frame.", [f.Sequence], callIds);
+                else if (!isLast && f.Size != maxPayload)
                     v.Add("body-frame-not-full", $"Body frame {f.Sequence} carries {f.Size} bytes; every body frame but the last must carry frame_max - 8 = {maxPayload}.", [f.Sequence], callIds);
             }
         }

@@ -36,6 +36,30 @@ public class CommandShapeCheckerTests
     }
 
     [Fact]
+    public void A_body_cut_into_frames_at_frame_max_0_is_caught()
+    {
+        // frame_max 0 is unlimited: the body is one frame. A writer that reads 0 as RabbitMQ's default 131072 cuts at 131064.
+        var b = new WireLogBuilder(0);
+        byte[] body = WireLogBuilder.Bytes(131064 + 10);
+        b.Method(1, 0);
+        b.Header(1, body.Length);
+        long first = b.Body(1, body.AsSpan(0, 131064));
+        b.Body(1, body.AsSpan(131064));
+        b.Call(0, body, 0, 1);
+        Assert.Equal([first], _checker.Run(b.Evidence()).Single("body-frame-not-full").Frames);
+    }
+
+    [Fact]
+    public void A_body_in_one_frame_at_frame_max_0_holds()
+    {
+        var b = new WireLogBuilder(0);
+        byte[] body = WireLogBuilder.Bytes(131064 + 10);
+        b.Publish(1, 0, body);
+        b.Call(0, body, 0, 1);
+        Assert.True(_checker.Run(b.Evidence()).Holds);
+    }
+
+    [Fact]
     public void Declared_size_other_than_the_callers_body_is_caught()
     {
         var b = new WireLogBuilder();
