@@ -114,6 +114,11 @@ internal sealed partial class ControlledOutput
             {
                 lock (_gate) _innerPending--;
             }
+            // A cancel that came while this flush was in the inner pipe, too late to end it (it completed all the same), is kept for
+            // the next flush, as a pipe keeps it: the writer gave up, and its next flush must end at once, not wait at a hold.
+            if (!result.IsCanceled)
+                lock (_gate)
+                    if (flushId <= _cancelledUpTo && flushId == _flushSeq) _cancelNext = true;
             if (result.IsCompleted) NoteFault();
             // Delivered only once the flush returns successfully, before the writer sees the result (so before it can complete a
             // call on the strength of it); a flush that threw, or reported the reader gone or a cancellation, delivered nothing.
