@@ -1,6 +1,4 @@
-using System.IO.Pipelines;
 using AmqpConformance.Harness.Writers;
-using AmqpConformance.Protocol;
 
 namespace AmqpConformance.SelfTest.Zoo.Correct;
 
@@ -11,40 +9,8 @@ namespace AmqpConformance.SelfTest.Zoo.Correct;
 /// or not the output is stalled: bounded, and so within the backpressure invariant (which once counted it as unbounded buffering
 /// when the case's commands were small).
 /// </summary>
-public sealed class FrameScratchPerConnectionWriter(WriterContext context) : InlineZooWriter(context, "frame-scratch-per-connection")
+public sealed class FrameScratchPerConnectionWriter(WriterContext context) : FrameScratchZooWriter(context, "frame-scratch-per-connection")
 {
-    private byte[]? _scratch;
-    private int _disposing;
-
     /// <inheritdoc />
-    protected override void WriteCommand(PipeWriter output, in OutgoingCommand command, int frameMax)
-    {
-        if (frameMax == 0)
-        {
-            base.WriteCommand(output, command, frameMax);
-            return;
-        }
-        output.Write(command.Frames.Span);
-        _scratch ??= Context.Pool.Rent(frameMax);
-        var scratch = _scratch.AsSpan(0, frameMax);
-        int max = AmqpConstants.MaxBodyFramePayload(frameMax);
-        var body = command.Body.Span;
-        while (!body.IsEmpty)
-        {
-            var chunk = body[..Math.Min(max, body.Length)];
-            FrameFormat.WriteHeader(scratch, FrameType.Body, command.Channel, chunk.Length);
-            chunk.CopyTo(scratch[AmqpConstants.FrameHeaderSize..]);
-            scratch[AmqpConstants.FrameHeaderSize + chunk.Length] = AmqpConstants.FrameEnd;
-            output.Write(scratch[..(chunk.Length + AmqpConstants.FrameOverhead)]);
-            body = body[chunk.Length..];
-        }
-    }
-
-    /// <inheritdoc />
-    public override async ValueTask DisposeAsync()
-    {
-        bool first = Interlocked.Exchange(ref _disposing, 1) == 0;
-        await base.DisposeAsync().ConfigureAwait(false);
-        if (first && Interlocked.Exchange(ref _scratch, null) is { } scratch) Context.Pool.Return(scratch);
-    }
+    protected override int ScratchLength(int frameMax) => frameMax;
 }
