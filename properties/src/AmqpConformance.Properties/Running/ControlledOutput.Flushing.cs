@@ -7,6 +7,10 @@ namespace AmqpConformance.Properties.Running;
 /// cancellations armed for the n-th flush.</summary>
 internal sealed partial class ControlledOutput
 {
+    /// <summary>Called on the flush's thread once a flush that reached the inner pipe has its result, before the writer gets it:
+    /// a seam for tests that put a cancel (or anything else) in that window.</summary>
+    internal Action? FlushDecided { get; set; }
+
     public override void CancelPendingFlush()
     {
         Touch();
@@ -57,6 +61,7 @@ internal sealed partial class ControlledOutput
     {
         Interlocked.Increment(ref _pendingFlushes);
         long flushId;
+        bool decided = false;
         lock (_gate)
         {
             flushId = ++_flushSeq;
@@ -114,11 +119,20 @@ internal sealed partial class ControlledOutput
             {
                 lock (_gate) _innerPending--;
             }
-            // A cancel that came while this flush was in the inner pipe, too late to end it (it completed all the same), is kept for
-            // the next flush, as a pipe keeps it: the writer gave up, and its next flush must end at once, not wait at a hold.
-            if (!result.IsCanceled)
-                lock (_gate)
-                    if (flushId <= _cancelledUpTo && flushId == _flushSeq) _cancelNext = true;
+            lock (_gate)
+            {
+                // The result is decided: from here on this flush no longer counts as pending, in the same step, so a cancel that
+                // comes after it (before the writer has its result) finds nothing pending and is kept for the next flush, as a
+                // pipe keeps it. Counted as pending until the writer resumed, such a cancel was lost, and a writer that gave up on a
+                // stalled output (Zoo:FlushPerFrame, one flush per frame) waited at the hold with its next flush and wrote after
+                // its disposal returned.
+                decided = true;
+                if (flushId > _cancelledUpTo) _uncancelledPending--;
+                // A cancel that came while this flush was in the inner pipe, too late to end it (it completed all the same), is
+                // kept for the next flush likewise: the writer gave up, and its next flush must end at once, not wait at a hold.
+                else if (!result.IsCanceled && flushId == _flushSeq) _cancelNext = true;
+            }
+            FlushDecided?.Invoke();
             if (result.IsCompleted) NoteFault();
             // Delivered only once the flush returns successfully, before the writer sees the result (so before it can complete a
             // call on the strength of it); a flush that threw, or reported the reader gone or a cancellation, delivered nothing.
@@ -138,8 +152,8 @@ internal sealed partial class ControlledOutput
         {
             lock (_gate)
             {
-                // A flush numbered up to the last cancel was taken off the count by that cancel.
-                if (flushId > _cancelledUpTo) _uncancelledPending--;
+                // A flush numbered up to the last cancel was taken off the count by that cancel; a decided one took itself off.
+                if (!decided && flushId > _cancelledUpTo) _uncancelledPending--;
             }
             Interlocked.Decrement(ref _pendingFlushes);
             Touch();

@@ -108,9 +108,9 @@ internal sealed partial class ControlledOutput : PipeWriter
     /// <summary>Flushes the writer started after <see cref="MarkDisposeReturned"/>.</summary>
     public int FlushesAfterDispose { get { lock (_gate) return _flushesAfterDispose; } }
 
-    /// <summary>Whether, at <see cref="MarkDisposeReturned"/>, a flush was still pending that the writer had not asked to end
-    /// (with CancelPendingFlush, after it started): the writer returned from disposal while still using its output. A flush it did
-    /// cancel counts as ended, even if its thread had not yet run when disposal returned.</summary>
+    /// <summary>Whether, at <see cref="MarkDisposeReturned"/>, a flush was still pending (its result not yet decided) that the writer
+    /// had not asked to end (with CancelPendingFlush, after it started): the writer returned from disposal while still using its
+    /// output. A flush it did cancel counts as ended, even if its thread had not yet run when disposal returned.</summary>
     public bool FlushPendingAtDispose { get { lock (_gate) return _flushPendingAtDispose; } }
 
     /// <summary>Whether call <paramref name="callId"/> has any byte committed.</summary>

@@ -82,4 +82,27 @@ public sealed class ControlledOutputCancelTests
         output.Release();
         await held;
     }
+
+    [Fact]
+    public async Task A_cancel_after_a_flush_completed_but_before_the_writer_resumed_ends_the_next_flush()
+    {
+        // The window a loaded machine opened: the flush's result is decided (it went through), the writer has not yet resumed, and
+        // its disposal gives up (CancelPendingFlush). As with a pipe, that cancel must end the writer's next flush; CI saw it lost,
+        // and a writer flushing frame by frame then waited at the hold and wrote after its disposal returned.
+        var output = NewOutput(out _);
+        output.FlushDecided = () =>
+        {
+            output.FlushDecided = null;
+            output.CancelPendingFlush();
+        };
+        Commit(output, 10);
+        Assert.False((await output.FlushAsync()).IsCanceled, "the first flush went through before the cancel");
+        output.Hold(); // a stalled output: a flush not asked to end would wait here
+        Commit(output, 10);
+        ValueTask<FlushResult> next = output.FlushAsync();
+        Assert.True(next.IsCompleted, "the kept cancel ended the next flush at once, not after the hold");
+        Assert.True((await next).IsCanceled);
+        output.MarkDisposeReturned();
+        Assert.False(output.FlushPendingAtDispose);
+    }
 }
