@@ -19,7 +19,8 @@ internal struct FrameEntry
     public byte TypeOctet;
     public FrameEntryFlags Flags;
 
-    public readonly bool Has(FrameEntryFlags flag) => (Flags & flag) != 0;
+    /// <summary>Whether every bit of <paramref name="flag"/> is set (<see cref="FrameEntryFlags.Record"/> is two).</summary>
+    public readonly bool Has(FrameEntryFlags flag) => (Flags & flag) == flag;
 
     public readonly FrameDirection Direction => Has(FrameEntryFlags.Sent) ? FrameDirection.Sent : FrameDirection.Received;
 

@@ -4,20 +4,23 @@ namespace AmqpConformance.Protocol.Recording;
 /// What the entries of a <see cref="FrameSegments"/> leave out (<see cref="FrameExtras"/>), kept only where it cannot be
 /// told otherwise. A frame's offset is predicted from the frame before it in the same direction (its offset + size + 8),
 /// and only a frame where that fails is marked (the first of each direction, a frame after a refused one); a timestamp
-/// is marked where it differs from the frame before (a broker stamps every frame of one socket read, or of one outgoing
-/// command, with one clock read); a size is kept in a column, in frame order, for the frames whose entry cannot give it
-/// (<see cref="FrameEntry.SizeInSlot"/>). All three are <see cref="PinnedChunks{T}"/> columns. Each segment also notes where its first frame stands (predicted offsets, place
-/// in the size column), so a read starts at the start of a segment instead of the start of the log. Not thread-safe:
-/// used under the log's lock.
+/// is kept where it differs from the frame before in the segment (a broker stamps every frame of one socket read, or of one
+/// outgoing command, with one clock read), in a column of timestamps alone that the frames flagged
+/// <see cref="FrameEntryFlags.TimeKept"/> take in order (8 bytes each: with 1 MiB bodies a socket read brings about two frames,
+/// and a timestamp with its sequence number, 16 bytes, was most of what the log allocated beside the entries); a size is kept
+/// in a column, in frame order, for the frames whose entry cannot give it (<see cref="FrameEntry.SizeInSlot"/>). All three
+/// are <see cref="PinnedChunks{T}"/> columns. Each segment also notes where its first frame stands (predicted offsets, places
+/// in the size and time columns; its first frame's size and timestamp are always kept), so a read starts at the start of a
+/// segment instead of the start of the log. Not thread-safe: used under the log's lock.
 /// </summary>
 internal sealed class FrameMarks
 {
     /// <summary>A sequence number and the value that starts there.</summary>
     private readonly record struct Mark(long Sequence, long Value);
 
-    /// <summary>Where a segment's first frame stands: the predicted offsets of each direction, and the size column's
-    /// length before it.</summary>
-    private readonly record struct SegmentStart(Prediction Offsets, long SizeIndex);
+    /// <summary>Where a segment's first frame stands: the predicted offsets of each direction, and the size and time
+    /// columns' lengths before it.</summary>
+    private readonly record struct SegmentStart(Prediction Offsets, long SizeIndex, long TimeIndex);
 
     /// <summary>The offset each direction's next frame is predicted at: the offset of the frame before it in that direction
     /// plus that frame's length. Recording and reading apply the same rule, here.</summary>
@@ -36,19 +39,21 @@ internal sealed class FrameMarks
         }
     }
 
-    /// <summary>Marks per chunk: 256 x 16 bytes = 4 KiB, so a connection of few frames pays little for its two mark
-    /// columns.</summary>
+    /// <summary>Offset marks per chunk: 256 x 16 bytes = 4 KiB, so a connection of few frames pays little for the column.</summary>
     private const int MarksPerChunk = 256;
+
+    /// <summary>Timestamps per chunk: 512 x 8 bytes = 4 KiB.</summary>
+    private const int TimesPerChunk = 512;
 
     /// <summary>Sizes per chunk: 4,096 x 4 bytes = 16 KiB.</summary>
     private const int SizesPerChunk = 4096;
 
     private readonly List<SegmentStart> _segmentStarts = [];
     private readonly PinnedChunks<Mark> _offsets = new(MarksPerChunk);
-    private readonly PinnedChunks<Mark> _times = new(MarksPerChunk);
+    private readonly PinnedChunks<long> _times = new(TimesPerChunk);
     private readonly PinnedChunks<int> _sizes = new(SizesPerChunk);
     private Prediction _next;
-    private long _lastTime = -1; // the value of the newest timestamp mark (-1 before the first; ticks are never negative)
+    private long _lastTime = -1; // the timestamp last kept in the current segment (-1 at a segment's start; ticks are never negative)
 
     /// <summary>The size last added to <see cref="_sizes"/> in the current segment (-1 at a segment's start: its first
     /// size is always kept, so a read from the segment's start needs nothing from before it).</summary>
@@ -57,13 +62,14 @@ internal sealed class FrameMarks
     /// <summary>A segment starts with the next frame.</summary>
     public void StartSegment()
     {
-        _segmentStarts.Add(new SegmentStart(_next, _sizes.Next));
+        _segmentStarts.Add(new SegmentStart(_next, _sizes.Next, _times.Next));
         _lastSize = -1;
+        _lastTime = -1;
     }
 
     /// <summary>Notes frame <paramref name="sequence"/>'s extras (marking them where they are not predicted); a size its
     /// entry cannot give and that repeats the last kept one is flagged on the entry (<see cref="FrameEntryFlags.SizeRepeated"/>)
-    /// instead of kept again.</summary>
+    /// instead of kept again; a timestamp that differs from the last kept one is kept and flagged (<see cref="FrameEntryFlags.TimeKept"/>).</summary>
     public void Add(long sequence, ref FrameEntry entry, in FrameExtras extras)
     {
         if (!entry.SizeInSlot)
@@ -81,10 +87,11 @@ internal sealed class FrameMarks
         bool sent = entry.Has(FrameEntryFlags.Sent);
         if (extras.WireOffset != _next.For(sent)) _offsets.Add(new Mark(sequence, extras.WireOffset));
         _next.After(sent, extras.WireOffset, extras.Size);
-        if (_times.Next == 0 || _lastTime != extras.TimestampTicks)
+        if (_lastTime != extras.TimestampTicks)
         {
-            _times.Add(new Mark(sequence, extras.TimestampTicks));
+            _times.Add(extras.TimestampTicks);
             _lastTime = extras.TimestampTicks;
+            entry.Flags |= FrameEntryFlags.TimeKept;
         }
     }
 
@@ -93,23 +100,22 @@ internal sealed class FrameMarks
     public Reader StartAt(int segment, long segmentStart)
     {
         var start = _segmentStarts[segment];
-        return new Reader(this, start.Offsets, start.SizeIndex,
-            FirstAtOrAfter(_offsets, segmentStart), FirstAtOrAfter(_times, segmentStart + 1) - 1);
+        return new Reader(this, start.Offsets, start.SizeIndex, FirstAtOrAfter(_offsets, segmentStart), start.TimeIndex);
     }
 
-    /// <summary>Lets go of what the first <paramref name="droppedSegments"/> segments' reads needed: their sizes, the offset
-    /// marks before <paramref name="segmentBase"/> (the first segment still held), and the timestamp marks before
-    /// <paramref name="first"/> (the first frame still held) but the one in force there; each column in whole chunks, so
-    /// some of those may stay (reads start past them).</summary>
-    public void DropBefore(int droppedSegments, long segmentBase, long first)
+    /// <summary>Lets go of what the first <paramref name="droppedSegments"/> segments' reads needed: their sizes and
+    /// timestamps, and the offset marks before <paramref name="segmentBase"/> (the first segment still held); each column in
+    /// whole chunks, so some of those may stay (reads start past them).</summary>
+    public void DropBefore(int droppedSegments, long segmentBase)
     {
         if (droppedSegments > 0)
         {
-            _sizes.DropBefore(droppedSegments < _segmentStarts.Count ? _segmentStarts[droppedSegments].SizeIndex : _sizes.Next);
+            bool all = droppedSegments >= _segmentStarts.Count;
+            _sizes.DropBefore(all ? _sizes.Next : _segmentStarts[droppedSegments].SizeIndex);
+            _times.DropBefore(all ? _times.Next : _segmentStarts[droppedSegments].TimeIndex);
             _segmentStarts.RemoveRange(0, droppedSegments);
         }
         _offsets.DropBefore(FirstAtOrAfter(_offsets, segmentBase));
-        _times.DropBefore(FirstAtOrAfter(_times, first + 1) - 1);
     }
 
     /// <summary>The position of the first mark held at or after <paramref name="sequence"/> (<see cref="PinnedChunks{T}.Next"/>
@@ -134,12 +140,12 @@ internal sealed class FrameMarks
         private long _offsetAt = offsetAt;
         private long _timeAt = timeAt;
         private int _lastSize = -1;
+        private long _lastTime;
 
         /// <summary>False for the default reader, which reads nothing.</summary>
         public readonly bool IsSet => marks is not null;
 
-        /// <summary>The extras of frame <paramref name="sequence"/>, the next frame after the last one read. A frame before the
-        /// first timestamp mark still held (it was dropped) reads 0 ticks.</summary>
+        /// <summary>The extras of frame <paramref name="sequence"/>, the next frame after the last one read.</summary>
         public FrameExtras Read(long sequence, in FrameEntry entry)
         {
             int size = entry.SizeInSlot ? PayloadStore.LengthOf(entry.Slot)
@@ -149,8 +155,8 @@ internal sealed class FrameMarks
             long offset = _next.For(sent);
             if (_offsetAt < marks._offsets.Next && marks._offsets[_offsetAt].Sequence == sequence) offset = marks._offsets[_offsetAt++].Value;
             _next.After(sent, offset, size);
-            while (_timeAt + 1 < marks._times.Next && marks._times[_timeAt + 1].Sequence <= sequence) _timeAt++;
-            return new FrameExtras(offset, _timeAt >= marks._times.First ? marks._times[_timeAt].Value : 0, size);
+            if (entry.Has(FrameEntryFlags.TimeKept)) _lastTime = marks._times[_timeAt++];
+            return new FrameExtras(offset, _lastTime, size);
         }
     }
 }

@@ -99,7 +99,7 @@ internal sealed class FrameSegments
     {
         First = Math.Clamp(sequence, First, Next);
         int dropped = _entries.DropBefore(First);
-        _marks.DropBefore(dropped, SegmentBase, First);
+        _marks.DropBefore(dropped, SegmentBase);
         _atFirst = null;
         _parked = null;
     }
