@@ -55,7 +55,8 @@ public sealed partial class BrokerConnection
         {
             if (pending.Overran && !overranBefore)
                 ReportBodyOverrun(sequence, ch.Number, pending);
-            else if (!pending.IsComplete && !pending.Overran && FrameMax != 0 && frame.ClaimedSize != FrameMax - AmqpConstants.FrameOverhead)
+            // At frame_max 0 (unlimited) a body fits one frame (MaxPayloadWhenUnlimited bounds both), so any non-final one is short.
+            else if (!pending.IsComplete && !pending.Overran && (FrameMax == 0 || frame.ClaimedSize != FrameMax - AmqpConstants.FrameOverhead))
                 ReportBodyFrameNotFull(sequence, ch.Number, frame.ClaimedSize);
         }
         if (pending.IsComplete) CompleteContent(ch);
@@ -100,8 +101,9 @@ public sealed partial class BrokerConnection
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void ReportBodyFrameNotFull(long sequence, ushort channel, long size) =>
-        Report(sequence, ReplyCodes.FrameError, "body-frame-not-full",
-            $"A non-final body frame on channel {channel} carries {size} bytes, not frame_max - 8 = {FrameMax - AmqpConstants.FrameOverhead}.");
+        Report(sequence, ReplyCodes.FrameError, "body-frame-not-full", FrameMax == 0
+            ? $"A non-final body frame on channel {channel} carries {size} bytes; frame_max is 0 (unlimited), so a body is one body frame."
+            : $"A non-final body frame on channel {channel} carries {size} bytes, not frame_max - 8 = {FrameMax - AmqpConstants.FrameOverhead}.");
 
     /// <summary>Where this connection's published messages keep their small bodies.</summary>
     private readonly BodySlab _bodySlab = new();

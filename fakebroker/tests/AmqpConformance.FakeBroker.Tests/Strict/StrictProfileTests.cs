@@ -16,9 +16,9 @@ public sealed class StrictProfileTests
     /// <summary>Runs <paramref name="send"/> on a confirm-mode channel 1 (channel 2 open too, queue "q" declared), waits for
     /// <paramref name="confirms"/> acks, closes cleanly, and returns the findings.</summary>
     private static async Task<IReadOnlyList<Protocol.Recording.ProtocolFinding>> RunAsync(Strictness strictness, int confirms,
-        Func<AmqpTestClient, CancellationToken, Task> send, ushort extraChannel = 2)
+        Func<AmqpTestClient, CancellationToken, Task> send, ushort extraChannel = 2, int frameMax = 4096)
     {
-        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 4096, ChannelMax = 16, Strictness = strictness });
+        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = frameMax, ChannelMax = 16, Strictness = strictness });
         using var cts = new CancellationTokenSource(Timeout);
         await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
         await client.HandshakeAsync(cancellationToken: cts.Token);
@@ -83,6 +83,25 @@ public sealed class StrictProfileTests
         }
         Assert.Equal(4, findings.Count); // frames 1-4 of 1000 bytes are non-final; the 5th is the last
         Assert.All(findings, f => Assert.Equal(("body-frame-not-full", false), (f.Rule, f.ClosedConnection)));
+    }
+
+    [Theory]
+    [InlineData(Strictness.Strict)]
+    [InlineData(Strictness.RabbitMq)]
+    public async Task Non_final_body_frame_at_frame_max_0_is_reported(Strictness strictness)
+    {
+        // frame_max 0 is unlimited: a body goes out as one frame (the harness's command-shape rule says the same; a writer
+        // that reads 0 as 131072 cuts bodies it need not cut).
+        var findings = await RunAsync(strictness, 1, (c, ct) =>
+            c.PublishAsync(1, "", "q", new byte[5000], frameMax: 1000 + 8, cancellationToken: ct), frameMax: 0);
+        if (strictness == Strictness.RabbitMq)
+        {
+            Assert.Empty(findings);
+            return;
+        }
+        Assert.Equal(4, findings.Count);
+        Assert.All(findings, f => Assert.Equal(("body-frame-not-full", false), (f.Rule, f.ClosedConnection)));
+        Assert.Contains("frame_max is 0", findings[0].Message);
     }
 
     [Theory]
