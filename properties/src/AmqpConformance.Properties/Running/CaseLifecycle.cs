@@ -141,8 +141,12 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
         if (!await BoundedWait.CompletesWithinAsync(_disposal!, Bound).ConfigureAwait(false)) _timedOut = true;
     }
 
-    /// <summary>The output accepts nothing, so only the writer's own timers can end its disposal: each time the writer has settled,
-    /// the case's clock moves to its next timer; with none armed, the rest of the bound is waited in real time.</summary>
+    /// <summary>The output accepts no flush, so only the writer's own timers can end its disposal: each time the writer has settled,
+    /// the case's clock moves to its next timer; with none armed, the rest of the bound is waited in real time. A writer still
+    /// busy when a settle gives up (writing a large command into the output, slowed by timing noise on a loaded machine) is not
+    /// waiting for a timer: the clock stays, and the harness settles again. Moving it then fired the writer's drain timeout in the
+    /// middle of a command, and its give-up wait (real time) ran out before the command was written: CI's load made a correct
+    /// writer (Zoo:PooledCompletion, a 1.1 MB body, noise on) write after its disposal returned.</summary>
     private async Task AwaitStalledAsync()
     {
         while (!_disposal!.IsCompleted)
@@ -153,8 +157,9 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
                 _timedOut = true;
                 return;
             }
-            await observer.SettleAsync().ConfigureAwait(false);
+            bool settled = await observer.SettleAsync().ConfigureAwait(false);
             if (_disposal.IsCompleted) return;
+            if (!settled) continue;
             if (world.Time.TrySkipToNextTimer(Bound - (world.Clock - _invokedAt.Value))) continue;
             await BoundedWait.CompletesWithinAsync(_disposal, left).ConfigureAwait(false);
         }

@@ -24,9 +24,10 @@ internal sealed class CaseObserver(WriterCase world)
     /// <summary>Waits until the writer stops moving: nothing changed on its output, its calls or its pool over a few rounds
     /// through the thread pool's global queue (so work the writer queued before has run), and it is not in the middle of writing
     /// (memory taken, not yet committed: a thread descheduled there), bounded by
-    /// <see cref="WriterRunOptions.SettleLimit"/>. A settle that times out only makes the next step come earlier; no verdict
-    /// depends on it.</summary>
-    public async Task SettleAsync()
+    /// <see cref="WriterRunOptions.SettleLimit"/>. Returns whether the writer settled; a settle that timed out (false) only makes
+    /// the next step come earlier, and no verdict depends on it, but the harness must not take such a writer for one waiting on
+    /// its timers (<see cref="CaseLifecycle"/>).</summary>
+    public async Task<bool> SettleAsync()
     {
         var limit = Stopwatch.StartNew();
         var trip = new ThreadPoolRoundTrip();
@@ -44,6 +45,7 @@ internal sealed class CaseObserver(WriterCase world)
             await trip;
         }
         SampleStall();
+        return quiet >= QuietRounds;
     }
 
     /// <summary>Takes trips through the thread pool until <paramref name="wait"/> of the case's clock has passed since
