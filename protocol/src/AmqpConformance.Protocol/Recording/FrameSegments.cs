@@ -14,7 +14,7 @@ internal sealed class FrameSegments
     /// <summary>Entries per segment: 4096 x 12 bytes = 48 KiB, below the 85,000-byte large-object threshold.</summary>
     public const int SegmentLength = 4096;
 
-    private readonly PinnedChunks<FrameEntry> _entries = new(SegmentLength);
+    private readonly PinnedChunks<FrameEntry> _entries = new(SegmentLength, prepareAhead: true);
     private readonly FrameMarks _marks = new();
 
     /// <summary>Sequence number of the first entry of the first segment.</summary>
