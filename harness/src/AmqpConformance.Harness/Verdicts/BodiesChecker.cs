@@ -1,9 +1,13 @@
+using AmqpConformance.Protocol;
 using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.Harness.Verdicts;
 
 /// <summary>Bodies: the body frames of each call carry exactly the caller's bytes as they were at call time. Where the harness
-/// poisoned the caller's memory after the call completed, poison on the wire means the writer read the body too late.</summary>
+/// poisoned the caller's memory after the call completed, poison on the wire means the writer read the body too late. And a
+/// content header whose message-id names a call (<see cref="CallCorrelation.MessageIdFor"/>, as the writer-level runner's
+/// publishes carry) names the call of its own command: a writer that sends another publish's properties (a cached header of
+/// the same shape) shows as <c>header-mismatch</c>.</summary>
 /// <remarks>Compares whole payloads when the log kept them, otherwise each body frame's digest.</remarks>
 public sealed class BodiesChecker : IInvariantChecker
 {
@@ -20,6 +24,7 @@ public sealed class BodiesChecker : IInvariantChecker
         foreach (var cmd in wire.Commands)
         {
             if (cmd.CallId is not { } id || !calls.TryGetValue(id, out var call)) continue;
+            CheckHeader(wire, cmd, id, v);
             ReadOnlySpan<byte> expected = call.ExpectedBody.Span;
             long offset = 0;
             foreach (long s in cmd.BodySequences)
@@ -56,6 +61,24 @@ public sealed class BodiesChecker : IInvariantChecker
             }
         }
         return v.ToVerdict();
+    }
+
+    /// <summary>Reports a content header whose message-id names another call than its command's.</summary>
+    private static void CheckHeader(WireAssembly wire, AssembledCommand cmd, int id, ViolationList v)
+    {
+        if (cmd.HeaderSequence is not { } h || cmd.HeaderUndecodable || wire.BySequence[h].Payload is not { } payload) return;
+        string? messageId;
+        try
+        {
+            messageId = ContentHeader.Decode(payload.Span).Properties.MessageId;
+        }
+        catch (AmqpDecodeException)
+        {
+            return; // an undecodable header is the wire format's to report
+        }
+        if (CallCorrelation.CallIdFromMessageId(messageId) is { } named && named != id)
+            v.Add("header-mismatch", $"Call {id}'s content header (frame {h}) carries message-id {messageId}, call {named}'s: the writer sent another publish's properties.",
+                [h], [id, named]);
     }
 
     private static int FirstDifference(ReadOnlySpan<byte> a, ReadOnlySpan<byte> b)

@@ -13,6 +13,20 @@ public static class CallCorrelation
 {
     private const string Prefix = "call-";
 
+    private const string MessageIdPrefix = "msg-";
+
+    /// <summary>The message-id a writer-level publish of call <paramref name="callId"/> carries in its content properties: the same
+    /// length for every call (eight digits), so two publishes' headers differ in value, not in shape, and a writer that reuses a
+    /// header of the same shape shows.</summary>
+    public static string MessageIdFor(int callId) => MessageIdPrefix + callId.ToString("D8", CultureInfo.InvariantCulture);
+
+    /// <summary>The call a message-id made by <see cref="MessageIdFor"/> names, or null for any other message-id.</summary>
+    public static int? CallIdFromMessageId(string? messageId) =>
+        messageId is not null && messageId.Length == MessageIdPrefix.Length + 8 && messageId.StartsWith(MessageIdPrefix, StringComparison.Ordinal) &&
+        int.TryParse(messageId.AsSpan(MessageIdPrefix.Length), NumberStyles.None, CultureInfo.InvariantCulture, out int id)
+            ? id
+            : null;
+
     /// <summary>The routing key a call with id <paramref name="callId"/> publishes with.</summary>
     public static string RoutingKeyFor(int callId) => Prefix + callId.ToString(CultureInfo.InvariantCulture);
 

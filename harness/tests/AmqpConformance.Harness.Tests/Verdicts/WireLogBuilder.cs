@@ -41,9 +41,9 @@ internal sealed class WireLogBuilder(int frameMax = 4096)
         return Add(FrameType.Method, channel, p, classId: BasicCancel.ClassIdValue, methodId: BasicCancel.MethodIdValue);
     }
 
-    public long Header(ushort channel, long bodySize)
+    public long Header(ushort channel, long bodySize, BasicProperties? properties = null)
     {
-        var header = new ContentHeader((ulong)bodySize);
+        var header = new ContentHeader((ulong)bodySize, properties);
         var p = new byte[header.EncodedLength()];
         header.Encode(p);
         return Add(FrameType.Header, channel, p, classId: AmqpConstants.BasicClassId, declared: bodySize);

@@ -68,7 +68,7 @@ internal sealed class CallLauncher(WriterCase world)
                     ? new OpaqueBodyMemory(rented).Memory.Slice(step.SliceOffset, step.BodyLength)
                     : rented.AsMemory(step.SliceOffset, step.BodyLength);
                 trace.ExpectedBody.CopyTo(body);
-                owner = step.WithBodyOwner ? new TrackedBodyOwner(() => output.Committed, () => world.CallerPool.Return(rented)) : null;
+                owner = step.WithBodyOwner ? new TrackedBodyOwner(() => output.Committed, () => world.CallerPool.Return(rented), rented) : null;
                 trace.Owner = owner;
                 command = PublishCommandBuilder.Build(world.Context.Pool, world.Scenario.FrameMax, trace.Channel, trace.Id, step.HeaderBytes, body, owner);
             }

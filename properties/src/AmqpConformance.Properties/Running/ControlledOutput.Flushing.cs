@@ -143,6 +143,11 @@ internal sealed partial class ControlledOutput
         {
             throw;
         }
+        catch (IOException failure) when (_failureStyle != TransportFailureStyle.AsThrown)
+        {
+            NoteFault();
+            throw _failureStyle.Translate(failure);
+        }
         catch
         {
             NoteFault();

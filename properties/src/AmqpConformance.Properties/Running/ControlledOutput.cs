@@ -47,10 +47,15 @@ internal sealed partial class ControlledOutput : PipeWriter
     private int _harnessCompleting;
     private TimeSpan? _completedByWriterAt;
 
-    /// <summary>Wraps <paramref name="inner"/>; <paramref name="noiseSeed"/> non-null turns timing noise on.</summary>
-    public ControlledOutput(PipeWriter inner, Func<TimeSpan> clock, int frameMax, int? noiseSeed)
+    private readonly TransportFailureStyle _failureStyle;
+
+    /// <summary>Wraps <paramref name="inner"/>; <paramref name="noiseSeed"/> non-null turns timing noise on; a transport failure
+    /// reaches the writer as <paramref name="failureStyle"/> says.</summary>
+    public ControlledOutput(PipeWriter inner, Func<TimeSpan> clock, int frameMax, int? noiseSeed,
+        TransportFailureStyle failureStyle = TransportFailureStyle.AsThrown)
     {
         _inner = inner;
+        _failureStyle = failureStyle;
         _clock = clock;
         _scanner = new OutputStreamScanner(frameMax);
         _noise = noiseSeed is int seed ? new TimingNoise(seed) : null;

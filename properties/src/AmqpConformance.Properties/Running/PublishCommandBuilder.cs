@@ -12,7 +12,7 @@ public static class PublishCommandBuilder
 {
     private const string PadHeader = "x-pad";
     private static readonly int HeaderOverhead =
-        new ContentHeader(0, PropertiesWith(0)).EncodedLength() + AmqpConstants.FrameOverhead;
+        new ContentHeader(0, PropertiesWith(0, 0)).EncodedLength() + AmqpConstants.FrameOverhead;
 
     /// <summary>The bytes of a publish's method and content header frames with no headers table, for a call numbered 10 to 99: the
     /// rest of frame_max is what its body can take before the command no longer fits one frame_max's worth (the generator aims
@@ -31,13 +31,19 @@ public static class PublishCommandBuilder
     /// <paramref name="frameMax"/> (for frame_max 0, a generous 16 KiB).</summary>
     public static int MaxHeaderBytes(int frameMax) => frameMax == 0 ? 16 * 1024 : frameMax - HeaderOverhead;
 
-    /// <summary>Content properties with a headers table of about <paramref name="headerBytes"/> bytes (none for 0).</summary>
-    public static BasicProperties PropertiesWith(int headerBytes) => new()
+    /// <summary>Content properties with a headers table of about <paramref name="headerBytes"/> bytes, and call
+    /// <paramref name="callId"/>'s message-id (<see cref="CallCorrelation.MessageIdFor"/>).</summary>
+    public static BasicProperties PropertiesWith(int headerBytes, int callId) => new()
     {
         ContentType = "application/octet-stream",
         DeliveryMode = 2,
+        MessageId = CallCorrelation.MessageIdFor(callId),
         Headers = new FieldTable([new(PadHeader, FieldValue.LongString(new string('h', headerBytes)))]),
     };
+
+    /// <summary>Content properties with only call <paramref name="callId"/>'s message-id: what a publish without a headers table
+    /// carries, the same shape for every call.</summary>
+    public static BasicProperties PropertiesOf(int callId) => new() { MessageId = CallCorrelation.MessageIdFor(callId) };
 
     /// <summary>Builds call <paramref name="callId"/>'s command. Ownership of the rented frames and of
     /// <paramref name="bodyOwner"/> passes to whoever gets the command (the writer).</summary>
@@ -45,7 +51,7 @@ public static class PublishCommandBuilder
     public static OutgoingCommand Build(ArrayPool<byte> pool, int frameMax, ushort channel, int callId, int headerBytes,
         ReadOnlyMemory<byte> body, IDisposable? bodyOwner = null) =>
         CommandBuilder.BuildPublish(pool, frameMax, channel, "", CallCorrelation.RoutingKeyFor(callId), mandatory: false,
-            headerBytes > 0 ? PropertiesWith(headerBytes) : null, body, bodyOwner);
+            headerBytes > 0 ? PropertiesWith(headerBytes, callId) : PropertiesOf(callId), body, bodyOwner);
 
     /// <summary>Builds call <paramref name="callId"/>'s command without content: one method frame, basic.cancel with nowait set and
     /// the call's consumer tag, which no consumer has, so a broker ignores it and sends nothing back. Ownership of the rented frame

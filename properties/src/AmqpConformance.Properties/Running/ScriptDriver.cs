@@ -125,11 +125,16 @@ internal static class ScriptDriver
     /// it, the clock moved only on an idle connection or past a drain timeout, so a timer that takes "no call started for a while"
     /// for "no call in progress" (an idle-buffer trim that returned the staging buffer a stalled call was still writing from)
     /// passed 1,200 cases.</summary>
+    /// <remarks>One stall per pending flush: a stall step that finds the writer with no flush started since the last stall does
+    /// nothing, so no flush stays stalled for more than <see cref="ScriptAction.StallSpan"/> of the case's clock, as docs/writers.md
+    /// promises. Two stall steps in a row held one flush for 40 s, and a writer with RabbitMQ.Client's 30 s write timeout was
+    /// blamed for giving up on it (an eighth-round red-team finding).</remarks>
     private static async Task StallAsync(WriterCase world, CaseObserver observer)
     {
-        if (!world.Output.IsHolding || !world.Output.IsFlushPending) return;
+        if (!world.Output.IsHolding || !world.Output.IsFlushPending || world.Output.Flushes == world.FlushesAtLastStall) return;
         world.Events.Add(RunEvent.LongStall);
         await LetTimePassAsync(world, observer, ScriptAction.StallSpan).ConfigureAwait(false);
+        world.FlushesAtLastStall = world.Output.Flushes;
     }
 
     /// <summary>Moves the case's clock to each of the writer's timers in turn over <paramref name="span"/>, letting the writer settle

@@ -33,7 +33,8 @@ internal sealed class WriterCase : IAsyncDisposable
         Connection = connection;
         OutputWireOffset = outputWireOffset;
         _downstream = downstream;
-        Output = new ControlledOutput(transport.ClientSide.Output, () => Clock, scenario.FrameMax, scenario.Noise ? scenario.Seed : null);
+        Output = new ControlledOutput(transport.ClientSide.Output, () => Clock, scenario.FrameMax, scenario.Noise ? scenario.Seed : null,
+            TransportFailureStyles.ForSeed(scenario.Seed));
         // Rent noise with the output's noise, and in every case where disposal races a call: that race is about the stretch
         // between a call's entry and its queue, where writers rent.
         bool noisyPool = scenario.Noise || scenario.Script?.Any(a => a.Kind == Scenarios.ScriptActionKind.DisposeRacingCall) == true;
@@ -81,6 +82,10 @@ internal sealed class WriterCase : IAsyncDisposable
     /// <summary>How many times the script driver waited out part of a fault's grace in real time (see
     /// <see cref="RunPhases.FaultGraceWaits"/>).</summary>
     public int FaultGraceWaits { get; set; }
+
+    /// <summary>How many flushes the writer had started when the last stall step ended (-1 before any): a stall step waits for a
+    /// flush started after it, so one flush is stalled once.</summary>
+    public long FlushesAtLastStall { get; set; } = -1;
 
     /// <summary>The case's clock, which the harness may move forward (<see cref="CaseClock.Skip"/>); the broker's frame log reads it.</summary>
     public CaseClock Time { get; }

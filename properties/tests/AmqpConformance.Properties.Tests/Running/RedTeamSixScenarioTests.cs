@@ -80,6 +80,30 @@ public sealed class RedTeamSixScenarioTests
     }
 
     [Fact]
+    public async Task Two_stall_steps_on_one_held_flush_stall_it_once_so_a_30_s_write_timeout_never_fires()
+    {
+        // docs/writers.md: the harness never keeps one flush stalled for 20 s or more. Two stall steps in a row held it for 40 s,
+        // and a writer with RabbitMQ.Client's 30 s write timeout was blamed (an eighth-round red-team finding).
+        var timeout = ZooWriters.FromName("Zoo:WriteTimeout")!.Factory;
+        var scenario = new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(10), new PublishStep(10)]], FaultPlan.Empty)
+        {
+            Script = [ScriptAction.Hold, ScriptAction.Call(0), ScriptAction.Stall, ScriptAction.Stall, ScriptAction.Release, ScriptAction.Call(0)],
+        };
+        var result = await WriterLevelRunner.RunAsync(timeout, scenario, UnhurriedSettle.Options);
+        Assert.Equal(1, result.Events[RunEvent.LongStall]);
+        Assert.All(result.CheckAll(), v => Assert.True(v.Holds, v.ToString()));
+
+        // A flush started after the first stall is stalled again.
+        var twoFlushes = scenario with
+        {
+            Script = [ScriptAction.Hold, ScriptAction.Call(0), ScriptAction.Stall, ScriptAction.Pulse, ScriptAction.Call(0), ScriptAction.Stall, ScriptAction.Release],
+        };
+        result = await WriterLevelRunner.RunAsync(timeout, twoFlushes, UnhurriedSettle.Options);
+        Assert.Equal(2, result.Events[RunEvent.LongStall]);
+        Assert.All(result.CheckAll(), v => Assert.True(v.Holds, v.ToString()));
+    }
+
+    [Fact]
     public async Task A_stall_step_without_a_held_flush_does_nothing()
     {
         var scenario = new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(10)]], FaultPlan.Empty)

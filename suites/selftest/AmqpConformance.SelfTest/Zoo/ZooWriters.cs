@@ -15,7 +15,7 @@ using AmqpConformance.SelfTest.Zoo.WireFormat;
 namespace AmqpConformance.SelfTest.Zoo;
 
 /// <summary>The catalogue: every DELIBERATELY BROKEN zoo writer and the correct-but-unusual ones.</summary>
-public static class ZooWriters
+public static partial class ZooWriters
 {
     /// <summary>An entry whose factory declares <paramref name="completion"/>: what the writer's base design (inline, batching or
     /// background) does, where the writer really does it; a writer whose bug is completing calls early, or that completes some
@@ -306,54 +306,8 @@ public static class ZooWriters
             "Writes a command under the connection lock and flushes after releasing it, so flushes run concurrently with other callers' writes.",
             "Several channels publishing at once; disposal while a flush is pending.", WriterCompletion.AfterFlush),
 
-        // Sixth red-team round (a helper session that had not seen the harness's generators).
-        E(c => new BodyHeaderCacheWriter(c), BugClass.WireFormat,
-            "Caches the header of a full body frame in a table indexed by the channel's low byte, tagged with the payload size only, so channels 256 apart share a cached header.",
-            "Two channels whose numbers differ by a multiple of 256 both sending a body of more than one frame at the same frame_max.", WriterCompletion.AfterFlush),
-        E(c => new UnhintedSpanWriter(c), BugClass.WireFormat,
-            "Encodes each body frame's 7-byte header into PipeWriter.GetSpan() without a size hint, trusting that spans are whole segments; a shorter span makes the encoder throw and the writer stop.",
-            "A body frame that starts less than 7 bytes before the end of the pipe's current segment.", WriterCompletion.AfterFlush),
-        E(c => new NonArrayBodyCopyWriter(c), BugClass.Bodies,
-            "Copies a body that is not backed by an array into a rented buffer and stages it with the rented buffer's length, so the pool's rounding goes out after the body.",
-            "A body in native memory (a MemoryManager that is not over an array) whose length the pool rounds up.", WriterCompletion.OnAccept),
-        E(c => new QueueBoundOffByOneWriter(c), BugClass.QueueFull,
-            "Bounds its queue at QueueCapacity + 1, forgetting the command the loop holds, so QueueCapacity + 2 calls complete without a flush while the output stalls.",
-            "A stalled output with QueueCapacity + 2 or more calls made while it stalls.", WriterCompletion.OnAccept),
-        E(c => new EmptyBodyOwnerLeakWriter(c), BugClass.Pools,
-            "Releases a delivered command by hand and disposes its body owner only when the body has bytes.",
-            "A publish with an empty body that comes with a body owner.", WriterCompletion.AfterFlush),
-        E(c => new SyncFlushUncheckedWriter(c), BugClass.AfterFault,
-            "Checks a flush's result only when the flush had to be awaited; a flush that completed at once with IsCompleted (the reader gone) counts as delivered.",
-            "An orderly close of the transport, then any call.", WriterCompletion.AfterFlush),
-        E(c => new IdleTrimDuringStallWriter(c), BugClass.Pools,
-            "A 10 s trim timer returns the connection's staging buffer once no call has started for 10 s, without the lock, while a call stalled on its flush still reads its remaining pieces from it.",
-            "A command of more than 16 KiB whose flush stays stalled across a trim tick (10 s of the writer's clock).", WriterCompletion.AfterFlush),
-
-        // Seventh red-team round (a helper session that had not seen the harness's generators).
-        E(c => new FrameMaxZeroAsDefaultWriter(c), BugClass.CommandShape,
-            "Reads a negotiated frame_max of 0 as \"not negotiated\" and frames bodies at RabbitMQ's default 131072, so at frame_max 0 a body of more than 131064 bytes goes out as several body frames instead of one.",
-            "frame_max 0 and a body of more than 131064 bytes.", WriterCompletion.AfterFlush),
-        E(c => new FrameMaxFloorWriter(c), BugClass.CommandShape,
-            "Raises a negotiated frame_max below 8192 to 8192 (a misremembered minimum) when it frames bodies, so body frames exceed the negotiated limit.",
-            "A negotiated frame_max from 4096 to 8191 and a body of more than frame_max - 8 bytes.", WriterCompletion.AfterFlush),
-        E(c => new RepublishFramesCacheWriter(c), BugClass.Bodies,
-            "Reuses the body frames it encoded last when a body comes in the same array, offset, length and channel, so a caller that refills its body buffer sends the previous message again.",
-            "Two publishes in a row on one channel from the same body memory with different contents.", WriterCompletion.AfterFlush),
-        E(c => new PreCancelledTokenLeakWriter(c), BugClass.Pools,
-            "Returns a cancelled task for a call whose token is already cancelled before taking ownership of the command, so its frames buffer and body owner are never released.",
-            "A call made with a token that is already cancelled.", WriterCompletion.AfterFlush),
-        E(c => new ConnectionFramesBypassWriter(c), BugClass.Interleaving,
-            "Writes and flushes channel-0 commands without content (heartbeats, connection.close) without the lock while another call is inside its write or flush.",
-            "A channel-0 command without content made while another call's flush is pending or its frames are being written.", WriterCompletion.AfterFlush),
-        E(c => new FixedQueueCapacityWriter(c), BugClass.QueueFull,
-            "Bounds its background queue at a hard-coded 128 instead of WriterContext.QueueCapacity, so under a smaller configured capacity up to 129 calls complete unflushed while the output stalls.",
-            "A QueueCapacity below 128 and more than QueueCapacity + 1 calls made while the output stalls.", WriterCompletion.OnAccept),
-        E(c => new LateCancelSkipsQueuedWriter(c), BugClass.Cancellation,
-            "A background writer that completes on enqueue keeps each call's token with its entry and skips, unwritten, an entry whose token was cancelled by the time the loop reaches it.",
-            "A call that completed on enqueue and whose token is cancelled before the loop writes its command.", WriterCompletion.OnAccept),
-        E(c => new FixedFrameScratchWriter(c), BugClass.Pools,
-            "Assembles body frames in a per-connection scratch of frame_max bytes capped at 131072 (RabbitMQ's default taken for its maximum), so a full body frame under a larger negotiated frame_max overflows it and the writer stops.",
-            "A negotiated frame_max above 131072 and a body of more than 131064 bytes.", WriterCompletion.AfterFlush),
+        // The red-team rounds (ZooWriters.RedTeam.cs).
+        .. RedTeamRounds(),
 
         // Correct but unusual: must pass.
         E(c => new PooledCompletionWriter(c), BugClass.Correct,
@@ -371,6 +325,12 @@ public static class ZooWriters
         E(c => new FrameScratchPerConnectionWriter(c), BugClass.Correct,
             "None: assembles each body frame in one frame_max-sized scratch buffer per connection, held until disposal.",
             "None.", WriterCompletion.AfterFlush),
+        E(c => new DelayedFlushWriter(c), BugClass.Correct,
+            "None: writes under a lock and completes each call after a 1 ms timer's flush on WriterContext.TimeProvider, the flag cleared before the flush.",
+            "None.", WriterCompletion.AfterFlush),
+        E(c => new WriteTimeoutWriter(c), BugClass.Correct,
+            "None: gives each flush 30 s on WriterContext.TimeProvider before taking the connection for dead, as RabbitMQ.Client's socket write timeout does.",
+            "None (the harness never stalls one flush for 20 s or more).", WriterCompletion.AfterFlush),
     ];
 
     /// <summary>The zoo writer called <paramref name="name"/>, case-insensitive, or null: its full name ("Zoo:LazyFlush", or
