@@ -43,6 +43,11 @@ public abstract class InlineZooWriter(WriterContext context, string name) : IFra
             {
                 await WriteAndFlushAsync(command).ConfigureAwait(false);
             }
+            catch (Exception ex) when (!StopsOn(ex))
+            {
+                command.Release(Context.Pool);
+                throw;
+            }
             catch (Exception ex)
             {
                 Interlocked.CompareExchange(ref _fault, ex, null);
@@ -70,6 +75,11 @@ public abstract class InlineZooWriter(WriterContext context, string name) : IFra
     /// frame_max - 8 bytes. By default <see cref="CommandFraming.Write"/>.</summary>
     protected virtual void WriteCommand(PipeWriter output, in OutgoingCommand command, int frameMax) =>
         CommandFraming.Write(output, command, command.Body.Span, frameMax);
+
+    /// <summary>Whether <paramref name="failure"/>, thrown while writing or flushing, stops the writer (the call fails with
+    /// <see cref="FrameWriterFaultedException"/>, and so do later ones); otherwise only the call fails, with it. By default every
+    /// failure stops the writer: the output is the connection's, and whatever it threw, it is broken.</summary>
+    protected virtual bool StopsOn(Exception failure) => true;
 
     /// <summary>Called once <paramref name="command"/> was written and flushed, still under the lock. By default releases it.</summary>
     protected virtual void Delivered(in OutgoingCommand command) => command.Release(Context.Pool);
