@@ -5,10 +5,11 @@ using AmqpConformance.Protocol;
 namespace AmqpConformance.SelfTest.Zoo;
 
 /// <summary>
-/// The per-connection frame scratch design two zoo writers share: an inline writer (<see cref="InlineZooWriter"/>) that assembles
+/// The per-connection frame scratch design three zoo writers share: an inline writer (<see cref="InlineZooWriter"/>) that assembles
 /// each body frame (header, payload, frame end) in one scratch buffer per connection, rented from the context pool on first use
 /// (<see cref="ScratchLength"/> bytes) and returned by the first DisposeAsync; at frame_max 0 it writes body frames straight into
-/// the output. How long the scratch is decides whether the writer is right.
+/// the output. How long the scratch is decides whether the writer is right; a writer that frames by something else than
+/// frame_max overrides <see cref="WriteCommand"/> and uses <see cref="RentedScratch"/> and <see cref="WriteThroughScratch"/>.
 /// </summary>
 /// <param name="context">The writer's context.</param>
 /// <param name="name">The writer's name in its exceptions.</param>
@@ -28,15 +29,22 @@ public abstract class FrameScratchZooWriter(WriterContext context, string name) 
             base.WriteCommand(output, command, frameMax);
             return;
         }
-        output.Write(command.Frames.Span);
         int size = ScratchLength(frameMax);
-        _scratch ??= Context.Pool.Rent(size);
-        var scratch = _scratch.AsSpan(0, size);
-        int max = AmqpConstants.MaxBodyFramePayload(frameMax);
+        WriteThroughScratch(output, command, RentedScratch(size).AsSpan(0, size), AmqpConstants.MaxBodyFramePayload(frameMax));
+    }
+
+    /// <summary>The connection's scratch, rented (<paramref name="length"/> bytes asked for) on first use; as long as the pool made it.</summary>
+    protected byte[] RentedScratch(int length) => _scratch ??= Context.Pool.Rent(length);
+
+    /// <summary>Writes <paramref name="command"/>'s frames, then its body as frames of at most <paramref name="maxPayload"/> bytes,
+    /// each assembled in <paramref name="scratch"/> before it goes into the output.</summary>
+    protected static void WriteThroughScratch(PipeWriter output, in OutgoingCommand command, Span<byte> scratch, int maxPayload)
+    {
+        output.Write(command.Frames.Span);
         var body = command.Body.Span;
         while (!body.IsEmpty)
         {
-            var chunk = body[..Math.Min(max, body.Length)];
+            var chunk = body[..Math.Min(maxPayload, body.Length)];
             FrameFormat.WriteHeader(scratch, FrameType.Body, command.Channel, chunk.Length);
             chunk.CopyTo(scratch[AmqpConstants.FrameHeaderSize..]);
             scratch[AmqpConstants.FrameHeaderSize + chunk.Length] = AmqpConstants.FrameEnd;

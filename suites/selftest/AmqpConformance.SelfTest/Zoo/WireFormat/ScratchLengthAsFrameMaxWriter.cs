@@ -12,41 +12,21 @@ namespace AmqpConformance.SelfTest.Zoo.WireFormat;
 /// negotiated frame_max. At frame_max 0 it writes body frames straight into the output, and at the usual powers of two
 /// (4096, 131072) the scratch is exactly frame_max and it is right.
 /// </summary>
-public sealed class ScratchLengthAsFrameMaxWriter(WriterContext context) : InlineZooWriter(context, "scratch-length-as-frame-max")
+public sealed class ScratchLengthAsFrameMaxWriter(WriterContext context) : FrameScratchZooWriter(context, "scratch-length-as-frame-max")
 {
-    private byte[]? _scratch;
-    private int _disposing;
+    /// <inheritdoc />
+    protected override int ScratchLength(int frameMax) => frameMax;
 
     /// <inheritdoc />
     protected override void WriteCommand(PipeWriter output, in OutgoingCommand command, int frameMax)
     {
         if (frameMax == 0 || command.Body.IsEmpty)
         {
-            base.WriteCommand(output, command, frameMax);
+            CommandFraming.Write(output, command, command.Body.Span, frameMax);
             return;
         }
-        output.Write(command.Frames.Span);
-        _scratch ??= Context.Pool.Rent(frameMax);
+        var scratch = RentedScratch(ScratchLength(frameMax));
         // BUG: the scratch is as long as the pool made it, not frame_max; its length is taken for the frame limit.
-        int max = _scratch.Length - AmqpConstants.FrameOverhead;
-        var body = command.Body.Span;
-        while (!body.IsEmpty)
-        {
-            var chunk = body[..Math.Min(max, body.Length)];
-            var scratch = _scratch.AsSpan();
-            FrameFormat.WriteHeader(scratch, FrameType.Body, command.Channel, chunk.Length);
-            chunk.CopyTo(scratch[AmqpConstants.FrameHeaderSize..]);
-            scratch[AmqpConstants.FrameHeaderSize + chunk.Length] = AmqpConstants.FrameEnd;
-            output.Write(scratch[..(chunk.Length + AmqpConstants.FrameOverhead)]);
-            body = body[chunk.Length..];
-        }
-    }
-
-    /// <inheritdoc />
-    public override async ValueTask DisposeAsync()
-    {
-        bool first = Interlocked.Exchange(ref _disposing, 1) == 0;
-        await base.DisposeAsync().ConfigureAwait(false);
-        if (first && Interlocked.Exchange(ref _scratch, null) is { } scratch) Context.Pool.Return(scratch);
+        WriteThroughScratch(output, command, scratch, scratch.Length - AmqpConstants.FrameOverhead);
     }
 }
