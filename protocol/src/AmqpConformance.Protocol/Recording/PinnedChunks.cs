@@ -22,10 +22,12 @@ internal sealed class PinnedChunks<T> where T : unmanaged
     private int _preparing;
 
     /// <summary>A column whose chunks hold <paramref name="chunkLength"/> values each. With <paramref name="prepareAhead"/>,
-    /// once an append reaches the middle of a new chunk and no dropped chunk is kept for reuse, the next chunk is allocated
-    /// and its pages touched on a pool thread, so the appending thread does not take a page fault on each of its fresh pages
-    /// (on this project's CI machine a fault cost ~4 us, and the frame log's entries, 12 bytes a frame, fault once per ~340
-    /// frames: 14 % of the broker's receive thread at 256 B bodies).</summary>
+    /// once an append reaches the middle of a chunk other than the column's first and no dropped chunk is kept for reuse,
+    /// the next chunk is allocated and its pages touched on a pool thread, so the appending thread does not take a page
+    /// fault on each of its fresh pages (on this project's CI machine a fault cost ~4 us, and the frame log's entries, 12
+    /// bytes a frame, fault once per ~340 frames: 14 % of the broker's receive thread at 256 B bodies). Not in the first
+    /// chunk: most columns never fill it (a test's connection, a few thousand frames of large bodies), and a chunk prepared
+    /// for one of those would never be used.</summary>
     public PinnedChunks(int chunkLength, bool prepareAhead = false)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(chunkLength, 1);
@@ -35,6 +37,9 @@ internal sealed class PinnedChunks<T> where T : unmanaged
 
     /// <summary>How many chunks came ready from a pool thread (with prepareAhead).</summary>
     internal int PreparedTaken { get; private set; }
+
+    /// <summary>Whether a chunk's preparation was queued (and the chunk not yet taken by an append).</summary>
+    internal bool PreparationQueued => Volatile.Read(ref _preparing) != 0;
 
     /// <summary>Whether a prepared chunk waits for the next append that needs one.</summary>
     internal bool HasPrepared => Volatile.Read(ref _prepared) is not null;
@@ -55,7 +60,7 @@ internal sealed class PinnedChunks<T> where T : unmanaged
         if (offset == (long)_chunks.Count * _chunkLength) _chunks.Add(NewChunk());
         int at = (int)(offset % _chunkLength);
         _chunks[^1][at] = value;
-        if (_prepareAhead && at == _chunkLength / 2 && _spare.Count == 0) PrepareNext();
+        if (_prepareAhead && at == _chunkLength / 2 && _spare.Count == 0 && offset >= _chunkLength) PrepareNext();
         return Next++;
     }
 

@@ -41,31 +41,42 @@ public sealed class PinnedChunksTests
     }
 
     [Fact]
+    public void A_column_that_never_fills_its_first_chunk_prepares_none()
+    {
+        var column = new PinnedChunks<long>(chunkLength: 8, prepareAhead: true);
+        for (long v = 0; v < 8; v++) column.Add(v); // the whole first chunk, its middle included
+        Assert.False(column.PreparationQueued, "a chunk was prepared for a column still in its first chunk");
+        column.Add(8); // the second chunk: allocated on the appending thread
+        Assert.Equal(0, column.PreparedTaken);
+        Assert.False(column.HasPrepared);
+    }
+
+    [Fact]
     public void A_chunk_prepared_ahead_is_the_next_one_used_and_values_keep_their_positions()
     {
         var column = new PinnedChunks<long>(chunkLength: 8, prepareAhead: true);
-        for (long v = 0; v < 4; v++) column.Add(v);
-        Assert.False(column.HasPrepared, "nothing is prepared before an append reaches the middle of a chunk");
-        column.Add(4); // position 4 of 8: the middle of the first chunk
+        for (long v = 0; v < 12; v++) column.Add(v);
+        Assert.False(column.HasPrepared, "nothing is prepared before an append reaches the middle of the second chunk");
+        column.Add(12); // position 4 of the second chunk: its middle
         Assert.True(SpinWait.SpinUntil(() => column.HasPrepared, TimeSpan.FromSeconds(30)), "the pool thread never prepared the next chunk");
-        for (long v = 5; v < 9; v++) column.Add(v); // the ninth value starts the second chunk
+        for (long v = 13; v < 17; v++) column.Add(v); // the seventeenth value starts the third chunk
         Assert.Equal(1, column.PreparedTaken);
         Assert.False(column.HasPrepared);
-        for (long p = 0; p < 9; p++) Assert.Equal(p, column[p]);
+        for (long p = 0; p < 17; p++) Assert.Equal(p, column[p]);
     }
 
     [Fact]
     public void A_dropped_chunk_is_reused_before_the_prepared_one()
     {
         var column = new PinnedChunks<long>(chunkLength: 4, prepareAhead: true);
-        for (long v = 0; v < 3; v++) column.Add(v); // position 2, the middle: the next chunk is prepared
+        for (long v = 0; v < 7; v++) column.Add(v); // position 6, the middle of the second chunk: the next chunk is prepared
         Assert.True(SpinWait.SpinUntil(() => column.HasPrepared, TimeSpan.FromSeconds(30)), "the pool thread never prepared the next chunk");
-        column.Add(3);
+        column.Add(7);
         Assert.Equal(1, column.DropBefore(4)); // the first chunk is kept for reuse
-        column.Add(4);
+        column.Add(8);
         Assert.Equal(0, column.PreparedTaken); // the dropped chunk came first
         Assert.True(column.HasPrepared);
-        for (long v = 5; v < 9; v++) column.Add(v); // position 8 starts the next chunk: the prepared one, still one ahead at most
+        for (long v = 9; v < 13; v++) column.Add(v); // position 12 starts the next chunk: the prepared one, still one ahead at most
         Assert.Equal(1, column.PreparedTaken);
         for (long p = column.First; p < column.Next; p++) Assert.Equal(p, column[p]);
     }
