@@ -51,20 +51,25 @@ CancellationToken ct = timeout.Token;
 
 Console.WriteLine($"broker ingest, frame_max {FrameMax}, ~{megabytes} MB per measurement, {Environment.ProcessorCount} cores, {(Debugger.IsAttached ? "debugger" : "no debugger")}, " +
     (retain is { } r ? $"frame log holds the newest {r} frames per connection" : "frame log holds every frame"));
-Console.WriteLine($"{"body",-8} {"clients",7} {"raw MB/s",10} {"raw msg/s",12} {"fake MB/s",10} {"fake msg/s",12} {"fake/raw",9} {"gc pause",9} {"gen2",5} {"alloc/msg",10} {"alloc/frame",11} {"raw cpu µs",10} {"fake cpu µs",11}");
 
-// Warm-up (JIT tiering up to optimized code, socket buffers, pools): ~16 MB per size and client count, not printed. With
-// as many clients as the largest measurement, so the pools a connection draws from (receive blocks, body buffers) already
-// hold what that many connections use at once, and the measurement shows the steady state, not their first filling.
-foreach (int size in bodySizes)
+// Warm-up (the JIT's tiers up to optimized code with dynamic PGO, socket buffers, pools): passes of ~16 MB per size and
+// client count, not printed, until a pass compiles no method (JitWarmUp). With as many clients as the largest
+// measurement, so the pools a connection draws from (receive blocks, body buffers) already hold what that many
+// connections use at once, and the measurement shows the steady state, not their first filling.
+var warmUp = await JitWarmUp.UntilSettledAsync(async () =>
 {
-    var warm = new PublishBatch(size, Math.Max(1, 256 * 1024 / (size + 64)), FrameMax);
-    foreach (int clients in clientCounts.Distinct())
+    foreach (int size in bodySizes)
     {
-        await MeasureRawAsync(warm, clients, Math.Max(1, 64 / clients), ct);
-        await MeasureFakeAsync(warm, clients, Math.Max(1, 64 / clients), retain, ct);
+        var warm = new PublishBatch(size, Math.Max(1, 256 * 1024 / (size + 64)), FrameMax);
+        foreach (int clients in clientCounts.Distinct())
+        {
+            await MeasureRawAsync(warm, clients, Math.Max(1, 64 / clients), ct);
+            await MeasureFakeAsync(warm, clients, Math.Max(1, 64 / clients), retain, ct);
+        }
     }
-}
+});
+Console.WriteLine($"code: {JitWarmUp.CodeGeneration()}; warm-up: {warmUp}");
+Console.WriteLine($"{"body",-8} {"clients",7} {"raw MB/s",10} {"raw msg/s",12} {"fake MB/s",10} {"fake msg/s",12} {"fake/raw",9} {"gc pause",9} {"gen2",5} {"alloc/msg",10} {"alloc/frame",11} {"raw cpu µs",10} {"fake cpu µs",11}");
 
 double worstSmall = double.MaxValue, worstLarge = double.MaxValue, worstAllocPerFrame = 0, worstGcShare = 0;
 foreach (int size in bodySizes)

@@ -12,7 +12,8 @@ namespace AmqpConformance.FakeBroker.Benchmarks;
 /// (<see cref="ConfirmPublisher"/>: confirms on, a bounded window, publishing to an exclusive queue of its own), and the
 /// same publisher against a <see cref="ConfirmingSink"/> (reads, walks frame headers, acks; stores nothing), the ceiling
 /// any storing broker could reach over this socket with this publisher. For each body size and connection count it
-/// measures RabbitMQ, then the sink, then a fresh in-process fake broker, each after a warm-up that is not printed, and
+/// measures RabbitMQ, then the sink, then a fresh in-process fake broker, each after a warm-up that is not printed (the sink's
+/// and the fake broker's repeated until the JIT compiles nothing more, <see cref="JitWarmUp"/>), and
 /// prints one table row: messages/s and body MB/s (10^6 bytes) of each, the ratio fake/RabbitMQ of messages/s and the
 /// ceiling sink/RabbitMQ; then a line of costs per message (CPU µs of this process, plus RabbitMQ's Erlang VM for the
 /// RabbitMQ column, and GC pause share and full collections for the in-process contestants). Then one verdict per goal
@@ -55,7 +56,7 @@ internal static class RaceBenchmark
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"race: fake broker vs {(rabbitUp ? $"{rabbitWhat} at {options.RabbitMqText}" : "RabbitMQ (not measured)")}; confirms on, publishing to an exclusive queue per connection; " +
             $"~{options.Megabytes} MB or at most {options.MaxMessages} messages per measurement, window {options.Window} / {options.WindowMegabytes} MB per connection; warm-up {options.WarmupPercent} % of a cell; " +
-            $"{Environment.ProcessorCount} cores, load {LoadAverage()}"));
+            $"{Environment.ProcessorCount} cores, load {LoadAverage()}; {JitWarmUp.CodeGeneration()}, each size warmed up until the JIT settled"));
         if (options.RabbitMq is null) Console.WriteLine("RabbitMQ not measured (--rabbitmq none); measuring the sink and the fake broker alone");
         else if (!rabbitUp) Console.WriteLine($"RabbitMQ not reachable at {options.RabbitMqText}: {rabbitWhat}; measuring the sink and the fake broker alone");
 
@@ -68,8 +69,12 @@ internal static class RaceBenchmark
             int window = options.WindowFor(size);
             int warmMessages = options.WarmupMessages(size, window);
             if (rabbitUp) await TryMeasureAsync(options.RabbitMq!, options.RabbitMqHandshake, size, 1, warmMessages, window, ct);
-            await MeasureSinkAsync(size, 1, warmMessages, window, ct);
-            await MeasureFakeAsync(size, 1, warmMessages, window, ct);
+            var warmUp = await JitWarmUp.UntilSettledAsync(async () =>
+            {
+                await MeasureSinkAsync(size, 1, warmMessages, window, ct);
+                await MeasureFakeAsync(size, 1, warmMessages, window, ct);
+            });
+            if (!warmUp.Settled) Console.WriteLine($"warm-up at {SizeName(size)}: {warmUp}");
             foreach (int connections in options.Connections)
             {
                 int messages = Math.Max(connections, options.MessagesPerCell(size));
