@@ -146,7 +146,11 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
     /// busy when a settle gives up (writing a large command into the output, slowed by timing noise on a loaded machine) is not
     /// waiting for a timer: the clock stays, and the harness settles again. Moving it then fired the writer's drain timeout in the
     /// middle of a command, and its give-up wait (real time) ran out before the command was written: CI's load made a correct
-    /// writer (Zoo:PooledCompletion, a 1.1 MB body, noise on) write after its disposal returned.</summary>
+    /// writer (Zoo:PooledCompletion, a 1.1 MB body, noise on) write after its disposal returned. Nor is a writer that stopped in
+    /// the middle of a command with no flush pending: a settle comes out quiet while its thread is off the CPU, but it has the rest
+    /// of the command to write before it can wait for anything, so the clock stays until the output changes. (This covers drain
+    /// timers longer than the thread's time off the CPU; the harness's own 25 ms one expires by real time anyway, and then the
+    /// writer's real-time give-up wait is what covers it.)</summary>
     private async Task AwaitStalledAsync()
     {
         while (!_disposal!.IsCompleted)
@@ -160,6 +164,13 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
             bool settled = await observer.SettleAsync().ConfigureAwait(false);
             if (_disposal.IsCompleted) return;
             if (!settled) continue;
+            var changed = world.Output.WhenChanged;
+            if (world.Output.IsMidCommand && !world.Output.IsFlushPending)
+            {
+                // Wait for the writer to commit more (or for disposal to end) rather than settle again and again beside it.
+                await BoundedWait.CompletesWithinAsync(Task.WhenAny(changed, _disposal), left).ConfigureAwait(false);
+                continue;
+            }
             if (world.Time.TrySkipToNextTimer(Bound - (world.Clock - _invokedAt.Value))) continue;
             await BoundedWait.CompletesWithinAsync(_disposal, left).ConfigureAwait(false);
         }

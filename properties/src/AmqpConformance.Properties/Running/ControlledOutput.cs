@@ -121,6 +121,9 @@ internal sealed partial class ControlledOutput : PipeWriter
     /// <summary>Whether call <paramref name="callId"/> has any byte committed.</summary>
     public bool HasStarted(int callId) { lock (_gate) return _scanner.FirstByteOf(callId) is not null; }
 
+    /// <summary>Whether the bytes committed so far end inside a command (<see cref="OutputStreamScanner.MidCommand"/>).</summary>
+    public bool IsMidCommand { get { lock (_gate) return _scanner.MidCommand; } }
+
     /// <summary>Whether call <paramref name="callId"/>'s whole command has been committed and handed to the transport.</summary>
     public bool IsVisible(int callId)
     {

@@ -42,6 +42,10 @@ internal sealed class OutputStreamScanner
     /// <summary>Whether the bytes fed so far end inside a frame.</summary>
     public bool MidFrame => _headerFill > 0 || _payloadSize > 0 || _payloadSeen > 0;
 
+    /// <summary>Whether the bytes fed so far end inside a command the scanner follows (inside a frame, or between the frames of a
+    /// call's content): a writer there has more of it to write. False once the scanner is <see cref="Lost"/>.</summary>
+    public bool MidCommand => !Lost && (MidFrame || _open.Count > 0);
+
     /// <summary>How many bytes of an unfinished frame end the stream (0 when it ends on a frame boundary).</summary>
     public long PartialFrameBytes => MidFrame ? _offset - _frameStart : 0;
 
