@@ -25,7 +25,7 @@ internal static class SelftestCommand
         };
         var writer = new Option<string[]>("--writer")
         {
-            Description = "Only the zoo writers whose name contains this (repeatable); default: the whole zoo.",
+            Description = "Only this zoo writer (its name, with or without \"Zoo:\"), or, when no writer has that name, every zoo writer whose name contains it (repeatable); default: the whole zoo.",
             AllowMultipleArgumentsPerToken = true,
         };
         var json = new Option<string?>("--json") { Description = "Also write the kill matrix as JSON to this file." };
@@ -55,7 +55,7 @@ internal static class SelftestCommand
             error.WriteLine($"selftest: --replays {replays}: must be 0 or more.");
             return ExitCodes.BadInput;
         }
-        var entries = ZooWriters.All.Where(e => writers.Length == 0 || writers.Any(w => e.Name.Contains(w, StringComparison.OrdinalIgnoreCase))).ToList();
+        var entries = ZooWriters.All.Where(e => writers.Length == 0 || writers.Any(w => Selects(w, e.Name))).ToList();
         if (entries.Count == 0)
         {
             error.WriteLine($"selftest: --writer {string.Join(", ", writers)}: no zoo writer has that in its name.");
@@ -87,6 +87,16 @@ internal static class SelftestCommand
             return ExitCodes.Interrupted;
         }
         return results.All(r => r.AsExpected) ? ExitCodes.Ok : ExitCodes.Violation;
+    }
+
+    /// <summary>Whether <c>--writer <paramref name="filter"/></c> selects the zoo writer <paramref name="name"/>: the writer of that
+    /// exact name when there is one ("DelayedFlush" is Zoo:DelayedFlush alone, not also a Zoo:DelayedFlushLostWakeup), otherwise every
+    /// writer whose name contains it. Case-insensitive.</summary>
+    internal static bool Selects(string filter, string name)
+    {
+        static bool Names(string filter, string name) =>
+            name.Equals(filter, StringComparison.OrdinalIgnoreCase) || name.Equals("Zoo:" + filter, StringComparison.OrdinalIgnoreCase);
+        return ZooWriters.All.Any(e => Names(filter, e.Name)) ? Names(filter, name) : name.Contains(filter, StringComparison.OrdinalIgnoreCase);
     }
 
     private static string Verdict(KillResult r) => (r.Entry.IsCorrect, r.Caught) switch
