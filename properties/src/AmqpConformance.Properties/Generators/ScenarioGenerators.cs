@@ -176,6 +176,7 @@ public static class ScenarioGenerators
                 .SelectMany(n => PipelinedStep(frameMax, features).ListOf(n))
                 .Select(calls => (IReadOnlyList<PublishStep>)[.. calls])
             : Gen.Constant<IReadOnlyList<PublishStep>>([])
+        from continuing in !features.Scripted && !features.TransportStall ? ContinuingCallers : Gen.Constant(false)
         let scripted = features.Scripted ? publishers.Select(p => (IReadOnlyList<PublishStep>)[.. p.Take(4)]).ToList() : null
         let withLargeBurst = largeBurst ? WithLargeBurst(publishers, burstBodies) : null
         let chosen = withLargeBurst ?? scripted ?? [.. publishers.Select(p => (IReadOnlyList<PublishStep>)[.. p])]
@@ -192,6 +193,7 @@ public static class ScenarioGenerators
             ChannelBase = channelBase,
             ChannelsSpread = channelsSpread,
             SecondDisposal = secondDisposal,
+            Continuing = continuing,
         };
 
     /// <summary>How many calls a pipelined publisher makes (<see cref="Scenario.Pipelined"/>): more than a 32-command batch, so
@@ -235,6 +237,12 @@ public static class ScenarioGenerators
     /// headers was indexed by the channel's low byte and tagged with the frame size only passed 1,200 cases.</summary>
     public static Gen<bool> ChannelsSpread { get; } = Gen.Frequency((4, Gen.Constant(false)), (1, Gen.Constant(true)));
 
+    /// <summary>Whether a free-running case has a continuing caller (<see cref="Scenarios.Scenario.Continuing"/>: one publisher makes
+    /// each next call from the previous call's completion, inline, as an <c>await</c> in a loop does): one in four. Before, every
+    /// caller came back through the harness's own task on the thread pool, and a delayed-flush writer that lost the wake-up of a
+    /// call written from inside its timer's signalling passed 1,200 cases.</summary>
+    public static Gen<bool> ContinuingCallers { get; } = Gen.Frequency((3, Gen.Constant(false)), (1, Gen.Constant(true)));
+
     /// <summary>How often a case disposes its writer twice: in one case in eight after the first disposal returned, in one in eight
     /// at the same time.</summary>
     public static Gen<SecondDisposal> SecondDisposals { get; } =
@@ -260,6 +268,7 @@ public static class ScenarioGenerators
                 ? [[.. burstBodies.Select(b => new PublishStep(b))], .. s.Publishers.Take(3)]
                 : [.. s.Publishers.Take(4)],
             Faults = s.Faults with { Faults = [.. s.Faults.Faults.Where(f => f is ResetPeerFault or LimitDataFault or LatencyFault or SlicerFault)] },
+            Continuing = false, // a client's publishers are the adapter's, which the harness does not drive call by call
         };
 
     /// <summary><paramref name="profile"/>'s scenarios with <see cref="ScenarioShrinker"/>.</summary>

@@ -41,6 +41,7 @@ public static class ScenarioShrinker
         if (s.SecondDisposal != SecondDisposal.None) yield return s with { SecondDisposal = SecondDisposal.None };
         if (s.ChannelBase != 1) yield return s with { ChannelBase = 1 };
         if (s.ChannelsSpread) yield return s with { ChannelsSpread = false };
+        if (s.Continuing) yield return s with { Continuing = false };
         if (s.Layout != ChannelLayout.OwnChannel) yield return s with { Layout = ChannelLayout.OwnChannel };
         if (s.FrameMax != 4096 && s.Publishers.All(p => p.All(x => x.HeaderBytes <= PublishCommandBuilder.MaxHeaderBytes(4096))))
             yield return s with { FrameMax = 4096 };

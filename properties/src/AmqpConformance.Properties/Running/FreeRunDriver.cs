@@ -30,6 +30,11 @@ internal static class FreeRunDriver
                     await PipelineAsync(world, calls, steps, traces).ConfigureAwait(false);
                     return;
                 }
+                if (publisher == scenario.ContinuingPublisher)
+                {
+                    await ContinueAsync(calls, steps, traces).ConfigureAwait(false);
+                    return;
+                }
                 for (int i = 0; i < steps.Count; i++)
                 {
                     if (channelLock is not null) await channelLock.WaitAsync().ConfigureAwait(false);
@@ -63,6 +68,19 @@ internal static class FreeRunDriver
         for (int i = 0; i < steps.Count; i++) calls.StartDeferred(traces[i], steps[i]);
         if (traces.Count(t => t.IsPending) > 32) world.Events.Add(RunEvent.ManyCallsPending);
         for (int i = 0; i < steps.Count; i++) await calls.Collect(traces[i]).ConfigureAwait(false);
+    }
+
+    /// <summary>A continuing publisher (<see cref="Scenarios.Scenario.ContinuingPublisher"/>, always on its own channel): each next
+    /// call is made from the previous call's completion, on the thread that completed it (<see cref="CallLauncher.StartContinuing"/>);
+    /// this task only waits for them in order, and stops at a call that hung (the chain ends there).</summary>
+    private static async Task ContinueAsync(CallLauncher calls, IReadOnlyList<Scenarios.PublishStep> steps, IReadOnlyList<CallTrace> traces)
+    {
+        calls.StartContinuing(traces, steps);
+        for (int i = 0; i < steps.Count; i++)
+        {
+            await traces[i].Done.ConfigureAwait(false);
+            if (traces[i].Outcome == Harness.Verdicts.CallOutcome.Pending) break; // hung: its successors are never made
+        }
     }
 
     /// <summary>While the transport is stalled, samples what the writer holds until it stops making progress: then it is blocked,

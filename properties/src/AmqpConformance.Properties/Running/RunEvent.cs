@@ -49,4 +49,7 @@ public enum RunEvent
     /// <summary>The output stayed stalled, a flush pending, for <see cref="Scenarios.ScriptAction.StallSpan"/> of the case's time, the
     /// writer's timers firing as they fell due (<see cref="Scenarios.ScriptActionKind.Stall"/>).</summary>
     LongStall,
+    /// <summary>A call was made from the previous call's completion, on the thread that completed it, as an <c>await</c> in a loop
+    /// continues (<see cref="Scenarios.Scenario.ContinuingPublisher"/>): the writer's completion of one call runs its caller's next.</summary>
+    CallFromCompletion,
 }

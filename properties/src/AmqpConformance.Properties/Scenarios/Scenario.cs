@@ -62,6 +62,24 @@ public sealed record Scenario(int FrameMax, ChannelLayout Layout, IReadOnlyList<
     /// calls overlap, dozens can be queued in the writer at once, and a ValueTask is consumed long after its call completed.</summary>
     public bool Pipelined { get; init; }
 
+    /// <summary>Free-running: whether one publisher awaits as an <c>async</c> method does, its next call made from the previous call's
+    /// completion, inline, on the thread that completed it (<see cref="ContinuingPublisher"/>), instead of on the harness's own
+    /// task after a trip through the thread pool.</summary>
+    public bool Continuing { get; init; }
+
+    /// <summary>The publisher that makes each next call from the previous call's completion (<see cref="Continuing"/>): the last one
+    /// with a channel of its own that does not pipeline, in a free-running case; null when there is none.</summary>
+    public int? ContinuingPublisher
+    {
+        get
+        {
+            if (!Continuing || Script is not null || StallUntilQuiet) return null;
+            for (int p = Publishers.Count - 1; p >= 0; p--)
+                if (!IsSharedChannel(p) && !(Pipelined && p == 0)) return p;
+            return null;
+        }
+    }
+
     /// <summary>Client level: whether the client's channels use publisher confirms (a publish then completes on the broker's ack).</summary>
     public bool Confirms { get; init; } = true;
 
@@ -98,6 +116,7 @@ public sealed record Scenario(int FrameMax, ChannelLayout Layout, IReadOnlyList<
         if (!Confirms) sb.Append(" confirms-off");
         if (CloseAsCompletion) sb.Append(" close-as-completion");
         if (Pipelined) sb.Append(" pipelined");
+        if (ContinuingPublisher is { } continuing) sb.Append(CultureInfo.InvariantCulture, $" continuing:p{continuing}");
         if (ChannelBase != 1) sb.Append(CultureInfo.InvariantCulture, $" channels-from={ChannelBase}");
         if (ChannelsSpread) sb.Append(" channels-spread");
         if (SecondDisposal != SecondDisposal.None)

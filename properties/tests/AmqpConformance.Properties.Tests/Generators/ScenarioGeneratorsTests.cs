@@ -264,4 +264,22 @@ public sealed class ScenarioGeneratorsTests
             }
         });
     }
+
+    [Fact]
+    public void Some_free_running_cases_have_a_publisher_that_continues_from_its_calls_completions_never_a_scripted_or_client_one()
+    {
+        var continuing = Sample.Where(s => s.ContinuingPublisher is not null).ToList();
+        Assert.InRange(continuing.Count, Sample.Count(s => s.Script is null) / 10, Sample.Count(s => s.Script is null) / 2);
+        Assert.All(continuing, s =>
+        {
+            int p = s.ContinuingPublisher!.Value;
+            Assert.Null(s.Script);
+            Assert.False(s.StallUntilQuiet);
+            Assert.False(s.IsSharedChannel(p));
+            Assert.False(s.Pipelined && p == 0);
+            Assert.Contains($" continuing:p{p}", s.ToString(), StringComparison.Ordinal);
+        });
+        Assert.DoesNotContain(Sample, s => s.Script is not null && s.Continuing);
+        Assert.DoesNotContain(ScenarioGenerators.ClientScenario.Sample(200, 30), s => s.Continuing);
+    }
 }

@@ -94,5 +94,10 @@ public static partial class ZooWriters
         E(c => new ReleasedBeforeFlushWriter(c), BugClass.Pools,
             "Releases each command once its bytes are in the output, before the flush, and the shared failure path releases it again when the flush fails.",
             "A flush that throws, reports IsCompleted or is cancelled by a disposal that gives up.", WriterCompletion.AfterFlush),
+
+        // The eighth round's misses, caught since (docs/writers.md kept them under "What the harness does not reach" until then).
+        E(c => new DelayedFlushLostWakeupWriter(c), BugClass.Visibility,
+            "A delayed-flush timer clears its \"flush scheduled\" flag after releasing its lock and signalling its batch, so a call written in between (from a completion's continuation) arms nothing and is never flushed.",
+            "A caller whose next call runs from the previous call's completion, inline, with no other call after it.", WriterCompletion.AfterFlush),
     ];
 }

@@ -1,0 +1,84 @@
+using System.Collections.Concurrent;
+using AmqpConformance.Harness.Faults;
+using AmqpConformance.Harness.Writers;
+using AmqpConformance.Properties.Running;
+using AmqpConformance.Properties.Scenarios;
+using AmqpConformance.SelfTest.Zoo;
+
+namespace AmqpConformance.Properties.Tests.Running;
+
+/// <summary>What two of the eighth red-team round's misses brought in: a caller whose next call runs from the previous call's
+/// completion (<see cref="Scenario.Continuing"/>), and flushes stalled one after another for longer than a write deadline in all, with
+/// calls queued behind them; each with the zoo writer that only it catches, and the correct writers holding. Alone in the process,
+/// as the other red-team scenario tests are.</summary>
+[Collection(RunsAloneCollection.Name)]
+public sealed class RedTeamEightScenarioTests
+{
+    private static readonly FrameWriterFactory[] References = [WriterModes.Background, WriterModes.Inline, WriterModes.Coalescing];
+
+    private static Scenario ThreeCalls(bool continuing) =>
+        new(4096, ChannelLayout.OwnChannel, [[new PublishStep(10), new PublishStep(5000), new PublishStep(0)]], FaultPlan.Empty) { Continuing = continuing };
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task A_continuing_publisher_makes_its_next_call_inside_the_writers_completion_of_the_previous_one(bool continuing)
+    {
+        var entered = new ConcurrentQueue<bool>();
+        var probe = FrameWriterFactory.Create("CompletesOnItsOwnThread", c => new CompletesOnItsOwnThread(WriterModes.Inline.CreateWriter(c), entered));
+        var result = await WriterLevelRunner.RunAsync(probe, ThreeCalls(continuing));
+        Assert.All(result.CheckAll(), v => Assert.True(v.Holds, v.ToString()));
+        // The first call is made by the publisher's task; each later one, when continuing, from inside the completion before it.
+        Assert.Equal(continuing ? [false, true, true] : [false, false, false], entered.ToArray());
+        Assert.Equal(continuing ? 2 : 0, result.Events[RunEvent.CallFromCompletion]);
+        Assert.Equal(continuing, ThreeCalls(continuing).ToString().Contains("continuing:p0", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task A_delayed_flush_timer_that_clears_its_flag_late_is_caught_only_by_a_continuing_caller()
+    {
+        var broken = ZooWriters.FromName("Zoo:DelayedFlushLostWakeup")!.Factory;
+        // The call made from inside the timer's signalling arms nothing and is never flushed: it hangs (for the call timeout).
+        var quick = new WriterRunOptions { CallTimeout = TimeSpan.FromSeconds(1) };
+        var caught = await WriterLevelRunner.RunAsync(broken, ThreeCalls(continuing: true), quick);
+        Assert.Contains(caught.CheckAll().SelectMany(v => v.Violations), v => v.Rule == "call-hung");
+        Assert.All((await WriterLevelRunner.RunAsync(broken, ThreeCalls(continuing: false))).CheckAll(), v => Assert.True(v.Holds, v.ToString()));
+        foreach (var mode in References.Append(ZooWriters.FromName("Zoo:DelayedFlush")!.Factory))
+            Assert.All((await WriterLevelRunner.RunAsync(mode, ThreeCalls(continuing: true))).CheckAll(), v => Assert.True(v.Holds, $"{mode.Name}: {v}"));
+    }
+
+    /// <summary>A correct writer (the inner one's calls) that completes every call on a pool thread of its own, through a plain
+    /// <see cref="TaskCompletionSource"/> (continuations inline), and notes for each call whether it was made from inside such a
+    /// completion.</summary>
+    private sealed class CompletesOnItsOwnThread(IFrameWriter inner, ConcurrentQueue<bool> enteredInsideCompletion) : IFrameWriter
+    {
+        [ThreadStatic]
+        private static bool t_completing;
+
+        public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
+        {
+            enteredInsideCompletion.Enqueue(t_completing);
+            var written = inner.WriteAsync(command, cancellationToken).AsTask();
+            var done = new TaskCompletionSource();
+            _ = Task.Run(async () =>
+            {
+                Exception? failure = null;
+                try { await written.ConfigureAwait(false); }
+                catch (Exception ex) { failure = ex; }
+                t_completing = true;
+                try
+                {
+                    if (failure is null) done.TrySetResult();
+                    else done.TrySetException(failure);
+                }
+                finally
+                {
+                    t_completing = false;
+                }
+            });
+            return new ValueTask(done.Task);
+        }
+
+        public ValueTask DisposeAsync() => inner.DisposeAsync();
+    }
+}
