@@ -282,4 +282,37 @@ public sealed class ScenarioGeneratorsTests
         Assert.DoesNotContain(Sample, s => s.Script is not null && s.Continuing);
         Assert.DoesNotContain(ScenarioGenerators.ClientScenario.Sample(200, 30), s => s.Continuing);
     }
+
+    [Fact]
+    public void Some_scripts_with_holds_queue_a_call_of_each_publisher_and_stall_their_flushes_one_after_another()
+    {
+        var scripted = ScenarioGenerators.For(ScenarioProfile.For(InvariantNames.Lifecycle)).Sample(400, 50).Where(s => s.Script is not null).ToList();
+        var trains = scripted.Select(s => (Scenario: s, Calls: LongestStallTrain(s.Script!))).Where(t => t.Calls > 0).ToList();
+        Assert.InRange(trains.Count, scripted.Count / 20, scripted.Count / 3);
+        // With five publishers or more, a call queued at the back waits behind four stalled flushes (80 s) before its own is stalled.
+        Assert.Contains(trains, t => t.Calls >= 5);
+        Assert.All(trains, t => Assert.InRange(t.Calls, 2, ScriptGenerator.MaxStallTrainCalls));
+        // Every scripted call is still made once, in its publisher's order.
+        Assert.All(scripted, s => Assert.Equal(s.Publishers.Select(p => p.Count), Enumerable.Range(0, s.Publishers.Count)
+            .Select(p => s.Script!.Count(a => a.Kind is ScriptActionKind.Call or ScriptActionKind.ReleaseRacingCall or ScriptActionKind.DisposeRacingCall && a.Publisher == p))));
+    }
+
+    /// <summary>The number of calls of the longest stall train in <paramref name="script"/>: a hold, then calls of distinct publishers
+    /// (no other step between), then a stall and a pulse per call; 0 if there is none.</summary>
+    private static int LongestStallTrain(IReadOnlyList<ScriptAction> script)
+    {
+        int longest = 0;
+        for (int i = 0; i < script.Count; i++)
+        {
+            int j = i;
+            var publishers = new HashSet<int>();
+            while (j < script.Count && script[j].Kind == ScriptActionKind.Call && publishers.Add(script[j].Publisher)) j++;
+            int calls = j - i;
+            if (calls < 2 || !script.Take(i).Any(a => a.Kind == ScriptActionKind.Hold)) continue;
+            bool train = j + 2 * calls <= script.Count
+                && Enumerable.Range(0, calls).All(k => script[j + 2 * k].Kind == ScriptActionKind.Stall && script[j + 2 * k + 1].Kind == ScriptActionKind.Pulse);
+            if (train) longest = Math.Max(longest, calls);
+        }
+        return longest;
+    }
 }

@@ -47,6 +47,33 @@ public sealed class RedTeamEightScenarioTests
             Assert.All((await WriterLevelRunner.RunAsync(mode, ThreeCalls(continuing: true))).CheckAll(), v => Assert.True(v.Holds, $"{mode.Name}: {v}"));
     }
 
+    /// <summary>Six publishers, one call each, all queued behind a held flush; then <paramref name="stalls"/> rounds of a stall (the
+    /// pending flush stays stalled 20 s of the case's clock) and a pulse (it completes, the next queued call's flush is held).</summary>
+    private static Scenario QueuedBehindStalls(int stalls) =>
+        new(4096, ChannelLayout.OwnChannel, [.. Enumerable.Range(0, 6).Select(_ => (IReadOnlyList<PublishStep>)[new PublishStep(100)])], FaultPlan.Empty)
+        {
+            Script = [ScriptAction.Hold, .. Enumerable.Range(0, 6).Select(ScriptAction.Call),
+                .. Enumerable.Range(0, stalls).SelectMany(_ => new[] { ScriptAction.Stall, ScriptAction.Pulse }), ScriptAction.Release],
+        };
+
+    [Fact]
+    public async Task A_write_deadline_counted_from_the_call_is_caught_behind_flushes_stalled_one_after_another_and_a_30_s_write_timeout_holds()
+    {
+        var broken = ZooWriters.FromName("Zoo:CallDeadlineIncludesWait")!.Factory;
+        // Six stalls: 120 s in all, the last calls queued behind four or five of them (80-100 s) when their 90 s run out.
+        var result = await WriterLevelRunner.RunAsync(broken, QueuedBehindStalls(6), UnhurriedSettle.Options);
+        Assert.Contains(result.CheckAll().SelectMany(v => v.Violations), v => v.Rule == "failed-without-cause");
+        // Four stalls (80 s) stay within its deadline.
+        Assert.All((await WriterLevelRunner.RunAsync(broken, QueuedBehindStalls(4), UnhurriedSettle.Options)).CheckAll(), v => Assert.True(v.Holds, v.ToString()));
+        // Each flush is stalled once, for 20 s: a write timeout of 30 s per flush, the delayed-flush writer and the references hold.
+        foreach (var mode in References.Append(ZooWriters.FromName("Zoo:WriteTimeout")!.Factory).Append(ZooWriters.FromName("Zoo:DelayedFlush")!.Factory))
+        {
+            var held = await WriterLevelRunner.RunAsync(mode, QueuedBehindStalls(6), UnhurriedSettle.Options);
+            Assert.True(held.Events[RunEvent.LongStall] >= 1, $"{mode.Name}: no flush stalled");
+            Assert.All(held.CheckAll(), v => Assert.True(v.Holds, $"{mode.Name}: {v}"));
+        }
+    }
+
     /// <summary>A correct writer (the inner one's calls) that completes every call on a pool thread of its own, through a plain
     /// <see cref="TaskCompletionSource"/> (continuations inline), and notes for each call whether it was made from inside such a
     /// completion.</summary>

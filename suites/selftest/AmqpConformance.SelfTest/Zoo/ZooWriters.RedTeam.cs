@@ -99,5 +99,8 @@ public static partial class ZooWriters
         E(c => new DelayedFlushLostWakeupWriter(c), BugClass.Visibility,
             "A delayed-flush timer clears its \"flush scheduled\" flag after releasing its lock and signalling its batch, so a call written in between (from a completion's continuation) arms nothing and is never flushed.",
             "A caller whose next call runs from the previous call's completion, inline, with no other call after it.", WriterCompletion.AfterFlush),
+        E(c => new CallDeadlineIncludesWaitWriter(c), BugClass.QueueFull,
+            "Gives each call a 90 s write deadline from the moment it is made, so time spent waiting for the lock behind other calls' stalled flushes counts against it.",
+            "A call queued behind flushes a slow peer stalls one after another, 90 s in all, each stalled for less than a write timeout.", WriterCompletion.AfterFlush),
     ];
 }
