@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Threading.Tasks.Sources;
 using AmqpConformance.Harness.Faults;
 using AmqpConformance.Harness.Writers;
 using AmqpConformance.Properties.Running;
@@ -74,9 +75,9 @@ public sealed class RedTeamEightScenarioTests
         }
     }
 
-    /// <summary>A correct writer (the inner one's calls) that completes every call on a pool thread of its own, through a plain
-    /// <see cref="TaskCompletionSource"/> (continuations inline), and notes for each call whether it was made from inside such a
-    /// completion.</summary>
+    /// <summary>A correct writer (the inner one's calls) that completes every call on a pool thread, only once its caller has
+    /// registered its continuation (so never at once), with continuations inline (as a plain completion source has them), and notes
+    /// for each call whether it was made from inside such a completion.</summary>
     private sealed class CompletesOnItsOwnThread(IFrameWriter inner, ConcurrentQueue<bool> enteredInsideCompletion) : IFrameWriter
     {
         [ThreadStatic]
@@ -85,27 +86,39 @@ public sealed class RedTeamEightScenarioTests
         public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
         {
             enteredInsideCompletion.Enqueue(t_completing);
-            var written = inner.WriteAsync(command, cancellationToken).AsTask();
-            var done = new TaskCompletionSource();
-            _ = Task.Run(async () =>
-            {
-                Exception? failure = null;
-                try { await written.ConfigureAwait(false); }
-                catch (Exception ex) { failure = ex; }
-                t_completing = true;
-                try
-                {
-                    if (failure is null) done.TrySetResult();
-                    else done.TrySetException(failure);
-                }
-                finally
-                {
-                    t_completing = false;
-                }
-            });
-            return new ValueTask(done.Task);
+            return new ValueTask(new CompletionAfterAwait(inner.WriteAsync(command, cancellationToken).AsTask()), 0);
         }
 
         public ValueTask DisposeAsync() => inner.DisposeAsync();
+
+        /// <summary>One call's completion: pending until its caller registers a continuation, then completed on a pool thread once
+        /// the inner call is, the continuation running inline there.</summary>
+        private sealed class CompletionAfterAwait(Task written) : IValueTaskSource
+        {
+            private ManualResetValueTaskSourceCore<bool> _core;
+
+            public ValueTaskSourceStatus GetStatus(short token) => _core.GetStatus(token);
+
+            public void GetResult(short token) => _core.GetResult(token);
+
+            public void OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags)
+            {
+                _core.OnCompleted(continuation, state, token, flags);
+                _ = written.ContinueWith(t =>
+                {
+                    t_completing = true;
+                    try
+                    {
+                        if (t.IsCanceled) _core.SetException(new OperationCanceledException());
+                        else if (t.Exception is { } failure) _core.SetException(failure.InnerException ?? failure);
+                        else _core.SetResult(true);
+                    }
+                    finally
+                    {
+                        t_completing = false;
+                    }
+                }, CancellationToken.None, TaskContinuationOptions.None, TaskScheduler.Default);
+            }
+        }
     }
 }
