@@ -36,14 +36,15 @@ public sealed class RedTeamEightScenarioTests
     }
 
     [Fact]
-    public async Task A_delayed_flush_timer_that_clears_its_flag_late_is_caught_only_by_a_continuing_caller()
+    public async Task A_delayed_flush_timer_that_clears_its_flag_late_is_caught_by_a_continuing_caller()
     {
         var broken = ZooWriters.FromName("Zoo:DelayedFlushLostWakeup")!.Factory;
         // The call made from inside the timer's signalling arms nothing and is never flushed: it hangs (for the call timeout).
         var quick = new WriterRunOptions { CallTimeout = TimeSpan.FromSeconds(1) };
         var caught = await WriterLevelRunner.RunAsync(broken, ThreeCalls(continuing: true), quick);
         Assert.Contains(caught.CheckAll().SelectMany(v => v.Violations), v => v.Rule == "call-hung");
-        Assert.All((await WriterLevelRunner.RunAsync(broken, ThreeCalls(continuing: false))).CheckAll(), v => Assert.True(v.Holds, v.ToString()));
+        // (Without a continuing caller it passes, unless the timer's thread loses the CPU between signalling and clearing its flag
+        // while the next call is made on another: rare, but not something a test may assert against on a loaded machine.)
         foreach (var mode in References.Append(ZooWriters.FromName("Zoo:DelayedFlush")!.Factory))
             Assert.All((await WriterLevelRunner.RunAsync(mode, ThreeCalls(continuing: true))).CheckAll(), v => Assert.True(v.Holds, $"{mode.Name}: {v}"));
     }
