@@ -22,18 +22,26 @@ internal sealed class PinnedChunks<T> where T : unmanaged
     private int _preparing;
 
     /// <summary>A column whose chunks hold <paramref name="chunkLength"/> values each. With <paramref name="prepareAhead"/>,
-    /// once an append reaches the middle of a chunk other than the column's first and no dropped chunk is kept for reuse,
-    /// the next chunk is allocated and its pages touched on a pool thread, so the appending thread does not take a page
-    /// fault on each of its fresh pages (on this project's CI machine a fault cost ~4 us, and the frame log's entries, 12
-    /// bytes a frame, fault once per ~340 frames: 14 % of the broker's receive thread at 256 B bodies). Not in the first
-    /// chunk: most columns never fill it (a test's connection, a few thousand frames of large bodies), and a chunk prepared
-    /// for one of those would never be used.</summary>
+    /// once an append reaches <see cref="PrepareAt"/> (the last eighth) of a chunk other than the column's first and no dropped
+    /// chunk is kept for reuse, the next chunk is allocated and its pages touched on a pool thread, so the appending thread
+    /// does not take a page fault on each of its fresh pages (on this project's CI machine a fault cost ~4 us, and the frame
+    /// log's entries, 12 bytes a frame, fault once per ~340 frames: 14 % of the broker's receive thread at 256 B bodies).
+    /// Not in the first chunk: most columns never fill it (a test's connection, a few thousand frames of large bodies). Not
+    /// earlier in a chunk: a column whose writer stops after the request never uses the chunk prepared for it, and a column
+    /// stops anywhere in its last chunk, so asking at the middle wasted half a chunk per busy column on average (48 KiB for
+    /// every other connection), asking in the last eighth an eighth; the last eighth of the log's entry chunks is still
+    /// 512 frames, more than the pool thread needs.</summary>
     public PinnedChunks(int chunkLength, bool prepareAhead = false)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(chunkLength, 1);
         _chunkLength = chunkLength;
         _prepareAhead = prepareAhead;
+        PrepareAt = chunkLength - Math.Max(1, chunkLength / 8);
     }
+
+    /// <summary>The place in a chunk whose append asks for the next chunk ahead (with prepareAhead): the start of its last
+    /// eighth.</summary>
+    internal int PrepareAt { get; }
 
     /// <summary>How many chunks came ready from a pool thread (with prepareAhead).</summary>
     internal int PreparedTaken { get; private set; }
@@ -60,7 +68,7 @@ internal sealed class PinnedChunks<T> where T : unmanaged
         if (offset == (long)_chunks.Count * _chunkLength) _chunks.Add(NewChunk());
         int at = (int)(offset % _chunkLength);
         _chunks[^1][at] = value;
-        if (_prepareAhead && at == _chunkLength / 2 && _spare.Count == 0 && offset >= _chunkLength) PrepareNext();
+        if (_prepareAhead && at == PrepareAt && _spare.Count == 0 && offset >= _chunkLength) PrepareNext();
         return Next++;
     }
 

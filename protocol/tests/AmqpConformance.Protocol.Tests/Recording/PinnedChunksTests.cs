@@ -44,7 +44,7 @@ public sealed class PinnedChunksTests
     public void A_column_that_never_fills_its_first_chunk_prepares_none()
     {
         var column = new PinnedChunks<long>(chunkLength: 8, prepareAhead: true);
-        for (long v = 0; v < 8; v++) column.Add(v); // the whole first chunk, its middle included
+        for (long v = 0; v < 8; v++) column.Add(v); // the whole first chunk, its last eighth included
         Assert.False(column.PreparationQueued, "a chunk was prepared for a column still in its first chunk");
         column.Add(8); // the second chunk: allocated on the appending thread
         Assert.Equal(0, column.PreparedTaken);
@@ -52,14 +52,25 @@ public sealed class PinnedChunksTests
     }
 
     [Fact]
+    public void The_next_chunk_is_asked_for_in_the_last_eighth_of_a_chunk()
+    {
+        Assert.Equal(14, new PinnedChunks<long>(chunkLength: 16, prepareAhead: true).PrepareAt);
+        Assert.Equal(3584, new PinnedChunks<long>(chunkLength: 4096, prepareAhead: true).PrepareAt);
+        Assert.Equal(3, new PinnedChunks<long>(chunkLength: 4, prepareAhead: true).PrepareAt); // at least the last value
+        var column = new PinnedChunks<long>(chunkLength: 16, prepareAhead: true);
+        for (long v = 0; v < 16 + 14; v++) column.Add(v); // the second chunk up to just before its last eighth
+        Assert.False(column.PreparationQueued, "a chunk was asked for before the last eighth of the chunk");
+        column.Add(30); // position 14 of the second chunk
+        Assert.True(column.PreparationQueued);
+    }
+
+    [Fact]
     public void A_chunk_prepared_ahead_is_the_next_one_used_and_values_keep_their_positions()
     {
         var column = new PinnedChunks<long>(chunkLength: 8, prepareAhead: true);
-        for (long v = 0; v < 12; v++) column.Add(v);
-        Assert.False(column.HasPrepared, "nothing is prepared before an append reaches the middle of the second chunk");
-        column.Add(12); // position 4 of the second chunk: its middle
+        for (long v = 0; v < 16; v++) column.Add(v); // up to position 7 of the second chunk: its last eighth
         Assert.True(SpinWait.SpinUntil(() => column.HasPrepared, TimeSpan.FromSeconds(30)), "the pool thread never prepared the next chunk");
-        for (long v = 13; v < 17; v++) column.Add(v); // the seventeenth value starts the third chunk
+        column.Add(16); // the seventeenth value starts the third chunk
         Assert.Equal(1, column.PreparedTaken);
         Assert.False(column.HasPrepared);
         for (long p = 0; p < 17; p++) Assert.Equal(p, column[p]);
@@ -69,9 +80,8 @@ public sealed class PinnedChunksTests
     public void A_dropped_chunk_is_reused_before_the_prepared_one()
     {
         var column = new PinnedChunks<long>(chunkLength: 4, prepareAhead: true);
-        for (long v = 0; v < 7; v++) column.Add(v); // position 6, the middle of the second chunk: the next chunk is prepared
+        for (long v = 0; v < 8; v++) column.Add(v); // position 7, the last eighth of the second chunk: the next chunk is prepared
         Assert.True(SpinWait.SpinUntil(() => column.HasPrepared, TimeSpan.FromSeconds(30)), "the pool thread never prepared the next chunk");
-        column.Add(7);
         Assert.Equal(1, column.DropBefore(4)); // the first chunk is kept for reuse
         column.Add(8);
         Assert.Equal(0, column.PreparedTaken); // the dropped chunk came first
