@@ -177,10 +177,15 @@ public static class ScenarioGenerators
                 .Select(calls => (IReadOnlyList<PublishStep>)[.. calls])
             : Gen.Constant<IReadOnlyList<PublishStep>>([])
         from continuing in !features.Scripted && !features.TransportStall ? ContinuingCallers : Gen.Constant(false)
+        from uniform in largeBurst ? Gen.Constant(false) : UniformCases
+        from uniformLength in UniformBodyLength
         let scripted = features.Scripted ? publishers.Select(p => (IReadOnlyList<PublishStep>)[.. p.Take(4)]).ToList() : null
         let withLargeBurst = largeBurst ? WithLargeBurst(publishers, burstBodies) : null
-        let chosen = withLargeBurst ?? scripted ?? [.. publishers.Select(p => (IReadOnlyList<PublishStep>)[.. p])]
-        select new Scenario(frameMax, layout, features.Pipelined ? [pipelinedCalls, .. chosen.Skip(1)] : chosen, faults, seed,
+        let drawn = withLargeBurst ?? scripted ?? [.. publishers.Select(p => (IReadOnlyList<PublishStep>)[.. p])]
+        let chosen = uniform ? WithBodiesOfOneLength(drawn, uniformLength) : drawn
+        // A pipelined publisher's bodies stay within one frame's worth, as PipelinedStep's do.
+        let pipelinedChosen = uniform ? WithBodiesOfOneLength([pipelinedCalls], Math.Min(uniformLength, (frameMax == 0 ? 131072 : frameMax) - 7))[0] : pipelinedCalls
+        select new Scenario(frameMax, layout, features.Pipelined ? [pipelinedChosen, .. chosen.Skip(1)] : chosen, faults, seed,
             StallUntilQuiet: features.TransportStall)
         {
             Pipelined = features.Pipelined,
@@ -195,6 +200,25 @@ public static class ScenarioGenerators
             SecondDisposal = secondDisposal,
             Continuing = continuing,
         };
+
+    /// <summary>Whether every publish of a case carries a body of one length (<see cref="WithBodiesOfOneLength"/>): one case in
+    /// eight, as a service that publishes one kind of message does. Before, every body length was drawn on its own, and a red-team
+    /// writer whose per-connection ring of body copies took "head == tail" for empty after a copy that filled it exactly (a fill
+    /// that bodies of one length make as soon as the ring wraps) passed 1,200 cases.</summary>
+    public static Gen<bool> UniformCases { get; } = Gen.Frequency((7, Gen.Constant(false)), (1, Gen.Constant(true)));
+
+    /// <summary>The body length of a case whose publishes all carry one (<see cref="UniformCases"/>): small mostly, up to 20,000
+    /// bytes (a pipelined publisher's, up to one frame's worth), so that dozens of them (a pipelined publisher's 33-320) wrap a
+    /// writer's 64 KiB buffers without making the case heavy.</summary>
+    public static Gen<int> UniformBodyLength { get; } = Gen.Frequency((1, Gen.Choose(1, 300)), (3, Gen.Choose(301, 20_000)));
+
+    /// <summary><paramref name="publishers"/> with every publish's body <paramref name="length"/> bytes long; calls without content
+    /// stay as they are.</summary>
+    public static List<IReadOnlyList<PublishStep>> WithBodiesOfOneLength(IReadOnlyList<IReadOnlyList<PublishStep>> publishers, int length)
+    {
+        ArgumentNullException.ThrowIfNull(publishers);
+        return [.. publishers.Select(p => (IReadOnlyList<PublishStep>)[.. p.Select(step => step.MethodOnly ? step : step with { BodyLength = length })])];
+    }
 
     /// <summary>How many calls a pipelined publisher makes (<see cref="Scenario.Pipelined"/>): more than a 32-command batch, so
     /// that a writer meets a queue longer than its batch while their callers are still to await them.</summary>

@@ -154,6 +154,23 @@ public sealed class ScenarioGeneratorsTests
     }
 
     [Fact]
+    public void One_case_in_eight_publishes_bodies_of_one_length_enough_of_them_to_wrap_a_64_KiB_buffer()
+    {
+        // Eight publishes or more whose bodies (of two bytes or more) all have one length: drawn one by one, that never happens.
+        static bool Uniform(Scenario s)
+        {
+            var lengths = s.Publishers.SelectMany(p => p).Where(x => !x.MethodOnly).Select(x => x.BodyLength).ToList();
+            return lengths.Count >= 8 && lengths[0] >= 2 && lengths.All(l => l == lengths[0]);
+        }
+        var many = ScenarioGenerators.Scenario.Sample(1200, 50)
+            .Where(s => s.Publishers.SelectMany(p => p).Count(x => !x.MethodOnly) >= 8).ToList();
+        var uniform = many.Where(Uniform).ToList();
+        Assert.InRange(uniform.Count, many.Count / 25, many.Count / 4);
+        Assert.Contains(uniform, s => s.Publishers.SelectMany(p => p).Sum(x => (long)x.BodyLength) > 64 * 1024);
+        Assert.All(uniform, s => Assert.All(s.Publishers.SelectMany(p => p).Where(x => x.MethodOnly), x => Assert.Equal(0, x.BodyLength)));
+    }
+
+    [Fact]
     public void One_pipelined_case_in_eight_keeps_one_writer_busy_for_more_than_256_calls()
     {
         var pipelined = ScenarioGenerators.Scenario.Sample(1500, 50).Where(s => s.Pipelined).ToList();
