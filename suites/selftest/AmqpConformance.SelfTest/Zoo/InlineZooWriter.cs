@@ -5,12 +5,13 @@ namespace AmqpConformance.SelfTest.Zoo;
 
 /// <summary>
 /// The inline design that many zoo writers share and get right: a call takes a lock (releasing its command if that wait is
-/// cancelled), refuses with a clear exception once the writer has stopped, writes its command, flushes it, releases it; a failed
+/// cancelled or fails), refuses with a clear exception once the writer has stopped, writes its command, flushes it, releases it; a failed
 /// write or flush stops the writer for later calls; disposal waits for the call in progress within the drain timeout, then gives
 /// up (<see cref="ZooHelpers.DrainAsync"/>). A subclass overrides one step, and what it overrides is its bug (or, for a correct
 /// writer, its unusual way): how a command is encoded (<see cref="WriteCommand"/>), how it is written and flushed
-/// (<see cref="WriteAndFlushAsync"/>), or what happens once it went out (<see cref="Delivered"/>); a writer that lets some calls
-/// bypass the lock overrides <see cref="WriteAsync"/> to route them and hands the rest to this one.
+/// (<see cref="WriteAndFlushAsync"/>), what happens once it went out (<see cref="Delivered"/>), how the lock is taken and let go
+/// (<see cref="EnterAsync"/>, <see cref="Exit"/>) or what a fault does to it (<see cref="OnFault"/>); a writer that lets some
+/// calls bypass the lock overrides <see cref="WriteAsync"/> to route them and hands the rest to this one.
 /// </summary>
 /// <param name="context">The writer's context.</param>
 /// <param name="name">The writer's name in its exceptions.</param>
@@ -31,7 +32,15 @@ public abstract class InlineZooWriter(WriterContext context, string name) : IFra
             command.Release(Context.Pool);
             throw early;
         }
-        await _lock.EnterOrReleaseAsync(command, Context.Pool, cancellationToken).ConfigureAwait(false);
+        try
+        {
+            await EnterAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch
+        {
+            command.Release(Context.Pool); // the writer owns the command from the call on
+            throw;
+        }
         try
         {
             if (Stopped() is { } stopped)
@@ -50,17 +59,42 @@ public abstract class InlineZooWriter(WriterContext context, string name) : IFra
             }
             catch (Exception ex)
             {
-                Interlocked.CompareExchange(ref _fault, ex, null);
+                RecordFault(ex);
                 command.Release(Context.Pool);
+                OnFault(ex);
                 throw ZooHelpers.Faulted(name, ex);
             }
             Delivered(command);
         }
         finally
         {
-            _lock.Release();
+            Exit();
         }
     }
+
+    /// <summary>Takes the write lock for a call; a wait that ends without it throws (a cancelled one
+    /// <see cref="OperationCanceledException"/>), and the call then releases its command. By default the writer's semaphore
+    /// (<see cref="Lock"/>).</summary>
+    protected virtual Task EnterAsync(CancellationToken cancellationToken) => _lock.WaitAsync(cancellationToken);
+
+    /// <summary>Lets go of the write lock, after the call that took it. By default releases <see cref="Lock"/>.</summary>
+    protected virtual void Exit() => _lock.Release();
+
+    /// <summary>Called once a failed write or flush stopped the writer (the fault recorded, the command released), still holding
+    /// the lock, before the call throws. By default nothing.</summary>
+    protected virtual void OnFault(Exception failure)
+    {
+    }
+
+    /// <summary>The semaphore that is the write lock by default (<see cref="EnterAsync"/>, <see cref="Exit"/>, and disposal's
+    /// drain).</summary>
+    protected SemaphoreSlim Lock => _lock;
+
+    /// <summary>Whether a failure stopped the writer (disposal giving up counts too).</summary>
+    protected bool Faulted => Volatile.Read(ref _fault) is not null;
+
+    /// <summary>Records the reason the writer stopped, unless one was recorded already.</summary>
+    protected void RecordFault(Exception reason) => Interlocked.CompareExchange(ref _fault, reason, null);
 
     /// <summary>Writes <paramref name="command"/> into the output and flushes it, throwing if the flush did not deliver
     /// (<see cref="CommandFraming.ThrowIfNotDelivered"/>). Called under the lock. By default: <see cref="WriteCommand"/>, then one
@@ -88,7 +122,7 @@ public abstract class InlineZooWriter(WriterContext context, string name) : IFra
     public virtual async ValueTask DisposeAsync()
     {
         if (!MarkDisposed()) return;
-        await _lock.DrainAsync(Context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
+        await _lock.DrainAsync(Context, RecordFault).ConfigureAwait(false);
         GC.SuppressFinalize(this);
     }
 

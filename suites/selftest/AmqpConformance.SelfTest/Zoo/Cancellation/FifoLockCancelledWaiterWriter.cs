@@ -11,61 +11,16 @@ namespace AmqpConformance.SelfTest.Zoo.Cancellation;
 /// lock is held by nobody and never freed: every later call, and disposal's drain, waits in vain. Waits that are never cancelled
 /// are handled right.
 /// </summary>
-public sealed class FifoLockCancelledWaiterWriter(WriterContext context) : IFrameWriter
+public sealed class FifoLockCancelledWaiterWriter(WriterContext context) : InlineZooWriter(context, "fifo-lock-cancelled-waiter")
 {
-    private const string Name = "fifo-lock-cancelled-waiter";
     private readonly object _sync = new();
     private readonly Queue<TaskCompletionSource> _waiters = new();
     private bool _held;
-    private Exception? _fault;
-    private int _disposed;
-
-    /// <inheritdoc />
-    public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
-    {
-        if (ZooHelpers.RefuseOnEntry(Stopped(), command, context.Pool, cancellationToken) is { } refused)
-        {
-            await refused.ConfigureAwait(false);
-            return;
-        }
-        try
-        {
-            await EnterAsync(cancellationToken).ConfigureAwait(false);
-        }
-        catch (OperationCanceledException)
-        {
-            command.Release(context.Pool);
-            throw;
-        }
-        try
-        {
-            if (Stopped() is { } stopped)
-            {
-                command.Release(context.Pool);
-                throw stopped;
-            }
-            try
-            {
-                CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
-                CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
-            }
-            catch (Exception ex)
-            {
-                Interlocked.CompareExchange(ref _fault, ex, null);
-                command.Release(context.Pool);
-                throw ZooHelpers.Faulted(Name, ex);
-            }
-            command.Release(context.Pool);
-        }
-        finally
-        {
-            Exit();
-        }
-    }
 
     /// <summary>Takes the lock at once if it is free, else queues behind the earlier waiters.</summary>
-    private async Task EnterAsync(CancellationToken cancellationToken)
+    protected override async Task EnterAsync(CancellationToken cancellationToken)
     {
+        cancellationToken.ThrowIfCancellationRequested(); // a call whose token is already cancelled is refused, lock free or not
         TaskCompletionSource waiter;
         lock (_sync)
         {
@@ -83,7 +38,7 @@ public sealed class FifoLockCancelledWaiterWriter(WriterContext context) : IFram
     }
 
     /// <summary>Hands the lock to the oldest waiter, or frees it.</summary>
-    private void Exit()
+    protected override void Exit()
     {
         lock (_sync)
         {
@@ -93,18 +48,19 @@ public sealed class FifoLockCancelledWaiterWriter(WriterContext context) : IFram
         }
     }
 
-    /// <inheritdoc />
-    public async ValueTask DisposeAsync()
+    /// <summary>Waits for the call in progress through this lock (the base drains its semaphore, which this writer does not use):
+    /// within the drain timeout, then, having given up and cancelled the pending flush, within the give-up wait.</summary>
+    public override async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        if (await EnterWithinAsync(context.DrainTimeout, context.TimeProvider).ConfigureAwait(false))
+        if (!MarkDisposed()) return;
+        if (await EnterWithinAsync(Context.DrainTimeout, Context.TimeProvider).ConfigureAwait(false))
         {
             Exit();
             return;
         }
-        Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up on the call in progress."), null);
-        context.Output.CancelPendingFlush();
-        if (await EnterWithinAsync(context.GiveUpWait, TimeProvider.System).ConfigureAwait(false)) Exit();
+        RecordFault(new TimeoutException("DisposeAsync gave up on the call in progress."));
+        Context.Output.CancelPendingFlush();
+        if (await EnterWithinAsync(Context.GiveUpWait, TimeProvider.System).ConfigureAwait(false)) Exit();
     }
 
     private async Task<bool> EnterWithinAsync(TimeSpan timeout, TimeProvider time)
@@ -120,6 +76,4 @@ public sealed class FifoLockCancelledWaiterWriter(WriterContext context) : IFram
             return false;
         }
     }
-
-    private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));
 }

@@ -10,69 +10,28 @@ namespace AmqpConformance.SelfTest.Zoo.Interleaving;
 /// into the output while the holder's flush is pending, and its <c>Release</c> then lets a third caller in alongside the
 /// holder (or throws <see cref="SemaphoreFullException"/>). Calls that get the lock within 30 s are handled right.
 /// </summary>
-public sealed class LockWaitResultIgnoredWriter(WriterContext context) : IFrameWriter
+public sealed class LockWaitResultIgnoredWriter(WriterContext context) : InlineZooWriter(context, "lock-wait-result-ignored")
 {
     /// <summary>How long a call waits for the write lock before it (wrongly) goes on.</summary>
     public static readonly TimeSpan LockTimeout = TimeSpan.FromSeconds(30);
 
-    private const string Name = "lock-wait-result-ignored";
-    private readonly SemaphoreSlim _lock = new(1, 1);
-    private Exception? _fault;
-    private int _disposed;
-
     /// <inheritdoc />
-    public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
+    protected override async Task EnterAsync(CancellationToken cancellationToken)
     {
-        if (ZooHelpers.RefuseOnEntry(Stopped(), command, context.Pool, cancellationToken) is { } refused)
-        {
-            await refused.ConfigureAwait(false);
-            return;
-        }
-        try
-        {
-            // BUG: whether the wait got the lock is discarded; on a timeout the call writes without it.
-            await WaitForLockAsync(cancellationToken).ConfigureAwait(false);
-        }
-        catch (OperationCanceledException)
-        {
-            command.Release(context.Pool);
-            throw;
-        }
-        try
-        {
-            if (Stopped() is { } stopped)
-            {
-                command.Release(context.Pool);
-                throw stopped;
-            }
-            try
-            {
-                CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
-                CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
-            }
-            catch (Exception ex)
-            {
-                Interlocked.CompareExchange(ref _fault, ex, null);
-                command.Release(context.Pool);
-                throw ZooHelpers.Faulted(Name, ex);
-            }
-            command.Release(context.Pool);
-        }
-        finally
-        {
-            _lock.Release();
-        }
+        cancellationToken.ThrowIfCancellationRequested(); // a call whose token is already cancelled is refused, lock free or not
+        // BUG: whether the wait got the lock is discarded; on a timeout the call writes without it.
+        await WaitForLockAsync(cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>Waits for the lock for at most <see cref="LockTimeout"/> of the context's clock; true if it got it.</summary>
     private async Task<bool> WaitForLockAsync(CancellationToken cancellationToken)
     {
-        if (_lock.Wait(0)) return true;
-        using var expiry = new CancellationTokenSource(LockTimeout, context.TimeProvider);
+        if (Lock.Wait(0)) return true;
+        using var expiry = new CancellationTokenSource(LockTimeout, Context.TimeProvider);
         using var linked = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, expiry.Token);
         try
         {
-            await _lock.WaitAsync(linked.Token).ConfigureAwait(false);
+            await Lock.WaitAsync(linked.Token).ConfigureAwait(false);
             return true;
         }
         catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
@@ -80,13 +39,4 @@ public sealed class LockWaitResultIgnoredWriter(WriterContext context) : IFrameW
             return false;
         }
     }
-
-    /// <inheritdoc />
-    public async ValueTask DisposeAsync()
-    {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
-    }
-
-    private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));
 }
