@@ -87,6 +87,33 @@ public sealed class FaultGraceTests
         Assert.True(result.Check(InvariantNames.Faults).Holds, result.Check(InvariantNames.Faults).ToString());
     }
 
+    /// <summary>A call, a reset, a call that meets it, then an idle connection (the case's clock moves two minutes), and
+    /// <paramref name="callAfter"/>: one more call.</summary>
+    private static Scenario IdleAfterAReset(bool callAfter) => new(4096, ChannelLayout.OwnChannel,
+        [[new PublishStep(100), new PublishStep(100), new PublishStep(100)]], FaultPlan.Empty, Seed: 11)
+    {
+        Script = [ScriptAction.Call(0), ScriptAction.Reset, ScriptAction.Call(0), ScriptAction.Idle, .. callAfter ? new[] { ScriptAction.Call(0) } : []],
+    };
+
+    [Fact]
+    public async Task An_idle_step_after_a_fault_waits_for_the_writer_in_real_time_only_when_a_call_is_still_to_come()
+    {
+        // No call after the idle step: nothing the clock's move could misjudge, so no real-time wait (it was half of the reference
+        // background writer's running time).
+        var last = await WriterLevelRunner.RunAsync(WriterModes.Background, IdleAfterAReset(callAfter: false), UnhurriedSettle.Options);
+        Assert.NotNull(last.Evidence.Fault);
+        Assert.True(last.Events[RunEvent.IdleConnection] >= 1, "the idle step did not run");
+        Assert.Equal(0, last.Phases!.FaultGraceWaits);
+        Assert.True(last.Check(InvariantNames.Faults).Holds, last.Check(InvariantNames.Faults).ToString());
+        // A call after it: the writer gets its real time first (unless the grace had passed by real time already, on a machine
+        // loaded enough to take that long over two steps).
+        var more = await WriterLevelRunner.RunAsync(WriterModes.Background, IdleAfterAReset(callAfter: true), UnhurriedSettle.Options);
+        Assert.True(more.Events[RunEvent.IdleConnection] >= 1, "the idle step did not run");
+        Assert.True(more.Phases!.FaultGraceWaits == 1 || more.Phases.Drive >= new FaultsChecker().Grace,
+            $"no real-time wait before the idle step's move, in {more.Phases.Drive.TotalMilliseconds:0} ms of driving");
+        Assert.True(more.Check(InvariantNames.Faults).Holds, more.Check(InvariantNames.Faults).ToString());
+    }
+
     [Fact]
     public void The_case_clock_moves_forward_by_what_is_skipped_and_never_back()
     {
