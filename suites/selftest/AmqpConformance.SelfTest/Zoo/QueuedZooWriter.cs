@@ -164,10 +164,7 @@ public abstract class QueuedZooWriter : IFrameWriter
         _queue.Writer.TryComplete();
         if (!await _loop.EndsWithinAsync(Context, gaveUp: false).ConfigureAwait(false))
         {
-            Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up draining."), null);
-            await _stop.CancelAsync().ConfigureAwait(false);
-            Context.Output.CancelPendingFlush();
-            await _loop.EndsWithinAsync(Context, gaveUp: true).ConfigureAwait(false);
+            await _loop.GiveUpOnAsync(Context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null)).ConfigureAwait(false);
         }
         FailQueued(ZooHelpers.Disposed(_name));
         GC.SuppressFinalize(this);

@@ -97,10 +97,7 @@ public abstract class SlottedQueueZooWriter : IFrameWriter
         _queue.Writer.TryComplete();
         Slots.Release(Context.QueueCapacity);
         if (await _loop.EndsWithinAsync(Context, gaveUp: false).ConfigureAwait(false)) return;
-        Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up draining."), null);
-        await _stop.CancelAsync().ConfigureAwait(false);
-        Context.Output.CancelPendingFlush();
-        await _loop.EndsWithinAsync(Context, gaveUp: true).ConfigureAwait(false);
+        await _loop.GiveUpOnAsync(Context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null)).ConfigureAwait(false);
         GC.SuppressFinalize(this);
     }
 }

@@ -157,10 +157,7 @@ public abstract class StagedZooWriter : IFrameWriter
         _queue.Writer.TryComplete();
         if (!await WaitForDrainAsync().ConfigureAwait(false))
         {
-            RecordFault(new TimeoutException("DisposeAsync gave up draining."));
-            await _stop.CancelAsync().ConfigureAwait(false);
-            Context.Output.CancelPendingFlush();
-            await _loop.EndsWithinAsync(Context, gaveUp: true).ConfigureAwait(false);
+            await _loop.GiveUpOnAsync(Context, _stop, RecordFault).ConfigureAwait(false);
         }
         GC.SuppressFinalize(this);
     }

@@ -135,10 +135,7 @@ public abstract class TombstoneQueueZooWriter : IFrameWriter
         if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
         _queue.Writer.TryComplete();
         if (await _loop.EndsWithinAsync(Context, gaveUp: false).ConfigureAwait(false)) return;
-        Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up draining."), null);
-        await _stop.CancelAsync().ConfigureAwait(false);
-        Context.Output.CancelPendingFlush();
-        await _loop.EndsWithinAsync(Context, gaveUp: true).ConfigureAwait(false);
+        await _loop.GiveUpOnAsync(Context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null)).ConfigureAwait(false);
         var reason = ZooHelpers.Disposed(_name);
         while (_queue.Reader.TryRead(out var queued))
             if (queued.TryClaim(Entry.Taken))

@@ -40,6 +40,17 @@ internal static class ZooHelpers
         if (await gate.WaitAsync(context.GiveUpWait).ConfigureAwait(false)) gate.Release();
     }
 
+    /// <summary>The give-up the loop-based zoo writers share (and get right) once their loop did not end within the drain timeout:
+    /// hands <paramref name="recordFault"/> the reason (so later calls fail), stops the loop through <paramref name="stop"/>, cancels
+    /// the pending flush, and waits for the loop within the give-up wait (<see cref="EndsWithinAsync"/>).</summary>
+    public static async Task GiveUpOnAsync(this Task loop, WriterContext context, CancellationTokenSource stop, Action<Exception> recordFault)
+    {
+        recordFault(new TimeoutException("DisposeAsync gave up draining."));
+        await stop.CancelAsync().ConfigureAwait(false);
+        context.Output.CancelPendingFlush();
+        await loop.EndsWithinAsync(context, gaveUp: true).ConfigureAwait(false);
+    }
+
     /// <summary>Waits for a writer's loop to end; true if it did. Before the writer gave up draining, within the drain timeout on
     /// <see cref="WriterContext.TimeProvider"/>'s clock (the harness may skip it once the output is stalled on purpose); after it
     /// gave up (its stop requested, its flush cancelled), within <see cref="WriterContext.GiveUpWait"/> of real time: the loop

@@ -129,9 +129,6 @@ public sealed class RegistrationDisposedUnderLockWriter : IFrameWriter
         if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
         _wake.Release();
         if (await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false)) return;
-        Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up draining."), null);
-        await _stop.CancelAsync().ConfigureAwait(false);
-        _context.Output.CancelPendingFlush();
-        await _loop.EndsWithinAsync(_context, gaveUp: true).ConfigureAwait(false);
+        await _loop.GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null)).ConfigureAwait(false);
     }
 }

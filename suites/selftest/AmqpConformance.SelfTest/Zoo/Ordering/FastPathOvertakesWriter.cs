@@ -140,10 +140,7 @@ public sealed class FastPathOvertakesWriter : IFrameWriter
             _gate.Release();
             return;
         }
-        Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up draining."), null);
-        await _stop.CancelAsync().ConfigureAwait(false);
-        _context.Output.CancelPendingFlush();
-        await _loop.EndsWithinAsync(_context, gaveUp: true).ConfigureAwait(false);
+        await _loop.GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null)).ConfigureAwait(false);
         if (await _gate.WaitAsync(_context.DrainTimeout).ConfigureAwait(false)) _gate.Release();
     }
 }

@@ -121,10 +121,7 @@ public sealed class RoundRobinChannelsWriter : IFrameWriter
         bool drained = await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false);
         if (!drained)
         {
-            Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up draining."), null);
-            await _stop.CancelAsync().ConfigureAwait(false);
-            _context.Output.CancelPendingFlush();
-            await _loop.EndsWithinAsync(_context, gaveUp: true).ConfigureAwait(false);
+            await _loop.GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null)).ConfigureAwait(false);
         }
         lock (_gate)
         {

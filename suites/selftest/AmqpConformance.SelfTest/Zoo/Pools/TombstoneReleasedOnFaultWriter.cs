@@ -163,10 +163,7 @@ public sealed class TombstoneReleasedOnFaultWriter : IFrameWriter
         _work.Release();
         if (!await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false))
         {
-            Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up draining."), null);
-            await _stop.CancelAsync().ConfigureAwait(false);
-            _context.Output.CancelPendingFlush();
-            await _loop.EndsWithinAsync(_context, gaveUp: true).ConfigureAwait(false);
+            await _loop.GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null)).ConfigureAwait(false);
         }
         FailQueued(ZooHelpers.Disposed(Name));
     }
