@@ -48,10 +48,10 @@ for (int i = 0; i < args.Length; i += 2)
         switch (args[i])
         {
             case "--clients": clientCounts = Positives(value); break;
-            case "--megabytes": megabytes = Positives(value) is [int mb] ? mb : throw new FormatException(); break;
+            case "--megabytes": megabytes = Positive(value); break;
             case "--sizes": bodySizes = Positives(value); break;
-            case "--retain": retain = Positives(value) is [int retained] ? retained : throw new FormatException(); break;
-            case "--rounds": rounds = Positives(value) is [int roundCount] ? roundCount : throw new FormatException(); break;
+            case "--retain": retain = Positive(value); break;
+            case "--rounds": rounds = Positive(value); break;
             default: Console.Error.WriteLine($"unknown option {args[i]} ({Usage})"); return 2;
         }
     }
@@ -117,14 +117,14 @@ foreach (int size in bodySizes)
             foreach (var (type, bytes) in sampled?.Take(6) ?? [])
                 Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"    sampled {bytes / (double)fake.Messages,10:F1} B/msg  {type}"));
         }
-        double medianRatio = Median(ratios);
+        double medianRatio = Median(ratios), medianAllocation = Median(allocations), medianGcShare = Median(gcShares);
         if (rounds > 1)
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"{"",-8} {"",7} median of {rounds}: fake/raw {medianRatio:F2}, {Median(allocations):F1} B/frame, gc pause {Median(gcShares):P0}"));
+                $"{"",-8} {"",7} median of {rounds}: fake/raw {medianRatio:F2}, {medianAllocation:F1} B/frame, gc pause {medianGcShare:P0}"));
         if (size < SmallBody) worstSmall = Math.Min(worstSmall, medianRatio);
         else worstLarge = Math.Min(worstLarge, medianRatio);
-        worstAllocPerFrame = Math.Max(worstAllocPerFrame, Median(allocations));
-        worstGcShare = Math.Max(worstGcShare, Median(gcShares));
+        worstAllocPerFrame = Math.Max(worstAllocPerFrame, medianAllocation);
+        worstGcShare = Math.Max(worstGcShare, medianGcShare);
     }
 }
 string judged = rounds > 1 ? $" (each cell's median of {rounds})" : "";
@@ -133,6 +133,8 @@ if (worstLarge != double.MaxValue) Verdict($"worst fake/raw, bodies of 64 KiB an
 Verdict($"most allocated per frame{judged}: {worstAllocPerFrame:F1} B (goal <= 16 B; publishers' allocations included)", worstAllocPerFrame <= 16);
 Verdict($"largest GC pause share{judged}: {worstGcShare:P1} (goal < 5 %)", worstGcShare < 0.05);
 return 0;
+
+static int Positive(string value) => Positives(value) is [int n] ? n : throw new FormatException();
 
 static int[] Positives(string list) =>
     [.. list.Split(',').Select(s => int.Parse(s, NumberStyles.None, CultureInfo.InvariantCulture) is > 0 and var n ? n : throw new FormatException())];

@@ -127,7 +127,7 @@ internal static class ScriptDriver
     private static bool CallFollows(IReadOnlyList<ScriptAction> script, int step)
     {
         for (int i = step + 1; i < script.Count; i++)
-            if (script[i].Kind is ScriptActionKind.Call or ScriptActionKind.ReleaseRacingCall or ScriptActionKind.DisposeRacingCall) return true;
+            if (script[i].MakesCall) return true;
         return false;
     }
 

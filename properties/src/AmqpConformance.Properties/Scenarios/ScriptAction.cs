@@ -12,6 +12,10 @@ namespace AmqpConformance.Properties.Scenarios;
 /// at different points between its entry and its first byte; 0 otherwise.</param>
 public sealed record ScriptAction(ScriptActionKind Kind, int Publisher = -1, int Spins = 0)
 {
+    /// <summary>Whether the step makes a call: <see cref="ScriptActionKind.Call"/>, <see cref="ScriptActionKind.ReleaseRacingCall"/> or
+    /// <see cref="ScriptActionKind.DisposeRacingCall"/>.</summary>
+    public bool MakesCall => Kind is ScriptActionKind.Call or ScriptActionKind.ReleaseRacingCall or ScriptActionKind.DisposeRacingCall;
+
     /// <summary>Publisher <paramref name="publisher"/> starts its next publish.</summary>
     public static ScriptAction Call(int publisher) => new(ScriptActionKind.Call, publisher);
 

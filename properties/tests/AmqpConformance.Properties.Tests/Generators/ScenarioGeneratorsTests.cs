@@ -311,7 +311,7 @@ public sealed class ScenarioGeneratorsTests
         Assert.All(trains, t => Assert.InRange(t.Calls, 2, ScriptGenerator.MaxStallTrainCalls));
         // Every scripted call is still made once, in its publisher's order.
         Assert.All(scripted, s => Assert.Equal(s.Publishers.Select(p => p.Count), Enumerable.Range(0, s.Publishers.Count)
-            .Select(p => s.Script!.Count(a => a.Kind is ScriptActionKind.Call or ScriptActionKind.ReleaseRacingCall or ScriptActionKind.DisposeRacingCall && a.Publisher == p))));
+            .Select(p => s.Script!.Count(a => a.MakesCall && a.Publisher == p))));
     }
 
     /// <summary>The number of calls of the longest stall train in <paramref name="script"/>: a hold, then calls of distinct publishers
