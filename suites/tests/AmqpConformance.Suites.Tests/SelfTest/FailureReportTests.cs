@@ -19,7 +19,8 @@ public sealed class FailureReportTests
     {
         var suite = new DoubleReturnSuite();
         var error = Assert.Throws<ConformanceViolationException>(suite.Pools);
-        Assert.Contains("violates pools", error.Message, StringComparison.Ordinal);
+        // A buffer returned twice can also be handed out twice and corrupt a later body, so pools need not be named first.
+        Assert.Matches(@" violates ([a-z-]+, )*pools[ ,]", error.Message);
         Assert.Contains("property \"pools\"", error.Message, StringComparison.Ordinal);
         Assert.Contains("Counterexample: frame_max=", error.Message, StringComparison.Ordinal);
         Assert.Contains("double-return", error.Message, StringComparison.Ordinal);
