@@ -21,6 +21,11 @@ using FsCheck.Fluent;
 //   --fault-reaction-wait MS
 //                   WriterRunOptions.FaultReactionWait for every case (default: the option's default); 0 runs cases as the
 //                   harness did before that wait existed, for comparing both in one build
+//   --grace-window MS
+//                   WriterRunOptions.FaultGraceQuietWindow for every case (default: the option's default); 0 waits each fault
+//                   grace's whole FaultGraceRealWait as the harness did before the window existed, for comparing both in one build
+//   --grace-wait MS WriterRunOptions.FaultGraceRealWait for every case (default: the option's default); 0 gives a writer no real
+//                   time after a fault before the clock skips the grace, to show what that wait protects against on a loaded machine
 //   --warmup N      first run the first N scenarios through every selected mode, unmeasured (default 0): the process's JIT
 //                   (~1 s here, with tiered compilation off) is then paid before the first measured row instead of inside it,
 //                   so every row shows the steady cost per case that an FsCheck run of many cases sees; the warm-up's own
@@ -43,6 +48,10 @@ if (warmup < 0 || cases <= 0)
 var options = WriterRunOptions.Default;
 if (args.SkipWhile(a => a != "--fault-reaction-wait").Skip(1).FirstOrDefault() is { } reaction)
     options = options with { FaultReactionWait = TimeSpan.FromMilliseconds(double.Parse(reaction, CultureInfo.InvariantCulture)) };
+if (args.SkipWhile(a => a != "--grace-window").Skip(1).FirstOrDefault() is { } window)
+    options = options with { FaultGraceQuietWindow = TimeSpan.FromMilliseconds(double.Parse(window, CultureInfo.InvariantCulture)) };
+if (args.SkipWhile(a => a != "--grace-wait").Skip(1).FirstOrDefault() is { } graceWait)
+    options = options with { FaultGraceRealWait = TimeSpan.FromMilliseconds(double.Parse(graceWait, CultureInfo.InvariantCulture)) };
 string profileName = args.SkipWhile(a => a != "--profile").Skip(1).FirstOrDefault() ?? "mixed";
 var profile = profileName switch
 {
@@ -66,8 +75,8 @@ if (warmup > 0)
     var w = warm.Stop(1);
     Console.WriteLine($"warm-up (not in the table): the first {Math.Min(warmup, cases)} scenarios through each mode, {w.Wall.TotalSeconds:0.00} s, of which JIT {w.JitMsPerCase / 1000:0.00} s of compiling");
 }
-Console.WriteLine("| mode | cases/s | open ms | drive ms | finish ms | evidence ms | check ms | skipped ms | grace waits | CPU ms | JIT ms | GC pause ms | alloc KB | gen0/1/2 | violations |");
-Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+Console.WriteLine("| mode | cases/s | open ms | drive ms | finish ms | evidence ms | check ms | skipped ms | grace waits | grace ms | CPU ms | JIT ms | GC pause ms | alloc KB | gen0/1/2 | violations |");
+Console.WriteLine("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 var byKind = new List<string>();
 var found = new List<string>();
 foreach (var factory in factories)
@@ -75,7 +84,7 @@ foreach (var factory in factories)
     var meter = CaseMeter.Start();
     var kinds = new SortedDictionary<string, (int Cases, double Ms)>(StringComparer.Ordinal);
     int violations = 0;
-    double open = 0, drive = 0, finish = 0, evidence = 0, check = 0, skipped = 0;
+    double open = 0, drive = 0, finish = 0, evidence = 0, check = 0, skipped = 0, graceWaited = 0;
     int graceWaits = 0;
     foreach (var scenario in scenarios)
     {
@@ -96,6 +105,7 @@ foreach (var factory in factories)
             evidence += p.Evidence.TotalMilliseconds;
             skipped += p.Skipped.TotalMilliseconds;
             graceWaits += p.FaultGraceWaits;
+            graceWaited += p.FaultGraceWaited.TotalMilliseconds;
             check += ms - p.Open.TotalMilliseconds - p.Drive.TotalMilliseconds - p.Finish.TotalMilliseconds - p.Evidence.TotalMilliseconds;
         }
         var k = kinds.GetValueOrDefault(KindOf(scenario));
@@ -103,7 +113,7 @@ foreach (var factory in factories)
     }
     var m = meter.Stop(scenarios.Count);
     int n = scenarios.Count;
-    Console.WriteLine($"| {factory.Name} | {n / m.Wall.TotalSeconds:0.0} | {open / n:0.00} | {drive / n:0.00} | {finish / n:0.00} | {evidence / n:0.00} | {check / n:0.00} | {skipped / n:0.00} | {graceWaits} " +
+    Console.WriteLine($"| {factory.Name} | {n / m.Wall.TotalSeconds:0.0} | {open / n:0.00} | {drive / n:0.00} | {finish / n:0.00} | {evidence / n:0.00} | {check / n:0.00} | {skipped / n:0.00} | {graceWaits} | {graceWaited:0} " +
         $"| {m.CpuMsPerCase:0.00} | {m.JitMsPerCase:0.00} | {m.GcPauseMsPerCase:0.00} | {m.AllocatedKbPerCase:0} | {m.Collections} | {violations} |");
     foreach (var (kind, (count, ms)) in kinds)
         byKind.Add($"| {factory.Name} | {kind} | {count} | {ms / count:0.00} | {ms / m.Wall.TotalMilliseconds:P0} |");

@@ -14,4 +14,8 @@ public sealed record RunPhases(TimeSpan Open, TimeSpan Drive, TimeSpan Finish, T
     /// <summary>How many times the harness gave the writer <see cref="WriterRunOptions.FaultGraceRealWait"/> of real time before a
     /// call (a call after a fault had succeeded and none had failed); each costs up to that long.</summary>
     public int FaultGraceWaits { get; init; }
+
+    /// <summary>The real time those waits took together (each ends early once the machine is seen scheduling promptly: see
+    /// <see cref="WriterRunOptions.FaultGraceQuietWindow"/>); part of <see cref="Drive"/>.</summary>
+    public TimeSpan FaultGraceWaited { get; init; }
 }

@@ -200,8 +200,9 @@ internal static class ScriptDriver
     }
 
     /// <summary>Lets the faults invariant's grace after the fault seen at <paramref name="seen"/> pass: the writer gets
-    /// <see cref="WriterRunOptions.FaultGraceRealWait"/> of it in real time and settles, then the case's clock skips the rest.
-    /// Nothing once the grace has passed.</summary>
+    /// <see cref="WriterRunOptions.FaultGraceRealWait"/> of it in real time (less once the machine has been seen scheduling promptly
+    /// for <see cref="WriterRunOptions.FaultGraceQuietWindow"/>) and settles, then the case's clock skips the rest. Nothing once
+    /// the grace has passed.</summary>
     private static async Task WaitOutFaultGraceAsync(WriterCase world, CaseObserver observer, TimeSpan seen)
     {
         var graceEnds = seen + new Harness.Verdicts.FaultsChecker().Grace + TimeSpan.FromMilliseconds(50);
@@ -209,7 +210,7 @@ internal static class ScriptDriver
         if (real <= TimeSpan.Zero) return;
         if (real > world.Options.FaultGraceRealWait) real = world.Options.FaultGraceRealWait;
         world.FaultGraceWaits++;
-        await Task.Delay(real).ConfigureAwait(false);
+        world.FaultGraceWaited += await PromptSchedulingWindow.WaitAsync(world.Options.FaultGraceQuietWindow, real).ConfigureAwait(false);
         await observer.SettleAsync().ConfigureAwait(false);
         var rest = graceEnds - world.Clock;
         if (rest > TimeSpan.Zero) world.Time.Skip(rest);

@@ -83,6 +83,9 @@ internal sealed class WriterCase : IAsyncDisposable
     /// <see cref="RunPhases.FaultGraceWaits"/>).</summary>
     public int FaultGraceWaits { get; set; }
 
+    /// <summary>The real time those waits took together (<see cref="RunPhases.FaultGraceWaited"/>).</summary>
+    public TimeSpan FaultGraceWaited { get; set; }
+
     /// <summary>How many flushes the writer had started when the last stall step ended (-1 before any): a stall step waits for a
     /// flush started after it, so one flush is stalled once.</summary>
     public long FlushesAtLastStall { get; set; } = -1;

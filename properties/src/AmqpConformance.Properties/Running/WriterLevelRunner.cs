@@ -76,7 +76,7 @@ public static class WriterLevelRunner
         long ended = Stopwatch.GetTimestamp();
         var evidence = Evidence(world, observer, lifecycle);
         var phases = new RunPhases(Stopwatch.GetElapsedTime(started, opened), Stopwatch.GetElapsedTime(opened, driven),
-            Stopwatch.GetElapsedTime(driven, ended), Stopwatch.GetElapsedTime(ended)) { Skipped = world.Time.Skipped, FaultGraceWaits = world.FaultGraceWaits };
+            Stopwatch.GetElapsedTime(driven, ended), Stopwatch.GetElapsedTime(ended)) { Skipped = world.Time.Skipped, FaultGraceWaits = world.FaultGraceWaits, FaultGraceWaited = world.FaultGraceWaited };
         return new RunResult(scenario, evidence, world.Connection.Log) { Events = world.Events, Phases = phases };
     }
 
