@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
+using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Harness.Writers;
 using AmqpConformance.Properties.Benchmarks;
 using AmqpConformance.Properties.Generators;
@@ -31,28 +32,34 @@ using FsCheck.Fluent;
 //                   so every row shows the steady cost per case that an FsCheck run of many cases sees; the warm-up's own
 //                   wall and JIT time are printed on a line of their own
 CultureInfo.CurrentCulture = CultureInfo.InvariantCulture;
-int cases = args.SkipWhile(a => a != "--cases").Skip(1).Select(int.Parse).FirstOrDefault(300);
-var writers = args.Select((a, i) => (a, i)).Where(x => x.a == "--writer" && x.i + 1 < args.Length).Select(x => args[x.i + 1]).ToList();
+var arguments = new BenchArguments(args);
+int cases, warmup;
+var options = WriterRunOptions.Default;
+string profileName;
+List<string> writers;
+try
+{
+    cases = arguments.Number("--cases", 1, 300);
+    warmup = arguments.Number("--warmup", 0, 0);
+    writers = arguments.Values("--writer");
+    if (arguments.Milliseconds("--fault-reaction-wait") is { } reaction) options = options with { FaultReactionWait = reaction };
+    if (arguments.Milliseconds("--grace-window") is { } window) options = options with { FaultGraceQuietWindow = window };
+    if (arguments.Milliseconds("--grace-wait") is { } graceWait) options = options with { FaultGraceRealWait = graceWait };
+    profileName = arguments.Value("--profile") ?? "mixed";
+    if (profileName is not ("mixed" or "legacy-free") && !InvariantNames.All.Contains(profileName))
+        throw new BenchUsageException($"--profile {profileName}: not mixed, legacy-free or an invariant ({string.Join(", ", InvariantNames.All)})");
+}
+catch (BenchUsageException bad)
+{
+    Console.Error.WriteLine(bad.Message);
+    return 2;
+}
 var factories = WriterModes.All.Where(f => writers.Count == 0 || writers.Contains(f.Name, StringComparer.OrdinalIgnoreCase)).ToList();
 if (factories.Count == 0)
 {
     Console.Error.WriteLine($"no reference writer named {string.Join(", ", writers)}; known: {string.Join(", ", WriterModes.All.Select(f => f.Name))}");
     return 2;
 }
-int warmup = args.SkipWhile(a => a != "--warmup").Skip(1).Select(int.Parse).FirstOrDefault(0);
-if (warmup < 0 || cases <= 0)
-{
-    Console.Error.WriteLine("--cases must be positive and --warmup not negative");
-    return 2;
-}
-var options = WriterRunOptions.Default;
-if (args.SkipWhile(a => a != "--fault-reaction-wait").Skip(1).FirstOrDefault() is { } reaction)
-    options = options with { FaultReactionWait = TimeSpan.FromMilliseconds(double.Parse(reaction, CultureInfo.InvariantCulture)) };
-if (args.SkipWhile(a => a != "--grace-window").Skip(1).FirstOrDefault() is { } window)
-    options = options with { FaultGraceQuietWindow = TimeSpan.FromMilliseconds(double.Parse(window, CultureInfo.InvariantCulture)) };
-if (args.SkipWhile(a => a != "--grace-wait").Skip(1).FirstOrDefault() is { } graceWait)
-    options = options with { FaultGraceRealWait = TimeSpan.FromMilliseconds(double.Parse(graceWait, CultureInfo.InvariantCulture)) };
-string profileName = args.SkipWhile(a => a != "--profile").Skip(1).FirstOrDefault() ?? "mixed";
 var profile = profileName switch
 {
     "mixed" => ScenarioProfile.Mixed,
