@@ -35,15 +35,16 @@ internal sealed class PromptSchedulingWindow(TimeSpan window)
     /// <paramref name="window"/> on end. A thread the machine keeps off the CPU is what a real-time wait for a writer is for, and
     /// the same load delays the trips; with none over a window longer than a scheduler's period, a writer thread that had work has
     /// run by then. After a slow trip the waiter gives the CPU up for a moment (the writer may need it more). A window of zero, or
-    /// not shorter than the limit, waits the whole limit. Returns the time waited, read from <paramref name="time"/> (the system's
-    /// clock when null; a test's own makes trips look prompt or slow).</summary>
+    /// not shorter than the limit, waits the whole limit. Returns the time waited. Time is read, and the whole limit waited, on
+    /// <paramref name="time"/> (the system's clock when null; a test's own makes trips look prompt or slow, or moves the clock past
+    /// the limit).</summary>
     public static async Task<TimeSpan> WaitAsync(TimeSpan window, TimeSpan limit, TimeProvider? time = null)
     {
         time ??= TimeProvider.System;
         long start = time.GetTimestamp();
         if (window <= TimeSpan.Zero || window >= limit)
         {
-            await Task.Delay(limit).ConfigureAwait(false);
+            await Task.Delay(limit, time).ConfigureAwait(false);
             return time.GetElapsedTime(start);
         }
         var prompt = new PromptSchedulingWindow(window);
