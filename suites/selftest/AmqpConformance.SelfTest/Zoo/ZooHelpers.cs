@@ -4,7 +4,8 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo;
 
 /// <summary>What the zoo's writers do correctly alike (so that each one's bug is the only thing wrong with it): wait for a
-/// lock and release the command if that wait is cancelled; refuse a call on entry; build the exceptions a stopped writer throws.</summary>
+/// lock and release the command if that wait is cancelled; refuse a call on entry; write (and flush) a command, stopping the writer
+/// on a failure; build the exceptions a stopped writer throws.</summary>
 internal static class ZooHelpers
 {
     /// <summary>Waits for <paramref name="gate"/>; if the wait is cancelled, releases the command (the writer owns it from
@@ -21,6 +22,42 @@ internal static class ZooHelpers
             command.Release(pool);
             throw;
         }
+    }
+
+    /// <summary>The write step the inline zoo writers share (and get right), under the caller's lock: writes
+    /// <paramref name="command"/>'s frames into the output. If that fails, the writer has stopped: the failure goes to
+    /// <paramref name="recordFault"/>, the command is released and the call throws <see cref="Faulted"/>. On success the command
+    /// is still the caller's to release.</summary>
+    public static void WriteOrStop(WriterContext context, in OutgoingCommand command, string writer, Action<Exception> recordFault)
+    {
+        try
+        {
+            CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
+        }
+        catch (Exception ex)
+        {
+            recordFault(ex);
+            command.Release(context.Pool);
+            throw Faulted(writer, ex);
+        }
+    }
+
+    /// <summary>As <see cref="WriteOrStop"/>, then one flush (which must deliver: <see cref="CommandFraming.ThrowIfNotDelivered"/>)
+    /// and the command's release once it went out; a failed flush stops the writer the same way.</summary>
+    public static async ValueTask WriteFlushReleaseAsync(WriterContext context, OutgoingCommand command, string writer, Action<Exception> recordFault)
+    {
+        try
+        {
+            CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
+            CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+        }
+        catch (Exception ex)
+        {
+            recordFault(ex);
+            command.Release(context.Pool);
+            throw Faulted(writer, ex);
+        }
+        command.Release(context.Pool);
     }
 
     /// <summary>The disposal the lock-based zoo writers share (and get right): waits for the call in progress to let go of

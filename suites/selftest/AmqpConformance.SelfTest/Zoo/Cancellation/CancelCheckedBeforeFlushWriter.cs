@@ -33,16 +33,7 @@ public sealed class CancelCheckedBeforeFlushWriter(WriterContext context) : IFra
                 command.Release(context.Pool);
                 throw stopped;
             }
-            try
-            {
-                CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
-            }
-            catch (Exception ex)
-            {
-                Interlocked.CompareExchange(ref _fault, ex, null);
-                command.Release(context.Pool);
-                throw ZooHelpers.Faulted(Name, ex);
-            }
+            ZooHelpers.WriteOrStop(context, command, Name, ex => Interlocked.CompareExchange(ref _fault, ex, null));
             // BUG: the caller gave up; spare it the flush. The frames are in the pipe already.
             if (cancellationToken.IsCancellationRequested)
             {

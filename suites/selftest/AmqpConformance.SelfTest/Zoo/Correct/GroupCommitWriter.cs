@@ -38,16 +38,7 @@ public sealed class GroupCommitWriter(WriterContext context) : IFrameWriter
                 command.Release(context.Pool);
                 throw stopped;
             }
-            try
-            {
-                CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
-            }
-            catch (Exception ex)
-            {
-                Interlocked.CompareExchange(ref _fault, ex, null);
-                command.Release(context.Pool);
-                throw ZooHelpers.Faulted(Name, ex);
-            }
+            ZooHelpers.WriteOrStop(context, command, Name, ex => Interlocked.CompareExchange(ref _fault, ex, null));
             command.Release(context.Pool);
             mine = ++_written;
         }

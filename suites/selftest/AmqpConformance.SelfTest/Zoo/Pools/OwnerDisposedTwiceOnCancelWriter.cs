@@ -46,18 +46,7 @@ public sealed class OwnerDisposedTwiceOnCancelWriter(WriterContext context) : IF
                 command.Release(context.Pool);
                 throw stopped;
             }
-            try
-            {
-                CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
-                CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
-            }
-            catch (Exception ex)
-            {
-                Interlocked.CompareExchange(ref _fault, ex, null);
-                command.Release(context.Pool);
-                throw ZooHelpers.Faulted(Name, ex);
-            }
-            command.Release(context.Pool);
+            await ZooHelpers.WriteFlushReleaseAsync(context, command, Name, ex => Interlocked.CompareExchange(ref _fault, ex, null)).ConfigureAwait(false);
         }
         finally
         {
