@@ -33,17 +33,22 @@ internal static class SelftestCommand
         {
             Description = "Also replay each caught writer's failure this many times from its printed replay token and count how often it came back.",
         };
+        var suite = new Option<bool>("--suite")
+        {
+            Description = "Run every property for each writer, as a client repository's suite does, and time how long it takes to end " +
+                "(default: stop at the first failing property).",
+        };
         var command = new Command("selftest", "Run the zoo of deliberately broken writers through the properties and print the kill matrix.")
         {
-            cases, writer, json, replays,
+            cases, writer, json, replays, suite,
         };
         command.SetAction((parse, ct) => RunAsync(parse.GetValue(cases), parse.GetValue(writer) ?? [], parse.GetValue(json), parse.GetValue(replays),
-            parse.InvocationConfiguration.Output, parse.InvocationConfiguration.Error, ct));
+            parse.InvocationConfiguration.Output, parse.InvocationConfiguration.Error, ct, parse.GetValue(suite)));
         return command;
     }
 
     internal static async Task<int> RunAsync(int cases, string[] writers, string? jsonPath, int replays, TextWriter output, TextWriter error,
-        CancellationToken cancellationToken)
+        CancellationToken cancellationToken, bool wholeSuite = false)
     {
         if (cases < 1)
         {
@@ -66,7 +71,7 @@ internal static class SelftestCommand
         var interruption = Task.Delay(Timeout.Infinite, cancellationToken);
         foreach (var entry in entries)
         {
-            var run = Task.Run(() => KillMatrix.Run(entry, cases, cancellationToken), CancellationToken.None);
+            var run = Task.Run(() => KillMatrix.Run(entry, cases, cancellationToken, wholeSuite), CancellationToken.None);
             if (await Task.WhenAny(run, interruption).ConfigureAwait(false) != run) break;
             var result = await run.ConfigureAwait(false);
             if (cancellationToken.IsCancellationRequested) break;
@@ -77,7 +82,9 @@ internal static class SelftestCommand
                 replayChecks[entry.Name] = check;
                 replayNote = $"; replay reproduced it {check.Reproduced}/{check.Replays} ({check.OnFirstAttempt} on the first attempt)";
             }
-            output.WriteLine($"{entry.Name}: {Verdict(result)} ({result.CasesRun} cases, {result.Elapsed.TotalSeconds:0.0} s{replayNote})");
+            string firstRed = result.FirstFailureAfter is { } red ? $", first failure after {red.TotalSeconds:0.0} s" : "";
+            string ended = result.WholeSuite ? "suite ended after " : "";
+            output.WriteLine($"{entry.Name}: {Verdict(result)} ({result.CasesRun} cases{firstRed}, {ended}{result.Elapsed.TotalSeconds:0.0} s{replayNote})");
         }
         Print(results, replayChecks, output);
         if (jsonPath is not null && !TryWriteJson(jsonPath, results, replayChecks, error)) return ExitCodes.BadInput;
@@ -111,13 +118,15 @@ internal static class SelftestCommand
     {
         var console = ConsoleStyle.For(output);
         console.Profile.Width = Math.Max(console.Profile.Width, 160);
-        var table = new Table().Title("Kill matrix").AddColumns("writer", "class", "verdict", "caught by", "cases", "seconds", "replays");
+        var table = new Table().Title("Kill matrix").AddColumns("writer", "class", "verdict", "caught by", "cases", "first failure s",
+            results.Any(r => r.WholeSuite) ? "suite s" : "seconds", "replays");
         foreach (var r in results)
         {
             string verdict = r.AsExpected ? $"[green]{Verdict(r)}[/]" : $"[red]{Verdict(r)}[/]";
             string by = r.Failure is { } f ? $"{f.Invariant}: {string.Join(", ", r.Rules.Take(3))}" : "";
             table.AddRow(Markup.Escape(r.Entry.Name), r.Entry.Class.ToString(), verdict, Markup.Escape(by),
-                r.CasesRun.ToString(CultureInfo.InvariantCulture), r.Elapsed.TotalSeconds.ToString("0.0", CultureInfo.InvariantCulture),
+                r.CasesRun.ToString(CultureInfo.InvariantCulture), r.FirstFailureAfter?.TotalSeconds.ToString("0.0", CultureInfo.InvariantCulture) ?? "",
+                r.Elapsed.TotalSeconds.ToString("0.0", CultureInfo.InvariantCulture),
                 replays.TryGetValue(r.Entry.Name, out var c) ? $"{c.Reproduced}/{c.Replays} ({c.OnFirstAttempt} first)" : "");
         }
         console.Write(table);
@@ -127,6 +136,19 @@ internal static class SelftestCommand
             $"median cases to failure: {KillMatrix.MedianCasesToFailure(results)?.ToString("0.#", CultureInfo.InvariantCulture) ?? "-"}; " +
             $"{results.Sum(r => r.Elapsed.TotalSeconds):0} s in all." +
             (replays.Count == 0 ? "" : $" Replays reproducing >= 9/10: {replays.Values.Count(c => c.Reproduced * 10 >= c.Replays * 9)}/{replays.Count}."));
+        if (correct.Count > 0)
+            output.WriteLine($"Correct writers: {correct.Count(r => r.Caught)} false positive(s) in {correct.Sum(r => r.TotalCases)} cases.");
+        var caught = broken.Where(r => r.Caught).ToList();
+        if (caught.Count > 0)
+            output.WriteLine("Time to first failure (s): " + Quantiles(caught.Select(r => r.FirstFailureAfter!.Value.TotalSeconds)) +
+                (caught.Any(r => r.WholeSuite) ? "; time to the end of the suite (s): " + Quantiles(caught.Select(r => r.Elapsed.TotalSeconds)) : "") + ".");
+    }
+
+    private static string Quantiles(IEnumerable<double> seconds)
+    {
+        var all = seconds.ToList();
+        static string F(double? v) => v?.ToString("0.0", CultureInfo.InvariantCulture) ?? "-";
+        return $"p50 {F(KillMatrix.Quantile(all, 0.5))}, p95 {F(KillMatrix.Quantile(all, 0.95))}, max {F(KillMatrix.Quantile(all, 1))}";
     }
 
     private static bool TryWriteJson(string path, IReadOnlyList<KillResult> results, IReadOnlyDictionary<string, ReplayCheck> replays, TextWriter error)
@@ -143,6 +165,9 @@ internal static class SelftestCommand
             casesToFailure = r.Caught ? r.CasesRun : (int?)null,
             casesRun = r.CasesRun,
             seconds = Math.Round(r.Elapsed.TotalSeconds, 3),
+            firstFailureSeconds = r.FirstFailureAfter is { } red ? Math.Round(red.TotalSeconds, 3) : (double?)null,
+            wholeSuite = r.WholeSuite,
+            totalCases = r.TotalCases,
             counterexample = r.Failure?.Counterexample?.ToString(),
             replay = r.Failure?.Replay?.ToString(),
             replayCheck = replays.GetValueOrDefault(r.Entry.Name),

@@ -30,8 +30,8 @@ public static class ConformanceProperties
         ArgumentNullException.ThrowIfNull(factory);
         options ??= new PropertyRunOptions();
         var runner = options.Runner;
-        return Check(factory.Name, invariant, options,
-            scenario => WriterLevelRunner.RunAsync(factory, scenario, runner).GetAwaiter().GetResult());
+        return CheckCore(factory.Name, factory.Identity, invariant, options,
+            scenario => WriterLevelRunner.RunAsync(factory, scenario, runner).GetAwaiter().GetResult(), null);
     }
 
     /// <summary>Checks <paramref name="invariant"/>'s property against <paramref name="client"/> at client level, through
@@ -41,7 +41,8 @@ public static class ConformanceProperties
         ArgumentNullException.ThrowIfNull(client);
         ArgumentNullException.ThrowIfNull(runner);
         options ??= new PropertyRunOptions();
-        return Check(client.Name, invariant, options, scenario => runner.RunAsync(client, scenario).GetAwaiter().GetResult(), ScenarioGenerators.ClientArbitrary);
+        return CheckCore(client.Name, (client.GetType(), client.Name), invariant, options,
+            scenario => runner.RunAsync(client, scenario).GetAwaiter().GetResult(), ScenarioGenerators.ClientArbitrary);
     }
 
     /// <summary>Checks <paramref name="invariant"/>'s property with any way of running a scenario (writer level, client level...).</summary>
@@ -52,7 +53,12 @@ public static class ConformanceProperties
     /// <param name="arbitrary">The scenarios to draw from; defaults to the property's profile (<see cref="ScenarioProfile.For"/>).</param>
     /// <exception cref="ArgumentException">Unknown invariant.</exception>
     public static PropertyOutcome Check(string subject, string invariant, PropertyRunOptions options, Func<Scenario, RunResult> run,
-        Arbitrary<Scenario>? arbitrary = null)
+        Arbitrary<Scenario>? arbitrary = null) => CheckCore(subject, null, invariant, options, run, arbitrary);
+
+    /// <summary><see cref="Check(string, string, PropertyRunOptions, Func{Scenario, RunResult}, Arbitrary{Scenario}?)"/>, knowing
+    /// what is checked by <paramref name="identity"/> across checks (null: nothing is shared with other checks).</summary>
+    private static PropertyOutcome CheckCore(string subject, object? identity, string invariant, PropertyRunOptions options,
+        Func<Scenario, RunResult> run, Arbitrary<Scenario>? arbitrary)
     {
         ArgumentNullException.ThrowIfNull(subject);
         ArgumentNullException.ThrowIfNull(options);
@@ -70,7 +76,8 @@ public static class ConformanceProperties
                 : new Replay(start, FSharpOption<int>.None)));
         UnhandledExceptionMonitor.EnsureProcessWide();
         using var slot = CasesInFlight.Begin(subject, invariant, options, start, config);
-        var session = new CheckSession(invariant, options, run, slot);
+        string? shrunkElsewhere = identity is not null && options.ShrinkOncePerWriter && options.Replay is null ? ShrunkFailures.Of(identity) : null;
+        var session = new CheckSession(invariant, options, run, slot) { SkipShrinking = shrunkElsewhere is not null };
         FsCheck.Check.One(config, Prop.ForAll(arbitrary, (Func<Scenario, bool>)session.Holds));
 
         if (capture.Result is not TestResult.Failed failed)
@@ -81,7 +88,13 @@ public static class ConformanceProperties
         session.ConfirmShrunk(shrunk);
         if (session.LastVerdict is null && failed.Item4 is Outcome.Failed { Item: { } error })
             session.LastVerdict = new Verdict(invariant, [new Violation(invariant, "property-threw", error.ToString(), [], [])]);
-        return session.Outcome(subject, failed.Item1.NumberOfTests, failed.Item1.NumberOfShrinks, shrunk ?? failed.Item2.Head as Scenario, token);
+        var counterexample = shrunk ?? failed.Item2.Head as Scenario;
+        if (identity is not null && shrunkElsewhere is null && options.Replay is null && counterexample is not null)
+            ShrunkFailures.Add(identity, invariant, counterexample.ToString());
+        return session.Outcome(subject, failed.Item1.NumberOfTests, failed.Item1.NumberOfShrinks, counterexample, token) with
+        {
+            ShrunkElsewhere = shrunkElsewhere,
+        };
     }
 
     /// <summary>The state of one property check: judges each case on every invariant, filters accepted deviations, counts events,
@@ -101,12 +114,18 @@ public static class ConformanceProperties
 
         public Verdict? LastVerdict { get; set; }
 
+        /// <summary>Report the first failing case as found, without shrinking it (<see cref="PropertyRunOptions.ShrinkOncePerWriter"/>).</summary>
+        public bool SkipShrinking { get; init; }
+
+        /// <summary>Wall time at the end of the first failing case; null until one failed.</summary>
+        public TimeSpan? FirstFailureAfter { get; private set; }
+
         public bool Holds(Scenario scenario)
         {
             // Shrinking a writer that hangs costs a call timeout per candidate: past the budget, stop shrinking (keep the best so far).
             // A case that hung left harness threads stuck inside the writer, and each candidate would likely hang for the whole case
             // bound again: the hung case is reported as it is.
-            if (_shrinking is not null && (_shrinking.Elapsed > options.ShrinkBudget || LastFailure?.Evidence.CaseHung is not null)) return true;
+            if (_shrinking is not null && (SkipShrinking || _shrinking.Elapsed > options.ShrinkBudget || LastFailure?.Evidence.CaseHung is not null)) return true;
             if (options.Cancellation.IsCancellationRequested)
             {
                 Interrupted = true;
@@ -128,13 +147,13 @@ public static class ConformanceProperties
                 catch (Exception)
                 {
                     // FsCheck counts a throwing case as a failure and shrinks it: what runs next are candidates, not new cases.
-                    if (_shrinking is null) (_failedCase, _shrinking) = (generated, Stopwatch.StartNew());
+                    if (_shrinking is null) (_failedCase, _shrinking, FirstFailureAfter) = (generated, Stopwatch.StartNew(), _elapsed.Elapsed);
                     throw;
                 }
                 finally { slot.Finish(); }
                 if (_shrinking is null) _events.Add(result.Events);
                 if (verdict.Holds) continue;
-                if (_shrinking is null) _failedCase = generated;
+                if (_shrinking is null) (_failedCase, FirstFailureAfter) = (generated, _elapsed.Elapsed);
                 _shrinking ??= Stopwatch.StartNew();
                 if (options.Replay is not null && _replayAttempts == 0) _replayAttempts = attempt;
                 (LastFailure, LastVerdict) = (result, verdict);
@@ -175,6 +194,7 @@ public static class ConformanceProperties
                 Interrupted = Interrupted,
                 Events = _events,
                 ReplayAttemptsNeeded = _replayAttempts == 0 ? null : _replayAttempts,
+                FirstFailureAfter = counterexample is null ? null : FirstFailureAfter,
             };
 
         private (RunResult Result, Verdict Verdict) Judge(Scenario scenario)

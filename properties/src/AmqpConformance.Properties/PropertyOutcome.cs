@@ -31,6 +31,14 @@ public sealed record PropertyOutcome(string Invariant, string Subject, int Cases
     /// <summary>The events the generated cases produced (shrinking runs not counted).</summary>
     public RunEvents Events { get; init; } = new();
 
+    /// <summary>Wall time from the start of the check to the end of its first failing case (before shrinking); null when no case
+    /// failed.</summary>
+    public TimeSpan? FirstFailureAfter { get; init; }
+
+    /// <summary>Set when this failure was not shrunk because another property had already shrunk a failure of the same writer in
+    /// this process (<see cref="PropertyRunOptions.ShrinkOncePerWriter"/>): that property and its shrunk counterexample.</summary>
+    public string? ShrunkElsewhere { get; init; }
+
     /// <summary>For a replay: on which attempt the replayed case failed again (null when it did not fail, or this is not a replay).</summary>
     public int? ReplayAttemptsNeeded { get; init; }
 
@@ -51,6 +59,8 @@ public sealed record PropertyOutcome(string Invariant, string Subject, int Cases
         string which = ViolatedInvariants.Count == 0 ? Invariant : string.Join(", ", ViolatedInvariants);
         sb.AppendLine($"{Subject} violates {which} (property \"{Invariant}\": found after {CasesRun} case(s), shrunk {Shrinks} time(s)).");
         sb.AppendLine($"Counterexample: {Counterexample}");
+        if (ShrunkElsewhere is not null)
+            sb.AppendLine($"Not shrunk: this writer's failure was already shrunk by property {ShrunkElsewhere}.");
         if (Verdict is not null)
         {
             sb.AppendLine("Violations:");

@@ -24,25 +24,49 @@ public static class KillMatrix
     /// <param name="entry">The writer.</param>
     /// <param name="cases">Cases per property.</param>
     /// <param name="cancellationToken">Stops before the next property (the result then covers what ran).</param>
-    public static KillResult Run(ZooEntry entry, int cases = PropertyRunOptions.DefaultCases, CancellationToken cancellationToken = default)
+    /// <param name="wholeSuite">Run every property as a client repository's suite does (its default shrink budget and case bound,
+    /// each failure shrunk once per writer) and measure how long the suite takes to end; by default stop at the first failing
+    /// property, shrinking for at most <see cref="DefaultShrinkBudget"/>.</param>
+    public static KillResult Run(ZooEntry entry, int cases = PropertyRunOptions.DefaultCases, CancellationToken cancellationToken = default,
+        bool wholeSuite = false)
     {
         ArgumentNullException.ThrowIfNull(entry);
         var stopwatch = Stopwatch.StartNew();
-        int casesRun = 0;
+        int casesRun = 0, totalCases = 0;
+        PropertyOutcome? first = null;
+        TimeSpan? firstFailure = null;
         foreach (string property in InvariantNames.All)
         {
             if (cancellationToken.IsCancellationRequested) break;
+            var defaults = new PropertyRunOptions();
             var options = new PropertyRunOptions
             {
-                MaxTest = cases, ShrinkBudget = DefaultShrinkBudget, Cancellation = cancellationToken,
-                Runner = Properties.Running.WriterRunOptions.Default with { CaseTimeout = CaseTimeout },
+                MaxTest = cases, ShrinkBudget = wholeSuite ? defaults.ShrinkBudget : DefaultShrinkBudget, Cancellation = cancellationToken,
+                Runner = wholeSuite ? defaults.Runner : Properties.Running.WriterRunOptions.Default with { CaseTimeout = CaseTimeout },
                 ReplayHint = token => $"paste: amqp-conformance run --writer {entry.Name} --invariant {property} --replay {token}",
             };
+            var started = stopwatch.Elapsed;
             var outcome = ConformanceProperties.Check(entry.Factory, property, options);
-            casesRun += outcome.CasesRun;
-            if (!outcome.Holds) return new KillResult(entry, outcome, casesRun, stopwatch.Elapsed);
+            totalCases += outcome.CasesRun;
+            if (first is null) casesRun += outcome.CasesRun;
+            if (outcome.Holds || first is not null) continue;
+            (first, firstFailure) = (outcome, started + (outcome.FirstFailureAfter ?? outcome.Elapsed));
+            if (!wholeSuite) break;
         }
-        return new KillResult(entry, null, casesRun, stopwatch.Elapsed);
+        return new KillResult(entry, first, casesRun, stopwatch.Elapsed)
+        {
+            FirstFailureAfter = firstFailure, WholeSuite = wholeSuite, TotalCases = totalCases,
+        };
+    }
+
+    /// <summary>The <paramref name="fraction"/> quantile (0.5 for the median, 0.95, 1 for the maximum) of
+    /// <paramref name="values"/>, by the nearest-rank method; null when there are none.</summary>
+    public static double? Quantile(IEnumerable<double> values, double fraction)
+    {
+        var sorted = values.Order().ToList();
+        if (sorted.Count == 0) return null;
+        int rank = (int)Math.Ceiling(fraction * sorted.Count);
+        return sorted[Math.Clamp(rank, 1, sorted.Count) - 1];
     }
 
     /// <summary>Replays <paramref name="result"/>'s failing case <paramref name="times"/> times from its replay token, as a user pasting

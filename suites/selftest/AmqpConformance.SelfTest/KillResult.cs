@@ -10,6 +10,17 @@ namespace AmqpConformance.SelfTest;
 /// <param name="Elapsed">Wall time, shrinking included.</param>
 public sealed record KillResult(ZooEntry Entry, PropertyOutcome? Failure, int CasesRun, TimeSpan Elapsed)
 {
+    /// <summary>Wall time from the start to the end of the first failing case (before its shrinking); null when none failed.</summary>
+    public TimeSpan? FirstFailureAfter { get; init; }
+
+    /// <summary>Whether every property ran, as in a suite (<see cref="KillMatrix.Run"/> with <c>wholeSuite</c>), so that
+    /// <see cref="Elapsed"/> is the time a suite of this writer takes to end; otherwise the run stopped at the first failing
+    /// property.</summary>
+    public bool WholeSuite { get; init; }
+
+    /// <summary>Cases run in all (every property's, shrinking not counted).</summary>
+    public int TotalCases { get; init; }
+
     /// <summary>Whether some property failed.</summary>
     public bool Caught => Failure is not null;
 

@@ -28,8 +28,13 @@ public sealed class LifecycleChecker : IInvariantChecker
                 "sees the socket end without a close.");
         if (evidence.Lifecycle is not { DisposeInvokedAt: { } invoked } life) return v.ToVerdict();
         if (!life.DisposeCompleted)
-            v.Add("dispose-hung", $"DisposeAsync did not complete within {life.Bound.TotalSeconds:0.###} s" +
-                (life.OutputStalledThroughDispose ? " while the output accepted nothing (a writer must give up after WriterContext.DrainTimeout)." : "."));
+            v.Add("dispose-hung", $"DisposeAsync did not complete within {life.Bound.TotalSeconds:0.###} s of the case's clock" +
+                (life.RealTimeBound is { } real
+                    ? $" nor {real.TotalSeconds:0.###} s of real time (the factory's DisposeTimeout)"
+                    : " (a disposal of this writer had already outlived the factory's DisposeTimeout of real time, so it was not waited again)") +
+                (life.OutputStalledThroughDispose
+                    ? " while the output accepted nothing: a writer must give up after WriterContext.DrainTimeout on WriterContext.TimeProvider, or within its factory's DisposeTimeout on a timer of its own."
+                    : "."));
         if (life.FirstDisposalFailure is { } threw)
             v.Add("dispose-threw", $"DisposeAsync threw {(threw.EndsWith('.') && !threw.EndsWith("...", StringComparison.Ordinal) ? threw[..^1] : threw)}. A connection's close path (Abort, CloseAsync, `await using`) disposes " +
                 "the writer, often because the transport already failed; an exception there hides the close's own outcome and skips " +

@@ -4,7 +4,7 @@ namespace AmqpConformance.Harness.Verdicts;
 /// <param name="DisposeInvokedAt">When the synchronous part of DisposeAsync had returned (a call that starts later started after
 /// disposal began); null if the writer was never disposed.</param>
 /// <param name="DisposeReturnedAt">When the task DisposeAsync returned completed; null if it did not within <paramref name="Bound"/>.</param>
-/// <param name="Bound">How long the harness waited for DisposeAsync.</param>
+/// <param name="Bound">How long the harness waited for DisposeAsync on the evidence's clock.</param>
 /// <param name="CallsPendingAtDispose">Calls that had started and not completed when disposal began.</param>
 /// <param name="BytesWrittenAfterDispose">Bytes the writer committed to its output after DisposeAsync completed.</param>
 /// <param name="OutputStalledThroughDispose">Whether the harness kept the output from accepting anything until disposal returned
@@ -14,6 +14,11 @@ public sealed record LifecycleRecord(TimeSpan? DisposeInvokedAt, TimeSpan? Dispo
 {
     /// <summary>Whether DisposeAsync completed within <see cref="Bound"/> (with a second disposal, both calls).</summary>
     public bool DisposeCompleted => DisposeReturnedAt is not null;
+
+    /// <summary>The real time the harness gave DisposeAsync beyond <see cref="Bound"/> (the factory's
+    /// <see cref="Writers.FrameWriterFactory.DisposeTimeout"/>), or null when it held the writer to <see cref="Bound"/> alone (a
+    /// writer already seen to hang in disposal).</summary>
+    public TimeSpan? RealTimeBound { get; init; }
 
     /// <summary>How the harness called DisposeAsync a second time ("after the first returned", "alongside the first"), or null
     /// when it called it once. <see cref="DisposeReturnedAt"/> is then when both calls had completed.</summary>

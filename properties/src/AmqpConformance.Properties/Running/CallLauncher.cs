@@ -130,10 +130,21 @@ internal sealed class CallLauncher(WriterCase world)
         // A writer that blocks the calling thread (sync over async) would hold this thread, and with it the script that could
         // release what it waits for: after the call timeout the harness cancels the call's token to get the thread back. A call
         // without a token cannot be got back so: the case's own bound (WriterRunOptions.CaseTimeout) ends it.
+        // The timeout counts time in which the process could run: when it fires after the process was kept from running, it waits
+        // again for as long as that lasted (SchedulingLag).
         int returned = 0;
-        using (var watchdog = new Timer(_ =>
+        var lag = SchedulingLag.Process;
+        var lagAtCall = lag.Total;
+        Timer? watchdogTimer = null;
+        using (var watchdog = watchdogTimer = new Timer(_ =>
         {
             if (Volatile.Read(ref returned) != 0) return;
+            var owed = lag.Total - lagAtCall;
+            if (owed > TimeSpan.Zero && owed < BoundedWait.MostLagCredited)
+            {
+                lagAtCall += owed;
+                try { watchdogTimer!.Change(owed, Timeout.InfiniteTimeSpan); return; } catch (ObjectDisposedException) { return; }
+            }
             trace.BlockedCaller = true;
             if (step.WithoutToken) return;
             trace.CancelRequested = true;
@@ -303,7 +314,9 @@ internal sealed class CallLauncher(WriterCase world)
     {
         try
         {
-            if (!await BoundedWait.CompletesWithinAsync(call, world.Options.CallTimeout).ConfigureAwait(false))
+            // The call timeout counts time in which the process could run: a loaded machine's time off the CPU is added back.
+            if (!await BoundedWait.CompletesWithinRunnableAsync(call, world.Options.CallTimeout).ConfigureAwait(false)
+                && !(world.Lifecycle is { } lifecycle && await lifecycle.EndsWithDisposalAsync(call).ConfigureAwait(false)))
                 return; // hung: leave the body alone, the writer may still be using it
             trace.DeliveredAtCompletion = world.Output.DeliveredOffset; // read after the call completed: what had been delivered by then
             trace.Complete(world.Clock, call.Exception?.InnerException ?? (call.IsCanceled ? new OperationCanceledException() : null));

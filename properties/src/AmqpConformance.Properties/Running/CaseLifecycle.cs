@@ -10,21 +10,40 @@ namespace AmqpConformance.Properties.Running;
 /// <remarks>When the harness keeps the output stalled through disposal, the writer's drain timeout can only expire: the harness then
 /// lets the writer settle and moves the case's clock to the writer's next timer (<see cref="CaseClock.TrySkipToNextTimer"/>) instead
 /// of waiting for it in real time; the bound is judged on the case's clock, which never runs slower than real time.</remarks>
-internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
+internal sealed class CaseLifecycle
 {
+    private readonly WriterCase world;
+    private readonly CaseObserver observer;
     private Task? _disposal;
     private TimeSpan? _invokedAt;
     private TimeSpan? _returnedAt;
     private IReadOnlyList<int> _pending = [];
     private bool _timedOut;
+    private long _invokedTimestamp;
+    private TimeSpan? _realBound;
     private string? _firstFailure;
     private string? _secondFailure;
+
+    /// <summary>Makes the disposal of <paramref name="world"/>'s writer and registers it as the case's (<see cref="WriterCase.Lifecycle"/>).</summary>
+    public CaseLifecycle(WriterCase world, CaseObserver observer)
+    {
+        this.world = world;
+        this.observer = observer;
+        world.Lifecycle = this;
+    }
 
     /// <summary>Whether disposal has begun.</summary>
     public bool Begun => _disposal is not null;
 
-    /// <summary>How long the harness waits for DisposeAsync: twice the writer's drain timeout plus a margin.</summary>
+    /// <summary>How long the harness waits for DisposeAsync on the case's clock: twice the writer's drain timeout plus a margin.</summary>
     public TimeSpan Bound => 2 * world.Context.DrainTimeout + world.Options.DisposeMargin;
+
+    /// <summary>When (a <see cref="System.Diagnostics.Stopwatch"/> timestamp) the real time that disposal is given beyond
+    /// <see cref="Bound"/> runs out (the factory's <see cref="Harness.Writers.FrameWriterFactory.DisposeTimeout"/> from when disposal began), or
+    /// null when disposal has not begun or the writer is held to <see cref="Bound"/> alone (<see cref="HungDisposals"/>).</summary>
+    public long? RealTimeAllowanceEnds => _realBound is { } real && _invokedTimestamp != 0
+        ? _invokedTimestamp + CaseClock.ToTicks(real)
+        : null;
 
     /// <summary>Invokes DisposeAsync (and the scenario's second call, if any) without waiting for it; does nothing once begun.</summary>
     public void Begin()
@@ -60,6 +79,8 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
         // Read before DisposeAsync is invoked: a call it ends synchronously (one racing it, say) must not seem to have ended
         // before disposal began.
         _invokedAt = world.Clock;
+        _realBound = HungDisposals.Includes(world.Factory) ? null : world.Factory.DisposeTimeout;
+        _invokedTimestamp = System.Diagnostics.Stopwatch.GetTimestamp();
         Task disposal = First(InvokeDispose());
         switch (world.Scenario.SecondDisposal)
         {
@@ -129,20 +150,41 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
         }
     }
 
-    /// <summary>Waits (bounded by <see cref="Bound"/> on the case's clock) for DisposeAsync to complete; begins it first if need be.</summary>
+    /// <summary>Waits for DisposeAsync to complete, until both of its bounds have passed: <see cref="Bound"/> on the case's clock
+    /// and the factory's <see cref="Harness.Writers.FrameWriterFactory.DisposeTimeout"/> of real time (unless the writer is held to the first alone,
+    /// <see cref="HungDisposals"/>); begins it first if need be. A disposal that outlives both is recorded as not completed, and its
+    /// writer is held to the case clock's bound from then on.</summary>
     public async Task AwaitAsync()
     {
         Begin();
-        if (world.StallsThroughDispose)
-        {
-            await AwaitStalledAsync().ConfigureAwait(false);
-            return;
-        }
-        if (!await BoundedWait.CompletesWithinAsync(_disposal!, Bound).ConfigureAwait(false)) _timedOut = true;
+        if (world.StallsThroughDispose) await AwaitStalledAsync().ConfigureAwait(false);
+        else if (!await BoundedWait.CompletesWithinAsync(_disposal!, Max(Bound, RealLeft())).ConfigureAwait(false)) _timedOut = true;
+        if (_timedOut && _realBound is not null) HungDisposals.Add(world.Factory, world.Scenario.ToString());
     }
 
+    /// <summary>For a call that outlived the call timeout: whether it ends with disposal. A call held by an output stalled through
+    /// disposal can only end when the writer gives up, which a writer on timers of its own does within the real time disposal is
+    /// given (the factory's DisposeTimeout); so while disposal runs within that allowance the call is waited for too, and once
+    /// disposal returned, for <see cref="WriterRunOptions.DisposeMargin"/> more. False (the call hung) when disposal has not begun,
+    /// has no real-time allowance, or the call did not end so.</summary>
+    public async Task<bool> EndsWithDisposalAsync(Task call)
+    {
+        if (_disposal is not { } disposal || _realBound is null) return call.IsCompleted;
+        await BoundedWait.CompletesWithinAsync(Task.WhenAny(call, disposal), RealLeft()).ConfigureAwait(false);
+        if (call.IsCompleted) return true;
+        return disposal.IsCompleted && await BoundedWait.CompletesWithinRunnableAsync(call, world.Options.DisposeMargin).ConfigureAwait(false);
+    }
+
+    /// <summary>The real time left of disposal's real-time allowance (zero when it has none or it ran out).</summary>
+    private TimeSpan RealLeft() => _realBound is { } real
+        ? Max(TimeSpan.Zero, real - System.Diagnostics.Stopwatch.GetElapsedTime(_invokedTimestamp))
+        : TimeSpan.Zero;
+
+    private static TimeSpan Max(TimeSpan a, TimeSpan b) => a > b ? a : b;
+
     /// <summary>The output accepts no flush, so only the writer's own timers can end its disposal: each time the writer has settled,
-    /// the case's clock moves to its next timer; with none armed, the rest of the bound is waited in real time. A writer still
+    /// the case's clock moves to its next timer; with none armed within the case clock's bound, the writer waits on a timer of its
+    /// own, and the harness waits in real time for as long as the larger of the two bounds has left. A writer still
     /// busy when a settle gives up (writing a large command into the output, slowed by timing noise on a loaded machine) is not
     /// waiting for a timer: the clock stays, and the harness settles again. Moving it then fired the writer's drain timeout in the
     /// middle of a command, and its give-up wait (real time) ran out before the command was written: CI's load made a correct
@@ -155,7 +197,8 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
     {
         while (!_disposal!.IsCompleted)
         {
-            var left = Bound - (world.Clock - _invokedAt!.Value);
+            var caseLeft = Bound - (world.Clock - _invokedAt!.Value);
+            var left = Max(caseLeft, RealLeft());
             if (left <= TimeSpan.Zero)
             {
                 _timedOut = true;
@@ -171,7 +214,9 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
                 await BoundedWait.CompletesWithinAsync(Task.WhenAny(changed, _disposal), left).ConfigureAwait(false);
                 continue;
             }
-            if (world.Time.TrySkipToNextTimer(Bound - (world.Clock - _invokedAt.Value))) continue;
+            if (caseLeft > TimeSpan.Zero && world.Time.TrySkipToNextTimer(Bound - (world.Clock - _invokedAt.Value))) continue;
+            // No timer of the writer's on the case's clock within its bound: it waits on a timer of its own (real time, given up to
+            // the factory's DisposeTimeout) or on nothing at all.
             await BoundedWait.CompletesWithinAsync(_disposal, left).ConfigureAwait(false);
         }
     }
@@ -182,6 +227,7 @@ internal sealed class CaseLifecycle(WriterCase world, CaseObserver observer)
         new(_invokedAt, _disposal is { IsCompleted: true } && !_timedOut ? _returnedAt : null, Bound, _pending, world.Output.BytesWrittenAfterDispose,
             world.StallsThroughDispose)
         {
+            RealTimeBound = _realBound,
             SecondDisposal = world.Scenario.SecondDisposal switch
             {
                 SecondDisposal.AfterFirst => "after the first returned",

@@ -69,21 +69,33 @@ internal sealed class CaseObserver(WriterCase world)
         if (!CanJudgeVisibility()) return;
         var missing = Unflushed();
         if (missing.Count == 0) return;
+        // Idleness counts time in which the process could run (SchedulingLag): a writer whose timer thread a loaded machine kept
+        // off the CPU is not idle by choice.
+        var lag = SchedulingLag.Process;
         var idle = Stopwatch.StartNew();
+        var idleLag = lag.Total;
         var total = Stopwatch.StartNew();
         long activity = world.Output.Activity;
-        while (missing.Count > 0 && idle.Elapsed < world.Options.VisibilityBound && total.Elapsed < world.Options.CallTimeout * 6)
+        TimeSpan Idle() => idle.Elapsed - (lag.Total - idleLag);
+        while (missing.Count > 0 && total.Elapsed < world.Options.CallTimeout * 6)
         {
+            if (Idle() >= world.Options.VisibilityBound)
+            {
+                // Let the meter see the time up to now before judging: the process may just have come back.
+                await lag.NextTickAsync().WaitAsync(TimeSpan.FromSeconds(1)).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+                if (Idle() >= world.Options.VisibilityBound) break;
+            }
             var changed = world.Output.WhenChanged;
             missing = Unflushed();
             if (missing.Count == 0) break;
             // A transport fault the idle writer has not met yet ends the wait too: the bytes cannot go out then.
-            await BoundedWait.CompletesWithinAsync(Task.WhenAny(changed, world.Transport.Completion), world.Options.VisibilityBound - idle.Elapsed).ConfigureAwait(false);
+            await BoundedWait.CompletesWithinAsync(Task.WhenAny(changed, world.Transport.Completion), world.Options.VisibilityBound - Idle()).ConfigureAwait(false);
             if (!CanJudgeVisibility()) return;
             if (world.Output.Activity != activity)
             {
                 activity = world.Output.Activity;
                 idle.Restart();
+                idleLag = lag.Total;
             }
             missing = Unflushed();
         }

@@ -70,6 +70,9 @@ internal sealed class WriterCase : IAsyncDisposable
     /// <summary>Each publisher's calls, in its order.</summary>
     public IReadOnlyList<IReadOnlyList<CallTrace>> Traces { get; }
 
+    /// <summary>The case's disposal, once the runner made it (<see cref="CaseLifecycle"/> registers itself).</summary>
+    public CaseLifecycle? Lifecycle { get; set; }
+
     /// <summary>The writer under test, once created.</summary>
     public IFrameWriter? Writer { get; private set; }
 

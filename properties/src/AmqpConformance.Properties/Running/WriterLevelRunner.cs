@@ -41,7 +41,7 @@ public static class WriterLevelRunner
         // cancellation callback that deadlocks the thread cancelling, a WriteAsync stuck on a lock), and then only this wait
         // comes back, to report what the harness is stuck in instead of hanging the run.
         var run = Task.Run(() => DriveAsync(world, calls, observer, lifecycle, started, opened));
-        if (!await BoundedWait.CompletesWithinAsync(run, options.CaseTimeout).ConfigureAwait(false))
+        if (!await CompletesWithinCaseBoundAsync(run, options, lifecycle, opened).ConfigureAwait(false))
             return Abandon(world, observer, lifecycle, run);
         try
         {
@@ -50,6 +50,24 @@ public static class WriterLevelRunner
         finally
         {
             await world.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>Waits for the case within <see cref="WriterRunOptions.CaseTimeout"/> of real time from when the writer opened, and,
+    /// while disposal is being given real time for a writer's own timers (<see cref="CaseLifecycle.RealTimeAllowanceEnds"/>), until
+    /// half a case bound after that allowance runs out: the case bound is for harness threads stuck in the writer, not for a
+    /// disposal the harness itself is still waiting for. Time in which the process could not run is added back (SchedulingLag).</summary>
+    private static async Task<bool> CompletesWithinCaseBoundAsync(Task run, WriterRunOptions options, CaseLifecycle lifecycle, long opened)
+    {
+        long deadline = opened + CaseClock.ToTicks(options.CaseTimeout);
+        while (true)
+        {
+            var left = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), deadline);
+            if (await BoundedWait.CompletesWithinRunnableAsync(run, left).ConfigureAwait(false)) return true;
+            if (lifecycle.RealTimeAllowanceEnds is not { } ends) return false;
+            long extended = ends + CaseClock.ToTicks(options.CaseTimeout / 2);
+            if (extended <= Stopwatch.GetTimestamp()) return false;
+            deadline = extended;
         }
     }
 

@@ -28,12 +28,13 @@ public abstract class DelayedFlushZooWriter : IFrameWriter
     /// <summary>Creates the writer and its (disarmed) flush timer.</summary>
     /// <param name="context">The writer's context.</param>
     /// <param name="name">The writer's name in its exceptions.</param>
-    protected DelayedFlushZooWriter(WriterContext context, string name)
+    /// <param name="timers">The clock the flush timer runs on; null for <see cref="WriterContext.TimeProvider"/>.</param>
+    protected DelayedFlushZooWriter(WriterContext context, string name, TimeProvider? timers = null)
     {
         ArgumentNullException.ThrowIfNull(context);
         Context = context;
         _name = name;
-        _timer = context.TimeProvider.CreateTimer(static s => _ = ((DelayedFlushZooWriter)s!).FlushPendingAsync(), this,
+        _timer = (timers ?? context.TimeProvider).CreateTimer(static s => _ = ((DelayedFlushZooWriter)s!).FlushPendingAsync(), this,
             Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
     }
 
@@ -139,13 +140,17 @@ public abstract class DelayedFlushZooWriter : IFrameWriter
         await _timer.DisposeAsync().ConfigureAwait(false);
         // The final flush: whatever was written and not yet flushed (its timer stopped), bounded like any drain.
         var final = FinalFlushAsync();
-        if (!await final.EndsWithinAsync(Context, gaveUp: false).ConfigureAwait(false))
+        if (!await WaitForFinalFlushAsync(final).ConfigureAwait(false))
         {
             Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up on the pending flush."), null);
             Context.Output.CancelPendingFlush();
             await final.EndsWithinAsync(Context, gaveUp: true).ConfigureAwait(false);
         }
     }
+
+    /// <summary>Waits for disposal's final flush; true if it ended, false to give up on it. By default within
+    /// <see cref="WriterContext.DrainTimeout"/> on <see cref="WriterContext.TimeProvider"/> (<see cref="ZooHelpers.EndsWithinAsync"/>).</summary>
+    protected virtual Task<bool> WaitForFinalFlushAsync(Task final) => final.EndsWithinAsync(Context, gaveUp: false);
 
     private async Task FinalFlushAsync()
     {

@@ -331,6 +331,27 @@ public static partial class ZooWriters
         E(c => new WriteTimeoutWriter(c), BugClass.Correct,
             "None: gives each flush 30 s on WriterContext.TimeProvider before taking the connection for dead, as RabbitMQ.Client's socket write timeout does.",
             "None (the harness never stalls one flush for 20 s or more).", WriterCompletion.AfterFlush),
+
+        // Correct with timers or threads of their own, not WriterContext.TimeProvider: a stalled disposal costs them real time, within
+        // the factory's DisposeTimeout (30 s), and must never be blamed.
+        E(c => new OwnTimeoutDisposeWriter(c), BugClass.Correct,
+            "None: the quickstart's inline writer, whose DisposeAsync waits SemaphoreSlim.WaitAsync(5 s) on the system clock, cancels the pending flush and waits 5 s more.",
+            "None (a disposal on a stalled output takes 5 s of real time).", WriterCompletion.AfterFlush),
+        E(c => new CancelAfterDrainWriter(c), BugClass.Correct,
+            "None: a background writer whose disposal bounds its drain with CancellationTokenSource.CancelAfter(2 s).",
+            "None (a disposal on a stalled output takes 2 s of real time).", WriterCompletion.OnAccept),
+        E(c => new DelayRaceDrainWriter(c), BugClass.Correct,
+            "None: a background writer whose disposal races its loop against Task.Delay(1.5 s).",
+            "None (a disposal on a stalled output takes 1.5 s of real time).", WriterCompletion.OnAccept),
+        E(c => new SystemTimerFlushWriter(c), BugClass.Correct,
+            "None: the delayed-flush writer with its 1 ms flush timer and its 1 s disposal bound on System.Threading.Timer.",
+            "None (a disposal on a stalled output takes 1 s of real time).", WriterCompletion.AfterFlush),
+        E(c => new MonitorWaitThreadWriter(c), BugClass.Correct,
+            "None: a dedicated thread polling its queue with Monitor.Wait(5 ms), flushing synchronously; disposal joins it with Thread.Join(1 s).",
+            "None (a disposal on a stalled output takes 1 s of real time).", WriterCompletion.OnAccept),
+        E(c => new WallClockWriteTimeoutWriter(c), BugClass.Correct,
+            "None: an inline writer with a 30 s write timeout on a system-clock CancellationTokenSource and a 1 s SemaphoreSlim disposal wait.",
+            "None (the harness never holds a flush for 30 s of real time).", WriterCompletion.AfterFlush),
     ];
 
     /// <summary>The zoo writer called <paramref name="name"/>, case-insensitive, or null: its full name ("Zoo:LazyFlush", or

@@ -1,0 +1,85 @@
+namespace AmqpConformance.Properties.Running;
+
+/// <summary>How long this process has been kept from running, measured by a timer that ticks every <see cref="Period"/> on the
+/// thread pool: a tick that comes later than due by more than <see cref="Tolerance"/> adds its lateness to <see cref="Total"/>.
+/// A machine that keeps the process off the CPU (a loaded CI runner, <c>nice</c>, a stopped process), or a thread pool with no
+/// free thread, delays the ticks exactly as it delays the writer's own threads, so a real-time bound extended by the lag it
+/// saw (<see cref="BoundedWait.CompletesWithinRunnableAsync"/>) gives the writer the time it was meant to get to run.</summary>
+internal sealed class SchedulingLag : ISchedulingLag, IDisposable
+{
+    private static readonly Lazy<SchedulingLag> ProcessMeter = new(() => new SchedulingLag(TimeProvider.System, TimeSpan.FromMilliseconds(10),
+        TimeSpan.FromMilliseconds(5)));
+
+    private readonly TimeProvider _time;
+    private readonly ITimer _timer;
+    private readonly object _gate = new();
+    private long _lastTick;
+    private TimeSpan _total;
+    private TaskCompletionSource _nextTick = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    /// <summary>Starts a meter ticking on <paramref name="time"/>.</summary>
+    public SchedulingLag(TimeProvider time, TimeSpan period, TimeSpan tolerance)
+    {
+        ArgumentNullException.ThrowIfNull(time);
+        _time = time;
+        Period = period;
+        Tolerance = tolerance;
+        _lastTick = time.GetTimestamp();
+        _timer = time.CreateTimer(static s => ((SchedulingLag)s!).Observe(), this, period, period);
+    }
+
+    /// <summary>The process's meter (10 ms ticks, 5 ms tolerance), started on first use; it runs for the life of the process.</summary>
+    public static SchedulingLag Process => ProcessMeter.Value;
+
+    /// <summary>How often the meter ticks.</summary>
+    public TimeSpan Period { get; }
+
+    /// <summary>How late a tick may be without counting: timer resolution and ordinary scheduling.</summary>
+    public TimeSpan Tolerance { get; }
+
+    /// <inheritdoc />
+    public TimeSpan Total
+    {
+        get
+        {
+            lock (_gate) return _total;
+        }
+    }
+
+    /// <inheritdoc />
+    public Task NextTickAsync()
+    {
+        lock (_gate) return _nextTick.Task;
+    }
+
+    /// <summary>Records a tick at <paramref name="now"/> (a timestamp of the meter's clock): any lateness beyond
+    /// <see cref="Tolerance"/> since the tick before counts.</summary>
+    internal void Observe(long now)
+    {
+        TaskCompletionSource ticked;
+        lock (_gate)
+        {
+            var late = _time.GetElapsedTime(_lastTick, now) - Period;
+            if (late > Tolerance) _total += late;
+            _lastTick = now;
+            ticked = _nextTick;
+            _nextTick = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        }
+        ticked.TrySetResult();
+    }
+
+    private void Observe() => Observe(_time.GetTimestamp());
+
+    /// <summary>Stops the meter (a test's own; the process's runs for ever).</summary>
+    public void Dispose() => _timer.Dispose();
+}
+
+/// <summary>A measure of how long the process has been kept from running (<see cref="SchedulingLag"/>; a test's fake).</summary>
+internal interface ISchedulingLag
+{
+    /// <summary>The lag seen so far: it only grows.</summary>
+    TimeSpan Total { get; }
+
+    /// <summary>Completes at the meter's next tick, once it has looked at the time since the last one.</summary>
+    Task NextTickAsync();
+}

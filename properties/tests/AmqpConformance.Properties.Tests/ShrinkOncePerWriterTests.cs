@@ -1,0 +1,79 @@
+using AmqpConformance.Harness.Verdicts;
+using AmqpConformance.Harness.Writers;
+
+namespace AmqpConformance.Properties.Tests;
+
+/// <summary>A suite's properties each judge every invariant, so a broken writer fails most of them: its failure is shrunk once, by
+/// the first property that finds it, and the others report their first failing case with its own replay token.</summary>
+public sealed class ShrinkOncePerWriterTests
+{
+    [Fact]
+    public void The_second_property_to_fail_reports_its_first_failing_case_unshrunk_and_names_the_shrunk_one()
+    {
+        var factory = FrameWriterFactory.Create("WritesTwice:" + Guid.NewGuid(), c => new WritesTwiceWriter(c), WriterCompletion.AfterFlush);
+        var options = new PropertyRunOptions { MaxTest = 20 };
+
+        var first = ConformanceProperties.Check(factory, InvariantNames.Order, options);
+        Assert.False(first.Holds);
+        Assert.Null(first.ShrunkElsewhere);
+        Assert.NotNull(first.FirstFailureAfter);
+
+        var second = ConformanceProperties.Check(factory, InvariantNames.Bodies, options);
+        Assert.False(second.Holds);
+        Assert.Equal(0, second.Shrinks);
+        Assert.Contains($"\"{InvariantNames.Order}\"", second.ShrunkElsewhere, StringComparison.Ordinal);
+        Assert.Contains("Not shrunk", second.Describe(), StringComparison.Ordinal);
+        Assert.NotNull(second.Replay);
+        // Its own token replays its own case, which still fails.
+        var replay = ConformanceProperties.Check(factory, InvariantNames.Bodies, options with { Replay = second.Replay, ShrinkBudget = TimeSpan.Zero });
+        Assert.False(replay.Holds);
+        Assert.Equal(second.Counterexample!.ToString(), replay.Counterexample!.ToString());
+    }
+
+    [Fact]
+    public void A_property_shrinks_as_always_when_told_to_or_when_it_is_the_first()
+    {
+        var factory = FrameWriterFactory.Create("WritesTwice:" + Guid.NewGuid(), c => new WritesTwiceWriter(c), WriterCompletion.AfterFlush);
+        var first = ConformanceProperties.Check(factory, InvariantNames.Order, new PropertyRunOptions { MaxTest = 20 });
+        var again = ConformanceProperties.Check(factory, InvariantNames.Bodies, new PropertyRunOptions { MaxTest = 20, ShrinkOncePerWriter = false });
+        Assert.Null(first.ShrunkElsewhere);
+        Assert.Null(again.ShrunkElsewhere);
+        Assert.False(again.Holds);
+    }
+
+    /// <summary>Broken: writes every command twice (under one lock, one flush), so every publish reaches the broker twice.</summary>
+    private sealed class WritesTwiceWriter(WriterContext context) : IFrameWriter
+    {
+        private readonly SemaphoreSlim _lock = new(1, 1);
+
+        public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
+        {
+            try
+            {
+                await _lock.WaitAsync(cancellationToken).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                command.Release(context.Pool);
+                throw;
+            }
+            try
+            {
+                CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
+                CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
+                CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+            }
+            finally
+            {
+                command.Release(context.Pool);
+                _lock.Release();
+            }
+        }
+
+        public async ValueTask DisposeAsync()
+        {
+            if (await _lock.WaitAsync(context.DrainTimeout, context.TimeProvider).ConfigureAwait(false)) _lock.Release();
+            else context.Output.CancelPendingFlush();
+        }
+    }
+}
