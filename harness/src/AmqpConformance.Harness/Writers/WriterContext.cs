@@ -23,7 +23,8 @@ public sealed record WriterContext(PipeWriter Output, ArrayPool<byte> Pool, int 
     /// <summary>How long <see cref="IAsyncDisposable.DisposeAsync"/> may wait for the output to take what the writer holds before
     /// it gives up on it (releasing the commands and failing their calls). Disposal must return within twice this even if the
     /// output never accepts another byte (plus <see cref="GiveUpWait"/> for a write in progress that a busy machine keeps off the
-    /// CPU); the harness shortens it when it keeps the output stalled through disposal.</summary>
+    /// CPU); the harness shortens it when it keeps the output stalled through disposal. A writer may ignore it and give up on a
+    /// timer of its own instead, within its factory's <see cref="FrameWriterFactory.DisposeTimeout"/> of real time.</summary>
     public TimeSpan DrainTimeout { get; init; } = DefaultDrainTimeout;
 
     /// <summary>The clock <see cref="DrainTimeout"/> runs on: a writer should wait for it with this provider (for example
@@ -31,7 +32,7 @@ public sealed record WriterContext(PipeWriter Output, ArrayPool<byte> Pool, int 
     /// The default is the system clock. The harness passes its case clock, whose timers fire when real time passes, as the
     /// system's do, or at once when the harness moves the clock forward: it does that only after the writer has settled with its
     /// output stalled on purpose, so a drain timeout that can only expire costs no real time. A writer that uses its own timers
-    /// still conforms; its waits just take real time. <see cref="GiveUpWait"/> is meant as real time (it waits for a thread the
+    /// still conforms (within <see cref="FrameWriterFactory.DisposeTimeout"/>); its waits just take real time. <see cref="GiveUpWait"/> is meant as real time (it waits for a thread the
     /// machine keeps off the CPU) and should not use this clock.</summary>
     public TimeProvider TimeProvider { get; init; } = TimeProvider.System;
 

@@ -202,7 +202,8 @@ public sealed class ClientLevelRunner : IAsyncDisposable
                 events.Add(stall is { IsStalled: true } ? RunEvent.CancelDuringFlush : RunEvent.CancelRacingCompletion);
                 _ = Task.Run(() => { try { cts.Cancel(); } catch (ObjectDisposedException) { } });
             }
-            if (!await BoundedWait.CompletesWithinAsync(call, CallTimeout + (stall?.Limit ?? TimeSpan.Zero)).ConfigureAwait(false)) return false;
+            // Counted in time the process could run (SchedulingLag): a loaded machine's time off the CPU is given back.
+            if (!await BoundedWait.CompletesWithinRunnableAsync(call, CallTimeout + (stall?.Limit ?? TimeSpan.Zero)).ConfigureAwait(false)) return false;
             trace.Complete(log.Elapsed, call.Exception?.InnerException ?? (call.IsCanceled ? new OperationCanceledException() : null));
             stall?.NoteProgress();
             if (call.IsCompletedSuccessfully) trace.PublishSequenceNumber = call.Result;

@@ -18,6 +18,7 @@ public sealed class MonitorWaitThreadWriter(WriterContext context) : StagedZooWr
     public static TimeSpan JoinWait { get; } = TimeSpan.FromSeconds(1);
 
     private readonly object _gate = new();
+    private readonly ManualResetEventSlim _started = new();
     private Thread? _thread;
 
     /// <inheritdoc />
@@ -46,6 +47,7 @@ public sealed class MonitorWaitThreadWriter(WriterContext context) : StagedZooWr
         })
         { IsBackground = true, Name = "amqp-monitor-writer" };
         _thread.Start();
+        _started.Set();
         return ended.Task;
     }
 
@@ -69,10 +71,14 @@ public sealed class MonitorWaitThreadWriter(WriterContext context) : StagedZooWr
     }
 
     /// <inheritdoc />
-    protected override Task<bool> WaitForDrainAsync()
+    protected override async Task<bool> WaitForDrainAsync()
     {
         lock (_gate) Monitor.PulseAll(_gate); // the queue is closed: the thread ends once it is empty (a stop, within one poll)
-        var thread = _thread;
-        return thread is null ? Task.FromResult(true) : Task.Run(() => thread.Join(JoinWait));
+        // The loop that starts the thread runs on the pool: a disposal right after construction may come before it.
+        bool joined = await Task.Run(() => _started.Wait(JoinWait) && _thread!.Join(JoinWait)).ConfigureAwait(false);
+        // A thread that ended on a fault leaves its commands to the loop's clean-up (LoopStopped), which runs after it on the
+        // pool: disposal waits for that too, or it returns with their buffers still rented (the self-test caught that).
+        if (joined) await Loop.ConfigureAwait(false);
+        return joined;
     }
 }
