@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.CommandLine;
+using System.Text.Json;
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Harness.Writers;
 
@@ -191,6 +192,29 @@ public sealed class RunCommandTests : IDisposable
         Assert.Equal("order", rows["Zoo:LifoQueue"].GetProperty("rules")[0].GetString()!.Split('/')[0]);
         Assert.False(rows["Zoo:OneBufferPerCommand"].GetProperty("caught").GetBoolean());
         Assert.Equal(12 * 20, rows["Zoo:OneBufferPerCommand"].GetProperty("casesRun").GetInt32());
+    }
+
+    [Fact]
+    public async Task Selftest_suite_runs_every_property_and_prints_the_time_to_the_first_failure_and_to_the_end_of_the_suite()
+    {
+        var output = new StringWriter();
+        var error = new StringWriter();
+        string json = Path.Combine(_reports, "selftest-suite.json");
+        int code = await CliApplication.RunAsync(["selftest", "--suite", "--writer", "LifoQueue", "--writer", "OneBufferPerCommand", "--cases", "20",
+            "--json", json], output, error, CancellationToken.None);
+        string text = output.ToString();
+        Assert.True(code == 0, text + error);
+        Assert.Matches(@"Zoo:LifoQueue: caught \(\d+ cases, first failure after \d+\.\d s, suite ended after \d+\.\d s\)", text);
+        Assert.Contains("Correct writers: 0 false positive(s) in 240 cases.", text, StringComparison.Ordinal);
+        Assert.Matches(@"Time to first failure \(s\): p50 \d+\.\d, p95 \d+\.\d, max \d+\.\d; time to the end of the suite \(s\): p50", text);
+        using var document = System.Text.Json.JsonDocument.Parse(File.ReadAllText(json));
+        var rows = document.RootElement.EnumerateArray().ToDictionary(r => r.GetProperty("writer").GetString()!);
+        var lifo = rows["Zoo:LifoQueue"];
+        Assert.True(lifo.GetProperty("wholeSuite").GetBoolean());
+        // Every property ran (the run did not stop at the first failure), and the first failure came before the suite's end.
+        Assert.True(lifo.GetProperty("totalCases").GetInt32() > lifo.GetProperty("casesRun").GetInt32(), lifo.ToString());
+        Assert.True(lifo.GetProperty("firstFailureSeconds").GetDouble() <= lifo.GetProperty("seconds").GetDouble(), lifo.ToString());
+        Assert.Equal(JsonValueKind.Null, rows["Zoo:OneBufferPerCommand"].GetProperty("firstFailureSeconds").ValueKind);
     }
 
     /// <summary>A stalled-through-dispose case in which Background's 25 ms drain timeout runs out before the script releases the

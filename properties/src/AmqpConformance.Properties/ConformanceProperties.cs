@@ -29,8 +29,13 @@ public static class ConformanceProperties
     {
         ArgumentNullException.ThrowIfNull(factory);
         options ??= new PropertyRunOptions();
+        var identity = factory.Identity;
         var runner = options.Runner;
-        return CheckCore(factory.Name, factory.Identity, invariant, options,
+        // After another property shrank this writer's failure, the real-time rules it already broke in full are judged quickly
+        // (WriterRunOptions.ProvenRules): this property only has to end red, and its first failure is reported unshrunk.
+        if (options.ShrinkOncePerWriter && options.Replay is null && ShrunkFailures.Of(identity) is not null)
+            runner = runner with { ProvenRules = ShrunkFailures.ProvenRules(identity) };
+        return CheckCore(factory.Name, identity, invariant, options,
             scenario => WriterLevelRunner.RunAsync(factory, scenario, runner).GetAwaiter().GetResult(), null);
     }
 
@@ -77,7 +82,12 @@ public static class ConformanceProperties
         UnhandledExceptionMonitor.EnsureProcessWide();
         using var slot = CasesInFlight.Begin(subject, invariant, options, start, config);
         string? shrunkElsewhere = identity is not null && options.ShrinkOncePerWriter && options.Replay is null ? ShrunkFailures.Of(identity) : null;
-        var session = new CheckSession(invariant, options, run, slot) { SkipShrinking = shrunkElsewhere is not null };
+        var session = new CheckSession(invariant, options, run, slot)
+        {
+            SkipShrinking = shrunkElsewhere is not null,
+            OnFailure = identity is null || options.Replay is not null ? null
+                : verdict => ShrunkFailures.NoteBroken(identity, verdict.Violations.Select(v => v.Rule)),
+        };
         FsCheck.Check.One(config, Prop.ForAll(arbitrary, (Func<Scenario, bool>)session.Holds));
 
         if (capture.Result is not TestResult.Failed failed)
@@ -89,6 +99,9 @@ public static class ConformanceProperties
         if (session.LastVerdict is null && failed.Item4 is Outcome.Failed { Item: { } error })
             session.LastVerdict = new Verdict(invariant, [new Violation(invariant, "property-threw", error.ToString(), [], [])]);
         var counterexample = shrunk ?? failed.Item2.Head as Scenario;
+        if (shrunkElsewhere is not null && identity is not null && ShrunkFailures.ProvenRules(identity) is { Count: > 0 } proven)
+            shrunkElsewhere += $"; the real-time rules it had already broken at their full bound ({string.Join(", ", proven.Order())}) were judged " +
+                $"at {Running.WriterRunOptions.ProvenRuleBound.TotalMilliseconds:0} ms here";
         if (identity is not null && shrunkElsewhere is null && options.Replay is null && counterexample is not null)
             ShrunkFailures.Add(identity, invariant, counterexample.ToString());
         return session.Outcome(subject, failed.Item1.NumberOfTests, failed.Item1.NumberOfShrinks, counterexample, token) with
@@ -116,6 +129,9 @@ public static class ConformanceProperties
 
         /// <summary>Report the first failing case as found, without shrinking it (<see cref="PropertyRunOptions.ShrinkOncePerWriter"/>).</summary>
         public bool SkipShrinking { get; init; }
+
+        /// <summary>Called with the verdict of every failing case.</summary>
+        public Action<Verdict>? OnFailure { get; init; }
 
         /// <summary>Wall time at the end of the first failing case; null until one failed.</summary>
         public TimeSpan? FirstFailureAfter { get; private set; }
@@ -153,6 +169,7 @@ public static class ConformanceProperties
                 finally { slot.Finish(); }
                 if (_shrinking is null) _events.Add(result.Events);
                 if (verdict.Holds) continue;
+                OnFailure?.Invoke(verdict);
                 if (_shrinking is null) (_failedCase, FirstFailureAfter) = (generated, _elapsed.Elapsed);
                 _shrinking ??= Stopwatch.StartNew();
                 if (options.Replay is not null && _replayAttempts == 0) _replayAttempts = attempt;

@@ -30,16 +30,17 @@ public sealed record PropertyRunOptions
     /// <summary>Limits of each run.</summary>
     public WriterRunOptions Runner { get; init; } = WriterRunOptions.Default;
 
-    /// <summary>How long shrinking may go on after the first failure before the smallest failing case so far is reported (default 20 s).</summary>
-    public TimeSpan ShrinkBudget { get; init; } = TimeSpan.FromSeconds(20);
+    /// <summary>How long shrinking may go on after the first failure before the smallest failing case so far is reported (default 15 s).</summary>
+    public TimeSpan ShrinkBudget { get; init; } = TimeSpan.FromSeconds(15);
 
     /// <summary>Whether a writer's failure is shrunk once per process (default true): a suite runs one property per invariant, each
     /// judging every invariant, so a broken writer fails most of them, and shrinking each failure again (up to
     /// <see cref="ShrinkBudget"/> apiece, longer where candidates wait out real-time bounds) is what made a broken writer's suite
     /// take minutes to end red. With this set, once one property has shrunk a failure of a writer (the same
     /// <see cref="Harness.Writers.FrameWriterFactory"/> by identity), the others report their first failing case as found, with its
-    /// own replay token, and name the property that holds the shrunk one (<see cref="PropertyOutcome.ShrunkElsewhere"/>). A property
-    /// run alone shrinks as always. Replays are never affected.</summary>
+    /// own replay token, and name the property that holds the shrunk one (<see cref="PropertyOutcome.ShrunkElsewhere"/>); the
+    /// real-time rules the writer already broke at their full bound are judged at a short one there
+    /// (<see cref="Running.WriterRunOptions.ProvenRules"/>). A property run alone shrinks as always. Replays are never affected.</summary>
     public bool ShrinkOncePerWriter { get; init; } = true;
 
     /// <summary>Documented defects of a third-party client, accepted for now (see <see cref="KnownDeviation"/>): the violations each

@@ -41,6 +41,72 @@ public sealed class ShrinkOncePerWriterTests
         Assert.False(again.Holds);
     }
 
+    [Fact]
+    public void A_real_time_rule_the_writer_already_broke_in_full_is_judged_at_the_short_bound_by_the_properties_after()
+    {
+        var factory = FrameWriterFactory.Create("NeverFlushes:" + Guid.NewGuid(), c => new NeverFlushesWriter(c));
+        var first = ConformanceProperties.Check(factory, InvariantNames.Visibility, new PropertyRunOptions { MaxTest = 20, ShrinkBudget = TimeSpan.Zero });
+        var full = Assert.Single(first.Run!.Evidence.VisibilityLapses);
+        Assert.Equal(AmqpConformance.Properties.Running.WriterRunOptions.Default.VisibilityBound, full.Bound);
+
+        var second = ConformanceProperties.Check(factory, InvariantNames.Order, new PropertyRunOptions { MaxTest = 20 });
+        Assert.False(second.Holds);
+        Assert.Contains("not-flushed", second.Verdict!.Violations.Select(v => v.Rule));
+        Assert.All(second.Run!.Evidence.VisibilityLapses, lapse => Assert.Equal(AmqpConformance.Properties.Running.WriterRunOptions.ProvenRuleBound, lapse.Bound));
+        Assert.Contains("judged at 250 ms", second.Describe(), StringComparison.Ordinal);
+
+        // A writer that never broke the rule in full is judged at the full bound, even after another writer did.
+        var other = FrameWriterFactory.Create("NeverFlushes:" + Guid.NewGuid(), c => new NeverFlushesWriter(c));
+        var fresh = ConformanceProperties.Check(other, InvariantNames.Order, new PropertyRunOptions { MaxTest = 20, ShrinkBudget = TimeSpan.Zero });
+        Assert.All(fresh.Run!.Evidence.VisibilityLapses, lapse => Assert.Equal(AmqpConformance.Properties.Running.WriterRunOptions.Default.VisibilityBound, lapse.Bound));
+    }
+
+    /// <summary>Broken: writes each command and completes its call without ever flushing (until disposal).</summary>
+    private sealed class NeverFlushesWriter(WriterContext context) : IFrameWriter
+    {
+        private readonly SemaphoreSlim _lock = new(1, 1);
+
+        public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
+        {
+            try
+            {
+                await _lock.WaitAsync(cancellationToken).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                command.Release(context.Pool);
+                throw;
+            }
+            try
+            {
+                CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
+            }
+            finally
+            {
+                command.Release(context.Pool);
+                _lock.Release();
+            }
+        }
+
+        public async ValueTask DisposeAsync()
+        {
+            if (!await _lock.WaitAsync(context.DrainTimeout, context.TimeProvider).ConfigureAwait(false))
+            {
+                context.Output.CancelPendingFlush();
+                return;
+            }
+            try
+            {
+                await ((Task)context.Output.FlushAsync(CancellationToken.None).AsTask()).WaitAsync(context.DrainTimeout, context.TimeProvider)
+                    .ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+            }
+            finally
+            {
+                _lock.Release();
+            }
+        }
+    }
+
     /// <summary>Broken: writes every command twice (under one lock, one flush), so every publish reaches the broker twice.</summary>
     private sealed class WritesTwiceWriter(WriterContext context) : IFrameWriter
     {

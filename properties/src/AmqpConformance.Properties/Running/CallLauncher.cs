@@ -315,7 +315,7 @@ internal sealed class CallLauncher(WriterCase world)
         try
         {
             // The call timeout counts time in which the process could run: a loaded machine's time off the CPU is added back.
-            if (!await BoundedWait.CompletesWithinRunnableAsync(call, world.Options.CallTimeout).ConfigureAwait(false)
+            if (!await BoundedWait.CompletesWithinRunnableAsync(call, world.Options.HungCallBound).ConfigureAwait(false)
                 && !(world.Lifecycle is { } lifecycle && await lifecycle.EndsWithDisposalAsync(call).ConfigureAwait(false)))
                 return; // hung: leave the body alone, the writer may still be using it
             trace.DeliveredAtCompletion = world.Output.DeliveredOffset; // read after the call completed: what had been delivered by then

@@ -20,6 +20,7 @@ internal sealed class CaseLifecycle
     private IReadOnlyList<int> _pending = [];
     private bool _timedOut;
     private long _invokedTimestamp;
+    private long _returnedTimestamp;
     private TimeSpan? _realBound;
     private string? _firstFailure;
     private string? _secondFailure;
@@ -36,7 +37,7 @@ internal sealed class CaseLifecycle
     public bool Begun => _disposal is not null;
 
     /// <summary>How long the harness waits for DisposeAsync on the case's clock: twice the writer's drain timeout plus a margin.</summary>
-    public TimeSpan Bound => 2 * world.Context.DrainTimeout + world.Options.DisposeMargin;
+    public TimeSpan Bound => 2 * world.Context.DrainTimeout + world.Options.DisposeMarginFor;
 
     /// <summary>When (a <see cref="System.Diagnostics.Stopwatch"/> timestamp) the real time that disposal is given beyond
     /// <see cref="Bound"/> runs out (the factory's <see cref="Harness.Writers.FrameWriterFactory.DisposeTimeout"/> from when disposal began), or
@@ -94,6 +95,7 @@ internal sealed class CaseLifecycle
         _disposal = disposal.ContinueWith(_ =>
         {
             _returnedAt = world.Clock;
+            Volatile.Write(ref _returnedTimestamp, System.Diagnostics.Stopwatch.GetTimestamp());
             world.Output.MarkDisposeReturned();
         }, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
     }
@@ -166,13 +168,18 @@ internal sealed class CaseLifecycle
     /// disposal can only end when the writer gives up, which a writer on timers of its own does within the real time disposal is
     /// given (the factory's DisposeTimeout); so while disposal runs within that allowance the call is waited for too, and once
     /// disposal returned, for <see cref="WriterRunOptions.DisposeMargin"/> more. False (the call hung) when disposal has not begun,
-    /// has no real-time allowance, or the call did not end so.</summary>
+    /// had returned <see cref="WriterRunOptions.DisposeMargin"/> or more before the call timeout ran out, has no real-time
+    /// allowance, or the call did not end so.</summary>
     public async Task<bool> EndsWithDisposalAsync(Task call)
     {
         if (_disposal is not { } disposal || _realBound is null) return call.IsCompleted;
+        long returned = Volatile.Read(ref _returnedTimestamp);
+        var sinceReturn = returned == 0 ? TimeSpan.Zero : System.Diagnostics.Stopwatch.GetElapsedTime(returned);
+        if (returned != 0 && sinceReturn >= world.Options.DisposeMargin) return call.IsCompleted;
         await BoundedWait.CompletesWithinAsync(Task.WhenAny(call, disposal), RealLeft()).ConfigureAwait(false);
         if (call.IsCompleted) return true;
-        return disposal.IsCompleted && await BoundedWait.CompletesWithinRunnableAsync(call, world.Options.DisposeMargin).ConfigureAwait(false);
+        return disposal.IsCompleted &&
+            await BoundedWait.CompletesWithinRunnableAsync(call, world.Options.DisposeMargin - sinceReturn).ConfigureAwait(false);
     }
 
     /// <summary>The real time left of disposal's real-time allowance (zero when it has none or it ran out).</summary>

@@ -66,7 +66,8 @@ internal sealed class CaseObserver(WriterCase world)
     /// unflushed when the writer went idle for the whole bound.</summary>
     public async Task CheckVisibilityAsync(string point)
     {
-        if (!CanJudgeVisibility()) return;
+        // A case with a lapse has failed visibility already: waiting out the bound again at each later point would only cost time.
+        if (!CanJudgeVisibility() || _lapses.Count > 0) return;
         var missing = Unflushed();
         if (missing.Count == 0) return;
         // Idleness counts time in which the process could run (SchedulingLag): a writer whose timer thread a loaded machine kept
@@ -79,17 +80,17 @@ internal sealed class CaseObserver(WriterCase world)
         TimeSpan Idle() => idle.Elapsed - (lag.Total - idleLag);
         while (missing.Count > 0 && total.Elapsed < world.Options.CallTimeout * 6)
         {
-            if (Idle() >= world.Options.VisibilityBound)
+            if (Idle() >= world.Options.IdleBound)
             {
                 // Let the meter see the time up to now before judging: the process may just have come back.
                 await lag.NextTickAsync().WaitAsync(TimeSpan.FromSeconds(1)).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
-                if (Idle() >= world.Options.VisibilityBound) break;
+                if (Idle() >= world.Options.IdleBound) break;
             }
             var changed = world.Output.WhenChanged;
             missing = Unflushed();
             if (missing.Count == 0) break;
             // A transport fault the idle writer has not met yet ends the wait too: the bytes cannot go out then.
-            await BoundedWait.CompletesWithinAsync(Task.WhenAny(changed, world.Transport.Completion), world.Options.VisibilityBound - Idle()).ConfigureAwait(false);
+            await BoundedWait.CompletesWithinAsync(Task.WhenAny(changed, world.Transport.Completion), world.Options.IdleBound - Idle()).ConfigureAwait(false);
             if (!CanJudgeVisibility()) return;
             if (world.Output.Activity != activity)
             {
@@ -100,7 +101,7 @@ internal sealed class CaseObserver(WriterCase world)
             missing = Unflushed();
         }
         if (missing.Count == 0) return;
-        _lapses.Add(new VisibilityLapse(world.Clock, world.Options.VisibilityBound, missing, point));
+        _lapses.Add(new VisibilityLapse(world.Clock, world.Options.IdleBound, missing, point));
         _lapsed.UnionWith(missing);
     }
 

@@ -66,6 +66,28 @@ public sealed record WriterRunOptions
     /// before.</summary>
     public TimeSpan FaultReactionWait { get; init; } = TimeSpan.FromMilliseconds(1);
 
+    /// <summary>The bound that replaces <see cref="CallTimeout"/>, <see cref="VisibilityBound"/> or <see cref="DisposeMargin"/> for
+    /// a rule in <see cref="ProvenRules"/> (250 ms of time the process could run).</summary>
+    public static readonly TimeSpan ProvenRuleBound = TimeSpan.FromMilliseconds(250);
+
+    /// <summary>The real-time rules (<c>call-hung</c>, <c>not-flushed</c>, <c>dispose-hung</c>) that this writer has already been
+    /// seen to break at their full bound in this process, and that this run judges at <see cref="ProvenRuleBound"/> instead. Set
+    /// only for the properties after the one that shrank the writer's failure (<see cref="PropertyRunOptions.ShrinkOncePerWriter"/>):
+    /// their purpose is to end red, their first failing case is reported unshrunk, and a writer that left a call hung for 5 s,
+    /// or completed calls unflushed for 3 s idle, does not need to show it at full length a dozen times more. Never set for a
+    /// writer that has not broken the rule at its full bound, nor for a property that shrinks, nor for a replay.</summary>
+    internal IReadOnlySet<string> ProvenRules { get; init; } = new HashSet<string>();
+
+    /// <summary>The call timeout this run judges <c>call-hung</c> on: <see cref="CallTimeout"/>, or <see cref="ProvenRuleBound"/>.</summary>
+    internal TimeSpan HungCallBound => ProvenRules.Contains("call-hung") ? ProvenRuleBound : CallTimeout;
+
+    /// <summary>The idleness this run judges <c>not-flushed</c> on: <see cref="VisibilityBound"/>, or <see cref="ProvenRuleBound"/>.</summary>
+    internal TimeSpan IdleBound => ProvenRules.Contains("not-flushed") ? ProvenRuleBound : VisibilityBound;
+
+    /// <summary>The margin this run gives disposal beyond twice the drain timeout: <see cref="DisposeMargin"/>, or
+    /// <see cref="ProvenRuleBound"/>.</summary>
+    internal TimeSpan DisposeMarginFor => ProvenRules.Contains("dispose-hung") ? ProvenRuleBound : DisposeMargin;
+
     /// <summary>Test seam: awaited by each free-running publisher (given its index) after the start signal and before its first
     /// call, so a test can hold a publisher back the way a loaded machine's scheduler does. Null in every real run.</summary>
     internal Func<int, Task>? BeforePublisherRuns { get; init; }
