@@ -168,6 +168,7 @@ internal static class SelftestCommand
             firstFailureSeconds = r.FirstFailureAfter is { } red ? Math.Round(red.TotalSeconds, 3) : (double?)null,
             wholeSuite = r.WholeSuite,
             totalCases = r.TotalCases,
+            properties = r.PropertyTimes.Select(t => new { property = t.Property, seconds = Math.Round(t.Elapsed.TotalSeconds, 3), holds = t.Holds }),
             counterexample = r.Failure?.Counterexample?.ToString(),
             replay = r.Failure?.Replay?.ToString(),
             replayCheck = replays.GetValueOrDefault(r.Entry.Name),

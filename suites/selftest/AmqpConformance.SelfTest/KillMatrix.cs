@@ -34,6 +34,7 @@ public static class KillMatrix
         var stopwatch = Stopwatch.StartNew();
         int casesRun = 0, totalCases = 0;
         PropertyOutcome? first = null;
+        var times = new List<(string, TimeSpan, bool)>();
         TimeSpan? firstFailure = null;
         foreach (string property in InvariantNames.All)
         {
@@ -48,6 +49,7 @@ public static class KillMatrix
             var started = stopwatch.Elapsed;
             var outcome = ConformanceProperties.Check(entry.Factory, property, options);
             totalCases += outcome.CasesRun;
+            times.Add((property, outcome.Elapsed, outcome.Holds));
             if (first is null) casesRun += outcome.CasesRun;
             if (outcome.Holds || first is not null) continue;
             (first, firstFailure) = (outcome, started + (outcome.FirstFailureAfter ?? outcome.Elapsed));
@@ -55,7 +57,7 @@ public static class KillMatrix
         }
         return new KillResult(entry, first, casesRun, stopwatch.Elapsed)
         {
-            FirstFailureAfter = firstFailure, WholeSuite = wholeSuite, TotalCases = totalCases,
+            FirstFailureAfter = firstFailure, WholeSuite = wholeSuite, TotalCases = totalCases, PropertyTimes = times,
         };
     }
 

@@ -18,6 +18,9 @@ public sealed record KillResult(ZooEntry Entry, PropertyOutcome? Failure, int Ca
     /// property.</summary>
     public bool WholeSuite { get; init; }
 
+    /// <summary>Each property that ran, in order: its name, its wall time (shrinking included) and whether it held.</summary>
+    public IReadOnlyList<(string Property, TimeSpan Elapsed, bool Holds)> PropertyTimes { get; init; } = [];
+
     /// <summary>Cases run in all (every property's, shrinking not counted).</summary>
     public int TotalCases { get; init; }
 
