@@ -11,7 +11,7 @@ internal static class ShrunkFailures
     private static readonly ConcurrentDictionary<object, ConcurrentDictionary<string, bool>> Proven = new();
 
     /// <summary>The real-time rules whose bound is shortened once broken in full (<see cref="Running.WriterRunOptions.ProvenRules"/>).</summary>
-    public static readonly IReadOnlySet<string> RealTimeRules = new HashSet<string> { "call-hung", "not-flushed", "dispose-hung" };
+    public static readonly IReadOnlySet<string> RealTimeRules = new HashSet<string> { "call-hung", "blocked-caller", "not-flushed", "dispose-hung", "case-hung" };
 
     /// <summary>The real-time rules the writer <paramref name="identity"/> has broken in this process.</summary>
     public static IReadOnlySet<string> ProvenRules(object identity) =>

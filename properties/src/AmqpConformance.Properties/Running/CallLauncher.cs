@@ -149,7 +149,7 @@ internal sealed class CallLauncher(WriterCase world)
             if (step.WithoutToken) return;
             trace.CancelRequested = true;
             try { cts.Cancel(); } catch (ObjectDisposedException) { }
-        }, null, world.Options.CallTimeout, Timeout.InfiniteTimeSpan))
+        }, null, world.Options.BlockedCallerBound, Timeout.InfiniteTimeSpan))
         {
             beforeHandOver?.Invoke();
             trace.Inside = new HarnessInside("WriteAsync", world.Clock);

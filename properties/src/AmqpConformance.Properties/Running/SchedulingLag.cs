@@ -1,31 +1,47 @@
 namespace AmqpConformance.Properties.Running;
 
-/// <summary>How long this process has been kept from running, measured by a timer that ticks every <see cref="Period"/> on the
-/// thread pool: a tick that comes later than due by more than <see cref="Tolerance"/> adds its lateness to <see cref="Total"/>.
-/// A machine that keeps the process off the CPU (a loaded CI runner, <c>nice</c>, a stopped process), or a thread pool with no
-/// free thread, delays the ticks exactly as it delays the writer's own threads, so a real-time bound extended by the lag it
-/// saw (<see cref="BoundedWait.CompletesWithinRunnableAsync"/>) gives the writer the time it was meant to get to run.</summary>
+/// <summary>How long this process has been kept from running, measured by a ticker that wakes every <see cref="Period"/>: a tick
+/// that comes later than due by more than <see cref="Tolerance"/> adds its lateness to <see cref="Total"/>. The process's meter
+/// ticks on a dedicated thread sleeping between ticks, so what it measures is the machine's: a loaded CI runner, <c>nice</c>, a
+/// stopped process delay its ticks exactly as they delay the writer's own threads, and a real-time bound extended by the lag
+/// it saw (<see cref="BoundedWait.CompletesWithinRunnableAsync"/>) gives the writer the time it was meant to get to run. A
+/// thread pool starved by the writer's own blocking does not delay it: that time is the writer's, not the machine's.</summary>
 internal sealed class SchedulingLag : ISchedulingLag, IDisposable
 {
     private static readonly Lazy<SchedulingLag> ProcessMeter = new(() => new SchedulingLag(TimeProvider.System, TimeSpan.FromMilliseconds(10),
-        TimeSpan.FromMilliseconds(5)));
+        TimeSpan.FromMilliseconds(5), onThread: true));
 
     private readonly TimeProvider _time;
-    private readonly ITimer _timer;
+    private readonly ITimer? _timer;
+    private volatile bool _stopped;
     private readonly object _gate = new();
     private long _lastTick;
     private TimeSpan _total;
     private TaskCompletionSource _nextTick = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
-    /// <summary>Starts a meter ticking on <paramref name="time"/>.</summary>
-    public SchedulingLag(TimeProvider time, TimeSpan period, TimeSpan tolerance)
+    /// <summary>Starts a meter ticking by a timer of <paramref name="time"/> (a test's clock), or, with <paramref name="onThread"/>,
+    /// on a dedicated background thread that sleeps <paramref name="period"/> between ticks and reads <paramref name="time"/>.</summary>
+    public SchedulingLag(TimeProvider time, TimeSpan period, TimeSpan tolerance, bool onThread = false)
     {
         ArgumentNullException.ThrowIfNull(time);
         _time = time;
         Period = period;
         Tolerance = tolerance;
         _lastTick = time.GetTimestamp();
-        _timer = time.CreateTimer(static s => ((SchedulingLag)s!).Observe(), this, period, period);
+        if (!onThread)
+        {
+            _timer = time.CreateTimer(static s => ((SchedulingLag)s!).Observe(), this, period, period);
+            return;
+        }
+        new Thread(() =>
+        {
+            while (!_stopped)
+            {
+                Thread.Sleep(period);
+                Observe();
+            }
+        })
+        { IsBackground = true, Name = "amqpc-scheduling-lag" }.Start();
     }
 
     /// <summary>The process's meter (10 ms ticks, 5 ms tolerance), started on first use; it runs for the life of the process.</summary>
@@ -71,7 +87,11 @@ internal sealed class SchedulingLag : ISchedulingLag, IDisposable
     private void Observe() => Observe(_time.GetTimestamp());
 
     /// <summary>Stops the meter (a test's own; the process's runs for ever).</summary>
-    public void Dispose() => _timer.Dispose();
+    public void Dispose()
+    {
+        _stopped = true;
+        _timer?.Dispose();
+    }
 }
 
 /// <summary>A measure of how long the process has been kept from running (<see cref="SchedulingLag"/>; a test's fake).</summary>

@@ -59,7 +59,7 @@ public static class WriterLevelRunner
     /// disposal the harness itself is still waiting for. Time in which the process could not run is added back (SchedulingLag).</summary>
     private static async Task<bool> CompletesWithinCaseBoundAsync(Task run, WriterRunOptions options, CaseLifecycle lifecycle, long opened)
     {
-        long deadline = opened + CaseClock.ToTicks(options.CaseTimeout);
+        long deadline = opened + CaseClock.ToTicks(options.CaseBound);
         while (true)
         {
             var left = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), deadline);
@@ -106,7 +106,7 @@ public static class WriterLevelRunner
         var stuck = world.AllTraces.Select(t => (Trace: t, Inside: t.Inside)).Where(x => x.Inside is not null)
             .Select(x => $"call {x.Trace.Id} (publisher {x.Trace.Publisher}) in {x.Inside!.What} since {x.Inside.Since.TotalMilliseconds:0.###} ms")
             .ToList();
-        string hung = $"The case did not end within {world.Options.CaseTimeout.TotalSeconds:0.###} s. " + (stuck.Count > 0
+        string hung = $"The case did not end within {world.Options.CaseBound.TotalSeconds:0.###} s. " + (stuck.Count > 0
             ? $"Harness threads are inside the writer and never came back: {string.Join("; ", stuck)}."
             : "No harness thread is inside the writer's code: the harness waited on something the writer never did.");
         ConformanceEvidence evidence;

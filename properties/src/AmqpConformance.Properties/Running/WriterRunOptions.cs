@@ -70,7 +70,8 @@ public sealed record WriterRunOptions
     /// a rule in <see cref="ProvenRules"/> (250 ms of time the process could run).</summary>
     public static readonly TimeSpan ProvenRuleBound = TimeSpan.FromMilliseconds(250);
 
-    /// <summary>The real-time rules (<c>call-hung</c>, <c>not-flushed</c>, <c>dispose-hung</c>) that this writer has already been
+    /// <summary>The real-time rules (<c>call-hung</c>, <c>blocked-caller</c>, <c>not-flushed</c>, <c>dispose-hung</c>,
+    /// <c>case-hung</c>) that this writer has already been
     /// seen to break at their full bound in this process, and that this run judges at <see cref="ProvenRuleBound"/> instead. Set
     /// only for the properties after the one that shrank the writer's failure (<see cref="PropertyRunOptions.ShrinkOncePerWriter"/>):
     /// their purpose is to end red, their first failing case is reported unshrunk, and a writer that left a call hung for 5 s,
@@ -80,6 +81,17 @@ public sealed record WriterRunOptions
 
     /// <summary>The call timeout this run judges <c>call-hung</c> on: <see cref="CallTimeout"/>, or <see cref="ProvenRuleBound"/>.</summary>
     internal TimeSpan HungCallBound => ProvenRules.Contains("call-hung") ? ProvenRuleBound : CallTimeout;
+
+    /// <summary>How long a caller's thread may stay inside WriteAsync before this run judges <c>blocked-caller</c> (and cancels
+    /// the call's token to get the thread back): <see cref="CallTimeout"/>, or <see cref="ProvenRuleBound"/>.</summary>
+    internal TimeSpan BlockedCallerBound => ProvenRules.Contains("blocked-caller") ? ProvenRuleBound : CallTimeout;
+
+    /// <summary>The case bound for a writer proven to leave harness threads stuck in it (<c>case-hung</c>): 2 s of time the process
+    /// could run instead of <see cref="CaseTimeout"/> (long enough for a case's own real-time waits, shortened or not).</summary>
+    public static readonly TimeSpan ProvenCaseBound = TimeSpan.FromSeconds(2);
+
+    /// <summary>The case bound this run judges <c>case-hung</c> on: <see cref="CaseTimeout"/>, or <see cref="ProvenCaseBound"/>.</summary>
+    internal TimeSpan CaseBound => ProvenRules.Contains("case-hung") ? ProvenCaseBound : CaseTimeout;
 
     /// <summary>The idleness this run judges <c>not-flushed</c> on: <see cref="VisibilityBound"/>, or <see cref="ProvenRuleBound"/>.</summary>
     internal TimeSpan IdleBound => ProvenRules.Contains("not-flushed") ? ProvenRuleBound : VisibilityBound;
