@@ -10,12 +10,13 @@ public sealed record WriterRunOptions
     /// <see cref="PropertyRunOptions.ShrinkBudget"/>).</summary>
     public TimeSpan CallTimeout { get; init; } = TimeSpan.FromSeconds(5);
 
-    /// <summary>How long one whole case may take, in real time, once its writer is open (default 30 s, thousands of times what a
-    /// case takes). Past it the harness stops waiting and reports the case as hung (rule <c>lifecycle/case-hung</c>), naming the
+    /// <summary>How long one whole case may take, in time the process could run, once its writer is open (default 15 s, thousands
+    /// of times what a case takes; time the machine kept the process off the CPU is added, and so is the real time disposal is
+    /// given for a writer's own timers). Past it the harness stops waiting and reports the case as hung (rule <c>lifecycle/case-hung</c>), naming the
     /// writer code its own threads are stuck in: a writer can hold the harness's thread for ever (a cancellation callback that
     /// deadlocks the thread that cancels, a WriteAsync blocked on a lock its loop never releases), and every other bound is
     /// awaited on some thread that would then never come back. The stuck threads are left behind.</summary>
-    public TimeSpan CaseTimeout { get; init; } = TimeSpan.FromSeconds(30);
+    public TimeSpan CaseTimeout { get; init; } = TimeSpan.FromSeconds(15);
 
     /// <summary>How long the writer's DisposeAsync may take beyond twice its drain timeout (default 3 s).</summary>
     public TimeSpan DisposeMargin { get; init; } = TimeSpan.FromSeconds(3);
