@@ -30,13 +30,15 @@ public static class ConformanceProperties
         ArgumentNullException.ThrowIfNull(factory);
         options ??= new PropertyRunOptions();
         var identity = factory.Identity;
-        var runner = options.Runner;
-        // After another property shrank this writer's failure, the real-time rules it already broke in full are judged quickly
-        // (WriterRunOptions.ProvenRules): this property only has to end red, and its first failure is reported unshrunk.
-        if (options.ShrinkOncePerWriter && options.Replay is null && ShrunkFailures.Of(identity) is not null)
-            runner = runner with { ProvenRules = ShrunkFailures.ProvenRules(identity) };
-        return CheckCore(factory.Name, identity, invariant, options,
-            scenario => WriterLevelRunner.RunAsync(factory, scenario, runner).GetAwaiter().GetResult(), null);
+        // The real-time rules this writer already broke at their full bound are judged quickly (WriterRunOptions.ProvenRules) in
+        // the properties after the one that shrank its failure (they only have to end red; their first failure is reported
+        // unshrunk), and for shrink candidates (the shrunk case is then confirmed at full bounds before it is reported).
+        bool later = options.ShrinkOncePerWriter && options.Replay is null && ShrunkFailures.Of(identity) is not null;
+        return CheckCore(factory.Name, identity, invariant, options, (scenario, candidate) =>
+        {
+            var runner = later || candidate ? options.Runner with { ProvenRules = ShrunkFailures.ProvenRules(identity) } : options.Runner;
+            return WriterLevelRunner.RunAsync(factory, scenario, runner).GetAwaiter().GetResult();
+        }, null);
     }
 
     /// <summary>Checks <paramref name="invariant"/>'s property against <paramref name="client"/> at client level, through
@@ -47,7 +49,7 @@ public static class ConformanceProperties
         ArgumentNullException.ThrowIfNull(runner);
         options ??= new PropertyRunOptions();
         return CheckCore(client.Name, (client.GetType(), client.Name), invariant, options,
-            scenario => runner.RunAsync(client, scenario).GetAwaiter().GetResult(), ScenarioGenerators.ClientArbitrary);
+            (scenario, _) => runner.RunAsync(client, scenario).GetAwaiter().GetResult(), ScenarioGenerators.ClientArbitrary);
     }
 
     /// <summary>Checks <paramref name="invariant"/>'s property with any way of running a scenario (writer level, client level...).</summary>
@@ -58,12 +60,17 @@ public static class ConformanceProperties
     /// <param name="arbitrary">The scenarios to draw from; defaults to the property's profile (<see cref="ScenarioProfile.For"/>).</param>
     /// <exception cref="ArgumentException">Unknown invariant.</exception>
     public static PropertyOutcome Check(string subject, string invariant, PropertyRunOptions options, Func<Scenario, RunResult> run,
-        Arbitrary<Scenario>? arbitrary = null) => CheckCore(subject, null, invariant, options, run, arbitrary);
+        Arbitrary<Scenario>? arbitrary = null)
+    {
+        ArgumentNullException.ThrowIfNull(run);
+        return CheckCore(subject, null, invariant, options, (scenario, _) => run(scenario), arbitrary);
+    }
 
     /// <summary><see cref="Check(string, string, PropertyRunOptions, Func{Scenario, RunResult}, Arbitrary{Scenario}?)"/>, knowing
-    /// what is checked by <paramref name="identity"/> across checks (null: nothing is shared with other checks).</summary>
+    /// what is checked by <paramref name="identity"/> across checks (null: nothing is shared with other checks). <paramref name="run"/>
+    /// is told whether the scenario is a shrink candidate (whose failure is confirmed at full bounds before it is reported).</summary>
     private static PropertyOutcome CheckCore(string subject, object? identity, string invariant, PropertyRunOptions options,
-        Func<Scenario, RunResult> run, Arbitrary<Scenario>? arbitrary)
+        Func<Scenario, bool, RunResult> run, Arbitrary<Scenario>? arbitrary)
     {
         ArgumentNullException.ThrowIfNull(subject);
         ArgumentNullException.ThrowIfNull(options);
@@ -98,13 +105,13 @@ public static class ConformanceProperties
         session.ConfirmShrunk(shrunk);
         if (session.LastVerdict is null && failed.Item4 is Outcome.Failed { Item: { } error })
             session.LastVerdict = new Verdict(invariant, [new Violation(invariant, "property-threw", error.ToString(), [], [])]);
-        var counterexample = shrunk ?? failed.Item2.Head as Scenario;
+        var counterexample = session.FellBackToFirstFailure ? failed.Item2.Head as Scenario : shrunk ?? failed.Item2.Head as Scenario;
         if (shrunkElsewhere is not null && identity is not null && ShrunkFailures.ProvenRules(identity) is { Count: > 0 } proven)
             shrunkElsewhere += $"; the real-time rules it had already broken at their full bound ({string.Join(", ", proven.Order())}) were judged " +
                 $"at {Running.WriterRunOptions.ProvenRuleBound.TotalMilliseconds:0} ms here";
         if (identity is not null && shrunkElsewhere is null && options.Replay is null && counterexample is not null)
             ShrunkFailures.Add(identity, invariant, counterexample.ToString());
-        return session.Outcome(subject, failed.Item1.NumberOfTests, failed.Item1.NumberOfShrinks, counterexample, token) with
+        return session.Outcome(subject, failed.Item1.NumberOfTests, session.FellBackToFirstFailure ? 0 : failed.Item1.NumberOfShrinks, counterexample, token) with
         {
             ShrunkElsewhere = shrunkElsewhere,
         };
@@ -112,8 +119,11 @@ public static class ConformanceProperties
 
     /// <summary>The state of one property check: judges each case on every invariant, filters accepted deviations, counts events,
     /// remembers the last failure, bounds shrinking, and retries a replayed case until it fails again.</summary>
-    private sealed class CheckSession(string invariant, PropertyRunOptions options, Func<Scenario, RunResult> run, CaseSlot slot)
+    private sealed class CheckSession(string invariant, PropertyRunOptions options, Func<Scenario, bool, RunResult> run, CaseSlot slot)
     {
+        private (RunResult Result, Verdict Verdict)? _firstFailure;
+        private bool _lastFailureQuick;
+
         private readonly Stopwatch _elapsed = Stopwatch.StartNew();
         private readonly Dictionary<string, int> _knownSeen = [];
         private readonly RunEvents _events = new();
@@ -132,6 +142,10 @@ public static class ConformanceProperties
 
         /// <summary>Called with the verdict of every failing case.</summary>
         public Action<Verdict>? OnFailure { get; init; }
+
+        /// <summary>Whether the shrunk case, found with quick bounds, did not fail again at full bounds, so the first failing case
+        /// (judged at full bounds) is reported instead.</summary>
+        public bool FellBackToFirstFailure { get; private set; }
 
         /// <summary>Wall time at the end of the first failing case; null until one failed.</summary>
         public TimeSpan? FirstFailureAfter { get; private set; }
@@ -159,7 +173,8 @@ public static class ConformanceProperties
                 else slot.Start(scenario, CaseStage.Generated, generated + 1, options.MaxTest, generated);
                 RunResult result;
                 Verdict verdict;
-                try { (result, verdict) = Judge(scenario); }
+                bool candidate = _shrinking is not null;
+                try { (result, verdict) = Judge(scenario, candidate); }
                 catch (Exception)
                 {
                     // FsCheck counts a throwing case as a failure and shrinks it: what runs next are candidates, not new cases.
@@ -173,7 +188,8 @@ public static class ConformanceProperties
                 if (_shrinking is null) (_failedCase, FirstFailureAfter) = (generated, _elapsed.Elapsed);
                 _shrinking ??= Stopwatch.StartNew();
                 if (options.Replay is not null && _replayAttempts == 0) _replayAttempts = attempt;
-                (LastFailure, LastVerdict) = (result, verdict);
+                (LastFailure, LastVerdict, _lastFailureQuick) = (result, verdict, candidate);
+                _firstFailure ??= (result, verdict);
                 return false;
             }
             return true;
@@ -183,7 +199,8 @@ public static class ConformanceProperties
         /// candidate's).</summary>
         public void ConfirmShrunk(Scenario? shrunk)
         {
-            if (shrunk is null || (LastFailure is not null && LastFailure.Scenario.ToString() == shrunk.ToString())) return;
+            if (shrunk is null || (LastFailure is not null && !_lastFailureQuick && LastFailure.Scenario.ToString() == shrunk.ToString())) return;
+            bool quick = _lastFailureQuick;
             LastFailure = null;
             LastVerdict = null;
             for (int attempt = 0; attempt < 3 && LastFailure is null; attempt++)
@@ -191,7 +208,7 @@ public static class ConformanceProperties
                 slot.Start(shrunk, CaseStage.ConfirmingShrunk, attempt + 1, 3, options.Replay is null ? _failedCase : -1);
                 RunResult result;
                 Verdict verdict;
-                try { (result, verdict) = Judge(shrunk); }
+                try { (result, verdict) = Judge(shrunk, candidate: false); }
                 catch (Exception ex)
                 {
                     // The case threw (FsCheck saw the same when shrinking): report it as the property's failure, not the run's crash.
@@ -201,6 +218,9 @@ public static class ConformanceProperties
                 finally { slot.Finish(); }
                 if (!verdict.Holds) (LastFailure, LastVerdict) = (result, verdict);
             }
+            // Shrunk with quick bounds and not failing at full ones: report the first failing case, which was judged at full bounds.
+            if (LastFailure is null && LastVerdict is null && quick && _firstFailure is { } first)
+                ((LastFailure, LastVerdict), FellBackToFirstFailure) = (first, true);
         }
 
         public PropertyOutcome Outcome(string subject, int cases, int shrinks, Scenario? counterexample, ReplayToken? token) =>
@@ -214,9 +234,9 @@ public static class ConformanceProperties
                 FirstFailureAfter = counterexample is null ? null : FirstFailureAfter,
             };
 
-        private (RunResult Result, Verdict Verdict) Judge(Scenario scenario)
+        private (RunResult Result, Verdict Verdict) Judge(Scenario scenario, bool candidate)
         {
-            var result = run(scenario);
+            var result = run(scenario, candidate);
             var wire = WireAssembly.From(result.Evidence);
             var verdict = new Verdict(invariant, [.. InvariantCheckers.All.SelectMany(c => c.Check(result.Evidence, wire).Violations)]);
             return (result, Filter(verdict, scenario));

@@ -61,6 +61,21 @@ public sealed class ShrinkOncePerWriterTests
         Assert.All(fresh.Run!.Evidence.VisibilityLapses, lapse => Assert.Equal(AmqpConformance.Properties.Running.WriterRunOptions.Default.VisibilityBound, lapse.Bound));
     }
 
+    [Fact]
+    public void A_failure_shrunk_with_quick_bounds_is_reported_from_a_run_at_full_bounds()
+    {
+        // Shrink candidates judge not-flushed at 250 ms once the first failure showed it at 3 s; the report's run must not.
+        var factory = FrameWriterFactory.Create("NeverFlushes:" + Guid.NewGuid(), c => new NeverFlushesWriter(c));
+        var outcome = ConformanceProperties.Check(factory, InvariantNames.Visibility,
+            new PropertyRunOptions { MaxTest = 20, ShrinkBudget = TimeSpan.FromSeconds(5) });
+        Assert.False(outcome.Holds);
+        Assert.Contains("not-flushed", outcome.Verdict!.Violations.Select(v => v.Rule));
+        Assert.NotEmpty(outcome.Run!.Evidence.VisibilityLapses);
+        Assert.All(outcome.Run.Evidence.VisibilityLapses,
+            lapse => Assert.Equal(AmqpConformance.Properties.Running.WriterRunOptions.Default.VisibilityBound, lapse.Bound));
+        Assert.Equal(outcome.Counterexample!.ToString(), outcome.Run.Scenario.ToString());
+    }
+
     /// <summary>Broken: writes each command and completes its call without ever flushing (until disposal).</summary>
     private sealed class NeverFlushesWriter(WriterContext context) : IFrameWriter
     {

@@ -60,6 +60,9 @@ internal sealed class CaseObserver(WriterCase world)
         await SettleAsync().ConfigureAwait(false);
     }
 
+    /// <summary>How often a visibility wait looks again whether the bytes can still go out.</summary>
+    private static readonly TimeSpan VisibilityPoll = TimeSpan.FromMilliseconds(50);
+
     /// <summary>Checks that every call that completed successfully has its bytes flushed, waiting for the writer to flush on its own
     /// for as long as it keeps working, and up to <see cref="WriterRunOptions.VisibilityBound"/> of idleness (no touch of its output)
     /// after that. Skipped while the output is held or faulted (the bytes cannot go out then). Records a lapse for the calls still
@@ -89,8 +92,11 @@ internal sealed class CaseObserver(WriterCase world)
             var changed = world.Output.WhenChanged;
             missing = Unflushed();
             if (missing.Count == 0) break;
-            // A transport fault the idle writer has not met yet ends the wait too: the bytes cannot go out then.
-            await BoundedWait.CompletesWithinAsync(Task.WhenAny(changed, world.Transport.Completion), world.Options.IdleBound - Idle()).ConfigureAwait(false);
+            // A transport fault the idle writer has not met yet ends the wait too: the bytes cannot go out then. So does the broker
+            // closing the connection, which signals nothing here: the wait looks again every 50 ms.
+            var poll = world.Options.IdleBound - Idle();
+            if (poll > VisibilityPoll) poll = VisibilityPoll;
+            await BoundedWait.CompletesWithinAsync(Task.WhenAny(changed, world.Transport.Completion, world.Connection.Completion), poll).ConfigureAwait(false);
             if (!CanJudgeVisibility()) return;
             if (world.Output.Activity != activity)
             {
@@ -154,11 +160,14 @@ internal sealed class CaseObserver(WriterCase world)
     }
 
     /// <summary>Whether completed calls' bytes can go out now: not while the output is held or faulted, the transport or the
-    /// connection ended, or the writer gave up on an output the harness kept stalled through disposal (that give-up counts as a
-    /// fault: a writer that completes calls on enqueue drops them then, and the bytes can never go out).</summary>
+    /// connection ended, the broker is closing the connection (after a protocol error it reads nothing but close-ok, as RabbitMQ;
+    /// the case fails on that error already, and waiting out the idle bound there cost every such case 3 s), or the writer gave
+    /// up on an output the harness kept stalled through disposal (that give-up counts as a fault: a writer that completes calls
+    /// on enqueue drops them then, and the bytes can never go out).</summary>
     private bool CanJudgeVisibility() =>
         !world.Output.IsHolding && world.Output.FaultObservedAt is null && world.Transport.Termination is null && !world.Transport.Completion.IsCompleted
-        && !world.Connection.Completion.IsCompleted && !(world.StallsThroughDispose && world.Output.FlushCancelledAt is not null);
+        && !world.Connection.Completion.IsCompleted && world.Connection.CloseInfo is null
+        && !(world.StallsThroughDispose && world.Output.FlushCancelledAt is not null);
 
     private List<int> Unflushed() =>
         [.. world.AllTraces.Where(t => t.Done.IsCompleted && t.Outcome == CallOutcome.Succeeded && !_lapsed.Contains(t.Id) && !world.Output.IsVisible(t.Id)).Select(t => t.Id)];

@@ -72,12 +72,14 @@ public sealed record WriterRunOptions
     public static readonly TimeSpan ProvenRuleBound = TimeSpan.FromMilliseconds(250);
 
     /// <summary>The real-time rules (<c>call-hung</c>, <c>blocked-caller</c>, <c>not-flushed</c>, <c>dispose-hung</c>,
-    /// <c>case-hung</c>) that this writer has already been
-    /// seen to break at their full bound in this process, and that this run judges at <see cref="ProvenRuleBound"/> instead. Set
-    /// only for the properties after the one that shrank the writer's failure (<see cref="PropertyRunOptions.ShrinkOncePerWriter"/>):
-    /// their purpose is to end red, their first failing case is reported unshrunk, and a writer that left a call hung for 5 s,
-    /// or completed calls unflushed for 3 s idle, does not need to show it at full length a dozen times more. Never set for a
-    /// writer that has not broken the rule at its full bound, nor for a property that shrinks, nor for a replay.</summary>
+    /// <c>case-hung</c>) that this writer has already been seen to break at their full bound in this process, and that this run
+    /// judges at <see cref="ProvenRuleBound"/> (<see cref="ProvenCaseBound"/>) instead. Set for shrink candidates, whose smallest
+    /// failure is then confirmed at full bounds before it is reported (or the first failing case, judged at full bounds, is
+    /// reported instead), and for the properties after the one that shrank the writer's failure
+    /// (<see cref="PropertyRunOptions.ShrinkOncePerWriter"/>), whose purpose is to end red and whose first failing case is reported
+    /// unshrunk: a writer that left a call hung for 5 s, or completed calls unflushed for 3 s idle, does not need to show it at full
+    /// length a dozen times more. Never set for a writer that has not broken the rule at its full bound, nor for a generated case
+    /// of the first property, nor for a replay's first run.</summary>
     internal IReadOnlySet<string> ProvenRules { get; init; } = new HashSet<string>();
 
     /// <summary>The call timeout this run judges <c>call-hung</c> on: <see cref="CallTimeout"/>, or <see cref="ProvenRuleBound"/>.</summary>
