@@ -175,11 +175,11 @@ internal sealed class CaseLifecycle
         if (_disposal is not { } disposal || _realBound is null) return call.IsCompleted;
         long returned = Volatile.Read(ref _returnedTimestamp);
         var sinceReturn = returned == 0 ? TimeSpan.Zero : System.Diagnostics.Stopwatch.GetElapsedTime(returned);
-        if (returned != 0 && sinceReturn >= world.Options.DisposeMarginFor) return call.IsCompleted;
+        if (returned != 0 && sinceReturn >= world.Options.CallAfterDisposeMargin) return call.IsCompleted;
         await BoundedWait.CompletesWithinAsync(Task.WhenAny(call, disposal), RealLeft()).ConfigureAwait(false);
         if (call.IsCompleted) return true;
         return disposal.IsCompleted &&
-            await BoundedWait.CompletesWithinRunnableAsync(call, world.Options.DisposeMarginFor - sinceReturn).ConfigureAwait(false);
+            await BoundedWait.CompletesWithinRunnableAsync(call, world.Options.CallAfterDisposeMargin - sinceReturn).ConfigureAwait(false);
     }
 
     /// <summary>The real time left of disposal's real-time allowance (zero when it has none or it ran out).</summary>

@@ -103,6 +103,11 @@ public sealed record WriterRunOptions
     /// <see cref="ProvenRuleBound"/>.</summary>
     internal TimeSpan DisposeMarginFor => ProvenRules.Contains("dispose-hung") ? ProvenRuleBound : DisposeMargin;
 
+    /// <summary>How long a call still pending when disposal returned may take to end: <see cref="DisposeMargin"/>, or
+    /// <see cref="ProvenRuleBound"/> for a writer proven to strand or hang calls.</summary>
+    internal TimeSpan CallAfterDisposeMargin =>
+        ProvenRules.Contains("call-hung") || ProvenRules.Contains("dispose-hung") ? ProvenRuleBound : DisposeMargin;
+
     /// <summary>Test seam: awaited by each free-running publisher (given its index) after the start signal and before its first
     /// call, so a test can hold a publisher back the way a loaded machine's scheduler does. Null in every real run.</summary>
     internal Func<int, Task>? BeforePublisherRuns { get; init; }
