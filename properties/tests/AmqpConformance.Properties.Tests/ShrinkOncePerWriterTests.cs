@@ -1,5 +1,6 @@
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.SelfTest.Zoo;
 
 namespace AmqpConformance.Properties.Tests;
 
@@ -76,85 +77,23 @@ public sealed class ShrinkOncePerWriterTests
         Assert.Equal(outcome.Counterexample!.ToString(), outcome.Run.Scenario.ToString());
     }
 
-    /// <summary>Broken: writes each command and completes its call without ever flushing (until disposal).</summary>
-    private sealed class NeverFlushesWriter(WriterContext context) : IFrameWriter
+    /// <summary>Broken: writes each command and completes its call without flushing it (the zoo's inline writer, no flush).</summary>
+    private sealed class NeverFlushesWriter(WriterContext context) : InlineZooWriter(context, "never-flushes")
     {
-        private readonly SemaphoreSlim _lock = new(1, 1);
-
-        public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
+        protected override ValueTask WriteAndFlushAsync(OutgoingCommand command)
         {
-            try
-            {
-                await _lock.WaitAsync(cancellationToken).ConfigureAwait(false);
-            }
-            catch (OperationCanceledException)
-            {
-                command.Release(context.Pool);
-                throw;
-            }
-            try
-            {
-                CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
-            }
-            finally
-            {
-                command.Release(context.Pool);
-                _lock.Release();
-            }
-        }
-
-        public async ValueTask DisposeAsync()
-        {
-            if (!await _lock.WaitAsync(context.DrainTimeout, context.TimeProvider).ConfigureAwait(false))
-            {
-                context.Output.CancelPendingFlush();
-                return;
-            }
-            try
-            {
-                await ((Task)context.Output.FlushAsync(CancellationToken.None).AsTask()).WaitAsync(context.DrainTimeout, context.TimeProvider)
-                    .ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
-            }
-            finally
-            {
-                _lock.Release();
-            }
+            WriteCommand(Context.Output, command, Context.FrameMax);
+            return default;
         }
     }
 
-    /// <summary>Broken: writes every command twice (under one lock, one flush), so every publish reaches the broker twice.</summary>
-    private sealed class WritesTwiceWriter(WriterContext context) : IFrameWriter
+    /// <summary>Broken: writes every command twice before its one flush, so every publish reaches the broker twice.</summary>
+    private sealed class WritesTwiceWriter(WriterContext context) : InlineZooWriter(context, "writes-twice")
     {
-        private readonly SemaphoreSlim _lock = new(1, 1);
-
-        public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
+        protected override async ValueTask WriteAndFlushAsync(OutgoingCommand command)
         {
-            try
-            {
-                await _lock.WaitAsync(cancellationToken).ConfigureAwait(false);
-            }
-            catch (OperationCanceledException)
-            {
-                command.Release(context.Pool);
-                throw;
-            }
-            try
-            {
-                CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
-                CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
-                CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
-            }
-            finally
-            {
-                command.Release(context.Pool);
-                _lock.Release();
-            }
-        }
-
-        public async ValueTask DisposeAsync()
-        {
-            if (await _lock.WaitAsync(context.DrainTimeout, context.TimeProvider).ConfigureAwait(false)) _lock.Release();
-            else context.Output.CancelPendingFlush();
+            WriteCommand(Context.Output, command, Context.FrameMax);
+            await base.WriteAndFlushAsync(command).ConfigureAwait(false);
         }
     }
 }

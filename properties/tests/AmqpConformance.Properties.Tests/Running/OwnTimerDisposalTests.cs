@@ -1,9 +1,9 @@
-using System.IO.Pipelines;
 using AmqpConformance.Harness.Faults;
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Harness.Writers;
 using AmqpConformance.Properties.Running;
 using AmqpConformance.Properties.Scenarios;
+using AmqpConformance.SelfTest.Zoo;
 
 namespace AmqpConformance.Properties.Tests.Running;
 
@@ -78,74 +78,11 @@ public sealed class OwnTimerDisposalTests
             FrameWriterFactory.Create("x", c => new InlineSemaphoreWriter(c), WriterCompletion.AfterFlush, TimeSpan.FromSeconds(7)).DisposeTimeout);
     }
 
-    /// <summary>An inline writer (one lock, write, flush, complete after the flush) whose disposal waits for the write in progress
-    /// with <c>SemaphoreSlim.WaitAsync(TimeSpan)</c> on the system clock, then cancels the pending flush and waits as long again;
-    /// or, with <paramref name="hangs"/>, whose disposal never returns.</summary>
-    private sealed class OwnTimerWriter(WriterContext context, TimeSpan wait, bool hangs) : IFrameWriter
+    /// <summary>The zoo's inline writer (one lock, write, flush, complete after the flush) whose disposal waits for the write in
+    /// progress with <c>SemaphoreSlim.WaitAsync(TimeSpan)</c> on the system clock, then cancels the pending flush and waits as long
+    /// again; or, with <paramref name="hangs"/>, whose disposal never returns.</summary>
+    private sealed class OwnTimerWriter(WriterContext context, TimeSpan wait, bool hangs) : InlineZooWriter(context, "own-timer")
     {
-        private readonly SemaphoreSlim _lock = new(1, 1);
-        private Exception? _fault;
-        private int _disposed;
-
-        public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
-        {
-            try
-            {
-                await _lock.WaitAsync(cancellationToken).ConfigureAwait(false);
-            }
-            catch (OperationCanceledException)
-            {
-                command.Release(context.Pool);
-                throw;
-            }
-            try
-            {
-                if (Volatile.Read(ref _fault) is { } fault)
-                {
-                    command.Release(context.Pool);
-                    throw new FrameWriterFaultedException("The writer has stopped.", fault);
-                }
-                if (Volatile.Read(ref _disposed) != 0)
-                {
-                    command.Release(context.Pool);
-                    throw new ObjectDisposedException(nameof(OwnTimerWriter));
-                }
-                PipeWriter output = context.Output;
-                try
-                {
-                    CommandFraming.Write(output, command, command.Body.Span, context.FrameMax);
-                    CommandFraming.ThrowIfNotDelivered(await output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
-                }
-                catch (Exception ex)
-                {
-                    Interlocked.CompareExchange(ref _fault, ex, null);
-                    command.Release(context.Pool);
-                    throw new FrameWriterFaultedException("The output failed; the writer has stopped.", ex);
-                }
-                command.Release(context.Pool);
-            }
-            finally
-            {
-                _lock.Release();
-            }
-        }
-
-        public async ValueTask DisposeAsync()
-        {
-            if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-            if (hangs)
-            {
-                await new TaskCompletionSource().Task.ConfigureAwait(false);
-                return;
-            }
-            if (await _lock.WaitAsync(wait).ConfigureAwait(false))
-            {
-                _lock.Release();
-                return;
-            }
-            Interlocked.CompareExchange(ref _fault, new TimeoutException("gave up"), null);
-            context.Output.CancelPendingFlush();
-            if (await _lock.WaitAsync(wait).ConfigureAwait(false)) _lock.Release();
-        }
+        public override ValueTask DisposeAsync() => hangs ? new ValueTask(new TaskCompletionSource().Task) : DisposeOnOwnTimerAsync(wait);
     }
 }

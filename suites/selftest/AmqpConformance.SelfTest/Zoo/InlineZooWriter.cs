@@ -126,6 +126,23 @@ public abstract class InlineZooWriter(WriterContext context, string name) : IFra
         GC.SuppressFinalize(this);
     }
 
+    /// <summary>A disposal bounded by a timer of the writer's own (the system clock, not <see cref="WriterContext.TimeProvider"/>):
+    /// waits <paramref name="wait"/> for the call in progress with <c>SemaphoreSlim.WaitAsync(TimeSpan)</c>; if it is still
+    /// writing, records the give-up as the writer's fault, cancels the pending flush and waits as long again. Marks the writer
+    /// disposed first; does nothing if it already was.</summary>
+    protected async ValueTask DisposeOnOwnTimerAsync(TimeSpan wait)
+    {
+        if (!MarkDisposed()) return;
+        if (await _lock.WaitAsync(wait).ConfigureAwait(false))
+        {
+            _lock.Release();
+            return;
+        }
+        RecordFault(new TimeoutException($"DisposeAsync gave up on the write in progress after {wait.TotalSeconds:0.###} s."));
+        Context.Output.CancelPendingFlush();
+        if (await _lock.WaitAsync(wait).ConfigureAwait(false)) _lock.Release();
+    }
+
     /// <summary>Marks the writer disposed, so later calls fail; false if it already was.</summary>
     protected bool MarkDisposed() => Interlocked.Exchange(ref _disposed, 1) == 0;
 

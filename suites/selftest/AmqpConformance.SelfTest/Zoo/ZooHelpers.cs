@@ -106,6 +106,29 @@ internal static class ZooHelpers
         }
     }
 
+    /// <summary>Starts <paramref name="run"/> on a dedicated background thread named <paramref name="name"/>; returns the thread
+    /// and a task that completes when <paramref name="run"/> returns, or faults with what it threw (continuations never run on
+    /// that thread).</summary>
+    public static (Thread Thread, Task Ended) StartThread(string name, Action run)
+    {
+        var ended = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var thread = new Thread(() =>
+        {
+            try
+            {
+                run();
+                ended.SetResult();
+            }
+            catch (Exception ex)
+            {
+                ended.SetException(ex);
+            }
+        })
+        { IsBackground = true, Name = name };
+        thread.Start();
+        return (thread, ended.Task);
+    }
+
     /// <summary>The exception for a call refused because the writer stopped on <paramref name="cause"/>.</summary>
     public static FrameWriterFaultedException Faulted(string writer, Exception cause) =>
         new($"The {writer} writer has stopped ({cause.GetType().Name}: {cause.Message}); the command was not written.", cause);

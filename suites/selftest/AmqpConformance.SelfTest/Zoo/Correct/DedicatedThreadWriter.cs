@@ -14,24 +14,7 @@ public sealed class DedicatedThreadWriter(WriterContext context) : StagedZooWrit
     /// <inheritdoc />
     private protected override Task WriteLoopAsync(ChannelReader<StagedCommand> queue, List<StagedCommand> inHand,
         CancellationToken stop)
-    {
-        var ended = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        var thread = new Thread(() =>
-        {
-            try
-            {
-                Run(queue, inHand, stop);
-                ended.SetResult();
-            }
-            catch (Exception ex)
-            {
-                ended.SetException(ex);
-            }
-        })
-        { IsBackground = true, Name = "amqp-frame-writer" };
-        thread.Start();
-        return ended.Task;
-    }
+        => ZooHelpers.StartThread("amqp-frame-writer", () => Run(queue, inHand, stop)).Ended;
 
     private void Run(ChannelReader<StagedCommand> queue, List<StagedCommand> inHand, CancellationToken stop)
     {

@@ -32,23 +32,9 @@ public sealed class MonitorWaitThreadWriter(WriterContext context) : StagedZooWr
     /// <inheritdoc />
     private protected override Task WriteLoopAsync(ChannelReader<StagedCommand> queue, List<StagedCommand> inHand, CancellationToken stop)
     {
-        var ended = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        _thread = new Thread(() =>
-        {
-            try
-            {
-                Run(queue, inHand, stop);
-                ended.SetResult();
-            }
-            catch (Exception ex)
-            {
-                ended.SetException(ex);
-            }
-        })
-        { IsBackground = true, Name = "amqp-monitor-writer" };
-        _thread.Start();
+        (_thread, var ended) = ZooHelpers.StartThread("amqp-monitor-writer", () => Run(queue, inHand, stop));
         _started.Set();
-        return ended.Task;
+        return ended;
     }
 
     private void Run(ChannelReader<StagedCommand> queue, List<StagedCommand> inHand, CancellationToken stop)

@@ -15,16 +15,5 @@ public sealed class OwnTimeoutDisposeWriter(WriterContext context) : InlineZooWr
     public static TimeSpan DisposeWait { get; } = TimeSpan.FromSeconds(5);
 
     /// <inheritdoc />
-    public override async ValueTask DisposeAsync()
-    {
-        if (!MarkDisposed()) return;
-        if (await Lock.WaitAsync(DisposeWait).ConfigureAwait(false))
-        {
-            Lock.Release();
-            return;
-        }
-        RecordFault(new TimeoutException("DisposeAsync gave up on the write in progress after 5 s."));
-        Context.Output.CancelPendingFlush();
-        if (await Lock.WaitAsync(DisposeWait).ConfigureAwait(false)) Lock.Release();
-    }
+    public override ValueTask DisposeAsync() => DisposeOnOwnTimerAsync(DisposeWait);
 }

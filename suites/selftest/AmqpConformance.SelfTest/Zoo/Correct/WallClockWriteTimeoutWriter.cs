@@ -31,16 +31,5 @@ public sealed class WallClockWriteTimeoutWriter(WriterContext context) : InlineZ
     }
 
     /// <inheritdoc />
-    public override async ValueTask DisposeAsync()
-    {
-        if (!MarkDisposed()) return;
-        if (await Lock.WaitAsync(DisposeWait).ConfigureAwait(false))
-        {
-            Lock.Release();
-            return;
-        }
-        RecordFault(new TimeoutException("DisposeAsync gave up on the write in progress after 1 s."));
-        Context.Output.CancelPendingFlush();
-        if (await Lock.WaitAsync(DisposeWait).ConfigureAwait(false)) Lock.Release();
-    }
+    public override ValueTask DisposeAsync() => DisposeOnOwnTimerAsync(DisposeWait);
 }
