@@ -159,7 +159,12 @@ internal sealed class CaseLifecycle
     public async Task AwaitAsync()
     {
         Begin();
-        if (world.StallsThroughDispose) await AwaitStalledAsync().ConfigureAwait(false);
+        // With the output stalled, only the writer's timers can end its disposal, so the case's clock moves to them once it has
+        // settled. On a draining output a correct writer drains, and the clock is left alone: moving it past a timer the writer
+        // arms while a thread of it is off the CPU would make it give up on calls it was about to write. For a writer already
+        // proven broken (WriterRunOptions.ProvenRules: shrink candidates, later properties), a drain timeout it waits out on a
+        // draining output (stranded calls, say) is moved past as well: 10 s of real time per case otherwise.
+        if (world.StallsThroughDispose || world.Options.ProvenRules.Count > 0) await AwaitStalledAsync().ConfigureAwait(false);
         else if (!await BoundedWait.CompletesWithinAsync(_disposal!, Max(Bound, RealLeft())).ConfigureAwait(false)) _timedOut = true;
         if (_timedOut && _realBound is not null) HungDisposals.Add(world.Factory, world.Scenario.ToString());
     }
@@ -172,7 +177,9 @@ internal sealed class CaseLifecycle
     /// allowance, or the call did not end so.</summary>
     public async Task<bool> EndsWithDisposalAsync(Task call)
     {
-        if (_disposal is not { } disposal || _realBound is null) return call.IsCompleted;
+        // A writer already proven broken (WriterRunOptions.ProvenRules) is not given the real time meant for a correct writer's
+        // own timers: its disposal is moved along on the case's clock, which happens only once the calls' watches have ended.
+        if (_disposal is not { } disposal || _realBound is null || world.Options.ProvenRules.Count > 0) return call.IsCompleted;
         long returned = Volatile.Read(ref _returnedTimestamp);
         var sinceReturn = returned == 0 ? TimeSpan.Zero : System.Diagnostics.Stopwatch.GetElapsedTime(returned);
         if (returned != 0 && sinceReturn >= world.Options.CallAfterDisposeMargin) return call.IsCompleted;

@@ -169,7 +169,7 @@ internal sealed class WriterCase : IAsyncDisposable
         try { await Output.CompleteByHarnessAsync().ConfigureAwait(false); }
         catch (InvalidOperationException) { /* a writer still inside a write: the transport is torn down below anyway */ }
         var ended = Connection.Completion;
-        if (!await BoundedWait.CompletesWithinAsync(ended, Options.CallTimeout).ConfigureAwait(false))
+        if (!await BoundedWait.CompletesWithinAsync(ended, Options.EndConnectionBound).ConfigureAwait(false))
             await Connection.AbortAsync().ConfigureAwait(false);
     }
 

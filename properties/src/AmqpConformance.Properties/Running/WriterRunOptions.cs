@@ -103,6 +103,11 @@ public sealed record WriterRunOptions
     /// <see cref="ProvenRuleBound"/>.</summary>
     internal TimeSpan DisposeMarginFor => ProvenRules.Contains("dispose-hung") ? ProvenRuleBound : DisposeMargin;
 
+    /// <summary>How long the harness waits, after completing the output, for the broker to have read everything before it aborts
+    /// the connection: <see cref="CallTimeout"/>, or 1 s for a writer already proven broken (a writer stuck inside a write keeps
+    /// the connection from ending, and only its evidence's last frames are at stake).</summary>
+    internal TimeSpan EndConnectionBound => ProvenRules.Count > 0 ? TimeSpan.FromSeconds(1) : CallTimeout;
+
     /// <summary>How long a call still pending when disposal returned may take to end: <see cref="DisposeMargin"/>, or
     /// <see cref="ProvenRuleBound"/> for a writer proven to strand or hang calls.</summary>
     internal TimeSpan CallAfterDisposeMargin =>
