@@ -95,9 +95,16 @@ public abstract class StagedZooWriter : IFrameWriter
     /// <summary>Puts <paramref name="staged"/> into the full <paramref name="queue"/> once there is room; throws
     /// <see cref="OperationCanceledException"/> if <paramref name="cancellationToken"/> fires first (the command then must not be
     /// queued: the caller releases it), <see cref="ChannelClosedException"/> if the writer stops. By default
-    /// <see cref="ChannelWriter{T}.WriteAsync"/> with the caller's token.</summary>
-    private protected virtual ValueTask EnqueueWhenRoomAsync(ChannelWriter<StagedCommand> queue, StagedCommand staged,
-        CancellationToken cancellationToken) => queue.WriteAsync(staged, cancellationToken);
+    /// <see cref="ChannelWriter{T}.WaitToWriteAsync"/> with the caller's token, then <see cref="ChannelWriter{T}.TryWrite"/>, as the
+    /// reference background writer does: on .NET 10 a cancelled <see cref="ChannelWriter{T}.WriteAsync"/> can both throw and hand
+    /// the item to the reader (dotnet/runtime#132230); the correct DedicatedThread was blamed once for a ghost and a double return.</summary>
+    private protected virtual async ValueTask EnqueueWhenRoomAsync(ChannelWriter<StagedCommand> queue, StagedCommand staged,
+        CancellationToken cancellationToken)
+    {
+        while (await queue.WaitToWriteAsync(cancellationToken).ConfigureAwait(false))
+            if (queue.TryWrite(staged)) return;
+        throw new ChannelClosedException();
+    }
 
     private async Task LoopAsync()
     {
