@@ -135,14 +135,15 @@ internal sealed class CallLauncher(WriterCase world)
         int returned = 0;
         var lag = SchedulingLag.Process;
         var lagAtCall = lag.Total;
+        var credited = TimeSpan.Zero;
         Timer? watchdogTimer = null;
         using (var watchdog = watchdogTimer = new Timer(_ =>
         {
             if (Volatile.Read(ref returned) != 0) return;
-            var owed = lag.Total - lagAtCall;
-            if (owed > TimeSpan.Zero && owed < BoundedWait.MostLagCredited)
+            var owed = lag.Total - lagAtCall - credited;
+            if (owed > TimeSpan.Zero && credited < BoundedWait.MostLagCredited)
             {
-                lagAtCall += owed;
+                credited += owed;
                 try { watchdogTimer!.Change(owed, Timeout.InfiniteTimeSpan); return; } catch (ObjectDisposedException) { return; }
             }
             trace.BlockedCaller = true;
