@@ -37,6 +37,12 @@ public sealed record PublishCall
     /// <summary>When the call started.</summary>
     public required TimeSpan Started { get; init; }
 
+    /// <summary>For a call that started after the writer saw the transport fault (<see cref="TransportFaultRecord.ObservedAt"/>):
+    /// the real time between the two in which the process could run (wall time less what a scheduling-lag meter saw the process
+    /// kept from running), so a writer whose threads act on the fault in real time is judged on time they had. Null where the
+    /// harness does not measure it (the case's clock alone then judges), and for calls that started before the fault was seen.</summary>
+    public TimeSpan? RunnableAfterFaultSeen { get; init; }
+
     /// <summary>When the call completed; null if it never did.</summary>
     public TimeSpan? Ended { get; init; }
 

@@ -59,6 +59,26 @@ public class FaultsCheckerTests
     }
 
     [Fact]
+    public void A_success_past_the_grace_on_the_case_clock_is_blamed_only_if_the_writer_also_had_the_real_time_grace()
+    {
+        // Fault seen at 11 ms; the call starts 120 s later on the case's clock, which the harness skipped.
+        foreach (var (real, blamed) in new (TimeSpan?, bool)[]
+                 {
+                     (TimeSpan.FromMilliseconds(3), false),    // a moment of real time: the writer's own thread may not have run yet
+                     (TimeSpan.FromMilliseconds(100), true),   // the whole real-time grace: a writer that accepts it accepts for ever
+                     (null, true),                             // not measured (the client level): the case's clock judges alone
+                 })
+        {
+            var b = new WireLogBuilder();
+            b.Replace(b.Call(0, [1], 120_011, 120_012) with { RunnableAfterFaultSeen = real });
+            var verdict = _checker.Run(b.Evidence(e => e with { Fault = Reset }));
+            Assert.True(blamed != verdict.Holds, $"real time {real}: {verdict}");
+            if (blamed && real is { } r)
+                Assert.Contains($"{r.TotalMilliseconds:0} ms of it in real time", verdict.Single("succeeded-after-fault").Message, StringComparison.Ordinal);
+        }
+    }
+
+    [Fact]
     public void A_call_racing_the_fault_within_the_grace_period_may_still_succeed()
     {
         var b = new WireLogBuilder();

@@ -125,6 +125,7 @@ internal sealed class CallLauncher(WriterCase world)
         if (world.Output.FaultObservedAt is not null) world.Events.Add(RunEvent.CallAfterFault);
         if (trace.Channel > byte.MaxValue && step.BodyLength > 0) world.Events.Add(RunEvent.BodyOnChannelAbove255);
         trace.Started = world.Clock;
+        trace.StartedTimestamp = SchedulingLag.Process.Now;
         trace.Attempted = true;
         ValueTask pending;
         // A writer that blocks the calling thread (sync over async) would hold this thread, and with it the script that could

@@ -19,6 +19,9 @@ internal sealed class CallTrace
     public bool HasContent { get; init; } = true;
     public TimeSpan Started { get; set; }
 
+    /// <summary>When the call started in real time: a timestamp of <see cref="SchedulingLag.Process"/>'s clock.</summary>
+    public long StartedTimestamp { get; set; }
+
     /// <summary>Whether the call was made at all (a publisher stops after a hung call; a script may not reach every publish).</summary>
     public bool Attempted { get; set; }
     public TimeSpan? Ended { get; set; }
@@ -88,13 +91,14 @@ internal sealed class CallTrace
     public void MarkDone() => _done.TrySetResult();
 
     /// <summary>The call as the checkers see it; <paramref name="outputEnd"/> is where its whole command ends in the writer's output
-    /// (null if it never went in whole, or the output was not followed).</summary>
-    public PublishCall Freeze(long? outputEnd = null) => new()
+    /// (null if it never went in whole, or the output was not followed); <paramref name="runnableAfterFaultSeen"/> is the real time
+    /// the writer had to act on a fault it saw before the call started (<see cref="PublishCall.RunnableAfterFaultSeen"/>).</summary>
+    public PublishCall Freeze(long? outputEnd = null, TimeSpan? runnableAfterFaultSeen = null) => new()
     {
         Id = Id, Publisher = Publisher, IndexInPublisher = IndexInPublisher, Channel = Channel, ExpectedBody = ExpectedBody, HasContent = HasContent,
         Started = Started, Ended = Ended, Outcome = Outcome, Error = Error, PoisonedAfterCompletion = Poisoned,
         PublishSequenceNumber = PublishSequenceNumber, CancelRequested = CancelRequested, Pipelined = Pipelined, BlockedCaller = BlockedCaller,
         HasBodyOwner = Owner is not null, BodyOwnerDisposals = Owner?.Disposals ?? 0, BodyOwnerDisposedAtOutputBytes = Owner?.DisposedAtOutputBytes,
-        OutputEndByte = outputEnd, DeliveredOutputBytesAtCompletion = Ended is null ? null : DeliveredAtCompletion,
+        OutputEndByte = outputEnd, RunnableAfterFaultSeen = runnableAfterFaultSeen, DeliveredOutputBytesAtCompletion = Ended is null ? null : DeliveredAtCompletion,
     };
 }

@@ -99,6 +99,10 @@ internal sealed partial class ControlledOutput : PipeWriter
     /// <summary>When a flush first threw or reported the reader gone; null while the output is healthy.</summary>
     public TimeSpan? FaultObservedAt { get; private set; }
 
+    /// <summary>The same moment in real time, a timestamp of <see cref="SchedulingLag.Process"/>'s clock (its
+    /// <see cref="ISchedulingLag.Now"/>): how much time the writer's threads had to act on the fault is told in real time.</summary>
+    public long? FaultObservedTimestamp { get; private set; }
+
     /// <summary>When the writer first called CancelPendingFlush: giving up on its output, whether a flush was pending, bytes were
     /// committed and not flushed, or nothing was pending (the give-up may then have met a write in progress, a thread between taking
     /// a command and committing its bytes, or a loop between two commands that drops what it had accepted); null if it never did.</summary>
@@ -253,6 +257,7 @@ internal sealed partial class ControlledOutput : PipeWriter
             if (FaultObservedAt is not null) return;
             Interlocked.Exchange(ref _committedAtFault, _committed);
             FaultObservedAt = _clock();
+            FaultObservedTimestamp = SchedulingLag.Process.Now;
         }
         Signal();
     }

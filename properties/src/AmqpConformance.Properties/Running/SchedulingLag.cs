@@ -17,6 +17,10 @@ internal sealed class SchedulingLag : ISchedulingLag, IDisposable
     private readonly object _gate = new();
     private long _lastTick;
     private TimeSpan _total;
+    // The late ticks, oldest first (a ring of LogCapacity): when each came and how late, so the lag within an interval can be told.
+    private readonly (long At, TimeSpan Late)[] _lateTicks = new (long, TimeSpan)[LogCapacity];
+    private int _lateCount;
+    private long _lateLogged;
     private TaskCompletionSource _nextTick = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
     /// <summary>Starts a meter ticking by a timer of <paramref name="time"/> (a test's clock), or, with <paramref name="onThread"/>,
@@ -76,7 +80,12 @@ internal sealed class SchedulingLag : ISchedulingLag, IDisposable
         lock (_gate)
         {
             var late = _time.GetElapsedTime(_lastTick, now) - Period;
-            if (late > Tolerance) _total += late;
+            if (late > Tolerance)
+            {
+                _total += late;
+                _lateTicks[(int)(_lateLogged++ % LogCapacity)] = (now, late);
+                _lateCount = (int)Math.Min(_lateLogged, LogCapacity);
+            }
             _lastTick = now;
             ticked = _nextTick;
             _nextTick = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -85,6 +94,43 @@ internal sealed class SchedulingLag : ISchedulingLag, IDisposable
     }
 
     private void Observe() => Observe(_time.GetTimestamp());
+
+    /// <summary>How many late ticks the meter remembers (at one a period, 40 s of a machine that never lets it run on time).</summary>
+    public const int LogCapacity = 4096;
+
+    /// <inheritdoc />
+    public long Now => _time.GetTimestamp();
+
+    /// <inheritdoc />
+    public TimeSpan RunnableBetween(long from, long to)
+    {
+        var runnable = _time.GetElapsedTime(from, to) - LagWithin(from, to);
+        return runnable > TimeSpan.Zero ? runnable : TimeSpan.Zero;
+    }
+
+    /// <inheritdoc />
+    public TimeSpan LagWithin(long from, long to)
+    {
+        var lag = TimeSpan.Zero;
+        lock (_gate)
+        {
+            if (_lateLogged > LogCapacity && _lateCount > 0)
+            {
+                // Forgotten ticks may have fallen in the interval: everything counts as lag, so nothing is judged on it.
+                var oldest = _lateTicks[(int)(_lateLogged % LogCapacity)];
+                if (oldest.At >= from) return _time.GetElapsedTime(from, to);
+            }
+            for (int i = 0; i < _lateCount; i++)
+            {
+                var (at, late) = _lateTicks[i];
+                // The meter was kept from running somewhere in the late tick's span (its period and lateness before it): any overlap
+                // with the interval counts the whole lateness, so the time left to the writer is never overstated.
+                long spanStart = at - (long)((Period + late).TotalSeconds * _time.TimestampFrequency);
+                if (at >= from && spanStart <= to) lag += late;
+            }
+        }
+        return lag;
+    }
 
     /// <summary>Stops the meter (a test's own; the process's runs for ever).</summary>
     public void Dispose()
@@ -102,4 +148,17 @@ internal interface ISchedulingLag
 
     /// <summary>Completes at the meter's next tick, once it has looked at the time since the last one.</summary>
     Task NextTickAsync();
+
+    /// <summary>The meter's clock now, as a timestamp (<see cref="TimeProvider.GetTimestamp"/> of its clock).</summary>
+    long Now { get; }
+
+    /// <summary>The lag the meter saw within the interval from <paramref name="from"/> to <paramref name="to"/> (timestamps of
+    /// <see cref="Now"/>), counted generously: every late tick whose late span touches the interval counts whole, and an interval
+    /// older than the meter remembers counts whole. Lag the meter has not yet seen (its next tick has not come) is not counted:
+    /// wait for <see cref="NextTickAsync"/> first.</summary>
+    TimeSpan LagWithin(long from, long to);
+
+    /// <summary>The real time from <paramref name="from"/> to <paramref name="to"/> (timestamps of <see cref="Now"/>) in which the
+    /// process could run: the time less <see cref="LagWithin"/>; never negative.</summary>
+    TimeSpan RunnableBetween(long from, long to);
 }

@@ -92,6 +92,7 @@ public static class WriterLevelRunner
         await observer.SettleAsync().ConfigureAwait(false); // late writes after disposal show up now
         await world.EndConnectionAsync().ConfigureAwait(false);
         long ended = Stopwatch.GetTimestamp();
+        await LetLagMeterCatchUpAsync(world).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
         var evidence = Evidence(world, observer, lifecycle);
         var phases = new RunPhases(Stopwatch.GetElapsedTime(started, opened), Stopwatch.GetElapsedTime(opened, driven),
             Stopwatch.GetElapsedTime(driven, ended), Stopwatch.GetElapsedTime(ended)) { Skipped = world.Time.Skipped, FaultGraceWaits = world.FaultGraceWaits, FaultGraceWaited = world.FaultGraceWaited };
@@ -134,7 +135,7 @@ public static class WriterLevelRunner
         return new ConformanceEvidence
         {
             Frames = frames,
-            Calls = [.. world.AllTraces.Where(t => t.Attempted).Select(t => t.Freeze(world.Output.EndOf(t.Id)))],
+            Calls = [.. world.AllTraces.Where(t => t.Attempted).Select(t => t.Freeze(world.Output.EndOf(t.Id), RunnableAfterFaultSeen(world, fault, t)))],
             FrameMax = world.Scenario.FrameMax,
             Pool = world.WriterPool.Verify(),
             CallerArrayFindings = [.. world.CallerPool.Verify().Findings.Where(f => f.Kind == Harness.Pooling.PoolFindingKind.WriteAfterReturn)],
@@ -149,6 +150,27 @@ public static class WriterLevelRunner
             OutputDeliveryTracked = world.Output.Followed,
             ConcurrentOutputUse = world.Output.ConcurrentUse,
         };
+    }
+
+    /// <summary>The real time, less the scheduling lag, from the moment the writer saw <paramref name="fault"/> in its output to the
+    /// start of <paramref name="trace"/>; null if the call started before it, or the fault is not the output's (a writer's own
+    /// giving up during disposal).</summary>
+    private static TimeSpan? RunnableAfterFaultSeen(WriterCase world, TransportFaultRecord? fault, CallTrace trace) =>
+        fault?.ObservedAt is { } seen && seen == world.Output.FaultObservedAt && world.Output.FaultObservedTimestamp is { } at
+        && trace.StartedTimestamp > at
+            ? SchedulingLag.Process.RunnableBetween(at, trace.StartedTimestamp)
+            : null;
+
+    /// <summary>Before the evidence is read: when a call succeeded more than the faults invariant's grace after the writer saw a
+    /// fault on the case's clock, waits for the scheduling-lag meter's next tick, so that lag the process suffered before that
+    /// call started is counted in <see cref="PublishCall.RunnableAfterFaultSeen"/> (the meter sees a stall only at the tick after
+    /// it). Only such cases wait (at most a tick, 10 ms).</summary>
+    private static Task LetLagMeterCatchUpAsync(WriterCase world)
+    {
+        if (world.Output.FaultObservedAt is not { } seen) return Task.CompletedTask;
+        var grace = new FaultsChecker().Grace;
+        if (!world.AllTraces.Any(t => t.Attempted && t.Outcome == CallOutcome.Succeeded && t.Started > seen + grace)) return Task.CompletedTask;
+        return SchedulingLag.Process.NextTickAsync().WaitAsync(TimeSpan.FromSeconds(1));
     }
 
     /// <summary>The transport fault of the run: injected (reset, closed), the broker closing the connection, or the output reporting

@@ -1,3 +1,4 @@
+using System.IO.Pipelines;
 using AmqpConformance.Harness.Faults;
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Harness.Writers;
@@ -112,6 +113,60 @@ public sealed class FaultGraceTests
         Assert.True(more.Phases!.FaultGraceWaits == 1 || more.Phases.Drive >= new FaultsChecker().Grace,
             $"no real-time wait before the idle step's move, in {more.Phases.Drive.TotalMilliseconds:0} ms of driving");
         Assert.True(more.Check(InvariantNames.Faults).Holds, more.Check(InvariantNames.Faults).ToString());
+    }
+
+    [Fact]
+    public async Task A_writer_whose_thread_notices_the_fault_a_moment_later_in_real_time_gets_that_moment_before_a_call_past_the_grace()
+    {
+        // The reference background writer, but its loop learns of the fault 30 ms of real time after the output reported it, as a
+        // loop thread kept off the CPU does. The idle step moves the case's clock two minutes at once, with no real-time wait
+        // before it: only the invariant's real-time grace stands between the writer and the next call.
+        var late = FrameWriterFactory.Create("LateToNotice",
+            c => new BackgroundChannelWriter(c with { Output = new LateFaultOutput(c.Output, TimeSpan.FromMilliseconds(30)) }), WriterCompletion.OnAccept);
+        var options = WriterRunOptions.Default with { FaultGraceRealWait = TimeSpan.Zero };
+        var result = await WriterLevelRunner.RunAsync(late, IdleAfterAReset(callAfter: true), options);
+
+        var seen = result.Evidence.Fault!.ObservedAt!.Value;
+        var last = result.Evidence.Calls.MaxBy(c => c.Started)!;
+        Assert.True(last.Started > seen + new FaultsChecker().Grace, $"the last call started at {last.Started.TotalMilliseconds:0} ms, the fault was seen at {seen.TotalMilliseconds:0} ms");
+        Assert.True(last.RunnableAfterFaultSeen >= new FaultsChecker().RealGrace, $"the writer had {last.RunnableAfterFaultSeen} of real time");
+        Assert.Equal(CallOutcome.Failed, last.Outcome);
+        Assert.True(result.Check(InvariantNames.Faults).Holds, result.Check(InvariantNames.Faults).ToString());
+    }
+
+    /// <summary>An output that reports a fault (a flush that threw or found the reader gone) to its writer only
+    /// <paramref name="delay"/> of real time after <paramref name="inner"/> reported it.</summary>
+    private sealed class LateFaultOutput(PipeWriter inner, TimeSpan delay) : PipeWriter
+    {
+        public override void Advance(int bytes) => inner.Advance(bytes);
+
+        public override Memory<byte> GetMemory(int sizeHint = 0) => inner.GetMemory(sizeHint);
+
+        public override Span<byte> GetSpan(int sizeHint = 0) => inner.GetSpan(sizeHint);
+
+        public override void CancelPendingFlush() => inner.CancelPendingFlush();
+
+        public override void Complete(Exception? exception = null) => inner.Complete(exception);
+
+        public override bool CanGetUnflushedBytes => inner.CanGetUnflushedBytes;
+
+        public override long UnflushedBytes => inner.UnflushedBytes;
+
+        public override async ValueTask<FlushResult> FlushAsync(CancellationToken cancellationToken = default)
+        {
+            FlushResult result;
+            try
+            {
+                result = await inner.FlushAsync(cancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception) when (!cancellationToken.IsCancellationRequested)
+            {
+                await Task.Delay(delay, CancellationToken.None).ConfigureAwait(false);
+                throw;
+            }
+            if (result.IsCompleted) await Task.Delay(delay, CancellationToken.None).ConfigureAwait(false);
+            return result;
+        }
     }
 
     [Fact]

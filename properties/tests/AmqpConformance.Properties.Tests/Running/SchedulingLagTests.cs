@@ -26,6 +26,41 @@ public sealed class SchedulingLagTests
     }
 
     [Fact]
+    public void Lag_within_an_interval_counts_the_late_ticks_whose_stall_touches_it_and_no_others()
+    {
+        var time = new FakeTimeProvider();
+        using var lag = new SchedulingLag(time, Period, Tolerance);
+        long start = time.GetTimestamp();
+        long At(double ms) => start + (long)(ms / 1000 * time.TimestampFrequency);
+
+        lag.Observe(At(10));
+        lag.Observe(At(520));   // stopped for 500 ms somewhere between 10 and 520 ms
+        lag.Observe(At(530));
+        lag.Observe(At(1_040)); // and for 500 ms more between 530 and 1,040 ms
+
+        Assert.Equal(TimeSpan.FromMilliseconds(1_000), lag.LagWithin(At(0), At(2_000)));
+        Assert.Equal(TimeSpan.FromMilliseconds(500), lag.LagWithin(At(0), At(100)));    // the first stall may have been here
+        Assert.Equal(TimeSpan.FromMilliseconds(500), lag.LagWithin(At(600), At(700)));  // the second one
+        Assert.Equal(TimeSpan.Zero, lag.LagWithin(At(1_100), At(1_500)));                // after both
+        // From 0 to 2 s the process could run for 1 s; over the first 100 ms nothing is left to the writer for certain.
+        Assert.Equal(TimeSpan.FromMilliseconds(1_000), lag.RunnableBetween(At(0), At(2_000)));
+        Assert.Equal(TimeSpan.Zero, lag.RunnableBetween(At(0), At(100)));
+    }
+
+    [Fact]
+    public void An_interval_older_than_the_meter_remembers_counts_as_all_lag()
+    {
+        var time = new FakeTimeProvider();
+        using var lag = new SchedulingLag(time, Period, Tolerance);
+        long start = time.GetTimestamp();
+        long At(double ms) => start + (long)(ms / 1000 * time.TimestampFrequency);
+        for (int i = 1; i <= SchedulingLag.LogCapacity + 10; i++) lag.Observe(At(i * 20.0)); // every tick 10 ms late
+
+        Assert.Equal(TimeSpan.Zero, lag.RunnableBetween(At(0), At(1_000)));
+        Assert.Equal(TimeSpan.FromMilliseconds(100), lag.LagWithin(At((SchedulingLag.LogCapacity - 10) * 20.0), At((SchedulingLag.LogCapacity - 1) * 20.0 - 15)));
+    }
+
+    [Fact]
     public async Task The_next_tick_completes_when_the_meter_looks_at_the_time()
     {
         var time = new FakeTimeProvider();
@@ -71,5 +106,11 @@ public sealed class SchedulingLagTests
             onTick(this);
             return Task.CompletedTask;
         }
+
+        public long Now => 0;
+
+        public TimeSpan LagWithin(long from, long to) => Total;
+
+        public TimeSpan RunnableBetween(long from, long to) => TimeSpan.Zero;
     }
 }
