@@ -41,7 +41,7 @@ internal sealed class WriterCase : IAsyncDisposable
         Context = new WriterContext(Output, noisyPool ? new NoisyArrayPool(WriterPool, scenario.Seed + 1) : WriterPool, scenario.FrameMax)
         {
             QueueCapacity = scenario.QueueCapacity,
-            DrainTimeout = scenario.StallThroughDispose ? options.StalledDrainTimeout : WriterContext.DefaultDrainTimeout,
+            DrainTimeout = options.DrainTimeoutFor(scenario.StallThroughDispose),
             TimeProvider = time,
         };
         Traces = BuildTraces(scenario);

@@ -108,6 +108,17 @@ public sealed record WriterRunOptions
     /// the connection from ending, and only its evidence's last frames are at stake).</summary>
     internal TimeSpan EndConnectionBound => ProvenRules.Count > 0 ? TimeSpan.FromSeconds(1) : CallTimeout;
 
+    /// <summary>The drain timeout this run gives the writer: <see cref="StalledDrainTimeout"/> when the output is stalled through
+    /// disposal; else <see cref="WriterContext.DefaultDrainTimeout"/>, or <see cref="ProvenDrainTimeout"/> for a writer already
+    /// proven broken. A writer's wait after giving up (<see cref="WriterContext.GiveUpWait"/>) is real time and at least the drain
+    /// timeout: a writer whose lock a lost waiter holds for ever (Zoo:FifoLockCancelledWaiter) waited it out, 5 s, in nearly every
+    /// case of its later properties. Giving up sooner is within every writer's contract, so a shorter timeout blames nothing.</summary>
+    internal TimeSpan DrainTimeoutFor(bool stalledThroughDispose) =>
+        stalledThroughDispose ? StalledDrainTimeout : ProvenRules.Count > 0 ? ProvenDrainTimeout : WriterContext.DefaultDrainTimeout;
+
+    /// <summary>The drain timeout on a draining output for a writer already proven broken (200 ms).</summary>
+    public static readonly TimeSpan ProvenDrainTimeout = TimeSpan.FromMilliseconds(200);
+
     /// <summary>How long a call still pending when disposal returned may take to end: <see cref="DisposeMargin"/>, or
     /// <see cref="ProvenRuleBound"/> for a writer proven to strand or hang calls.</summary>
     internal TimeSpan CallAfterDisposeMargin =>
