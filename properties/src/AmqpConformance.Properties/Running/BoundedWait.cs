@@ -17,22 +17,17 @@ internal static class BoundedWait
         return task.IsCompleted;
     }
 
-    /// <summary>The most real time <see cref="CompletesWithinRunnableAsync"/> adds to a bound for the lag it saw: a process kept
-    /// from running longer than this is not waited for.</summary>
-    public static readonly TimeSpan MostLagCredited = TimeSpan.FromSeconds(60);
-
     /// <summary>Waits until <paramref name="task"/> completes or <paramref name="bound"/> of time in which the process could run has
     /// passed, and returns whether it completed: when the bound runs out, the wait goes on for as long as <paramref name="lag"/>
     /// (by default <see cref="SchedulingLag.Process"/>) says the process was kept from running meanwhile (up to
-    /// <see cref="MostLagCredited"/> in all), after letting the meter see the time up to now. On an idle machine it waits the
-    /// bound, as <see cref="CompletesWithinAsync"/> does; on a loaded one, a writer whose threads were off the CPU is given the
-    /// time it lost, and a writer that never completes the task is still caught.</summary>
+    /// <see cref="RunnableStopwatch.MostCredited"/> in all), after letting the meter see the time up to now. On an idle machine it
+    /// waits the bound, as <see cref="CompletesWithinAsync"/> does; on a loaded one, a writer whose threads were off the CPU is
+    /// given the time it lost, and a writer that never completes the task is still caught.</summary>
     public static async Task<bool> CompletesWithinRunnableAsync(Task task, TimeSpan bound, ISchedulingLag? lag = null)
     {
         ArgumentNullException.ThrowIfNull(task);
         lag ??= SchedulingLag.Process;
-        var start = lag.Total;
-        var credited = TimeSpan.Zero;
+        var runnable = RunnableStopwatch.StartNew(lag);
         var wait = bound;
         while (true)
         {
@@ -40,10 +35,8 @@ internal static class BoundedWait
             // The meter's tick may not have run since the process came back: let it look before reading the lag.
             await lag.NextTickAsync().WaitAsync(TimeSpan.FromSeconds(1)).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
             if (task.IsCompleted) return true;
-            var owed = lag.Total - start - credited;
-            if (owed <= TimeSpan.Zero || credited >= MostLagCredited) return false;
-            credited += owed;
-            wait = owed;
+            wait = runnable.TakeOwed();
+            if (wait <= TimeSpan.Zero) return false;
         }
     }
 }

@@ -134,17 +134,13 @@ internal sealed class CallLauncher(WriterCase world)
         // The timeout counts time in which the process could run: when it fires after the process was kept from running, it waits
         // again for as long as that lasted (SchedulingLag).
         int returned = 0;
-        var lag = SchedulingLag.Process;
-        var lagAtCall = lag.Total;
-        var credited = TimeSpan.Zero;
+        var runnable = RunnableStopwatch.StartNew();
         Timer? watchdogTimer = null;
         using (var watchdog = watchdogTimer = new Timer(_ =>
         {
             if (Volatile.Read(ref returned) != 0) return;
-            var owed = lag.Total - lagAtCall - credited;
-            if (owed > TimeSpan.Zero && credited < BoundedWait.MostLagCredited)
+            if (runnable.TakeOwed() is var owed && owed > TimeSpan.Zero)
             {
-                credited += owed;
                 try { watchdogTimer!.Change(owed, Timeout.InfiniteTimeSpan); return; } catch (ObjectDisposedException) { return; }
             }
             trace.BlockedCaller = true;

@@ -76,11 +76,10 @@ internal sealed class CaseObserver(WriterCase world)
         // Idleness counts time in which the process could run (SchedulingLag): a writer whose timer thread a loaded machine kept
         // off the CPU is not idle by choice.
         var lag = SchedulingLag.Process;
-        var idle = Stopwatch.StartNew();
-        var idleLag = lag.Total;
+        var idle = RunnableStopwatch.StartNew(lag);
         var total = Stopwatch.StartNew();
         long activity = world.Output.Activity;
-        TimeSpan Idle() => idle.Elapsed - (lag.Total - idleLag);
+        TimeSpan Idle() => idle.Elapsed;
         while (missing.Count > 0 && total.Elapsed < world.Options.CallTimeout * 6)
         {
             if (Idle() >= world.Options.IdleBound)
@@ -102,7 +101,6 @@ internal sealed class CaseObserver(WriterCase world)
             {
                 activity = world.Output.Activity;
                 idle.Restart();
-                idleLag = lag.Total;
             }
             missing = Unflushed();
         }

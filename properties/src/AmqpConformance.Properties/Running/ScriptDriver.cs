@@ -240,7 +240,7 @@ internal static class ScriptDriver
 
     /// <summary>Waits until <see cref="FaultsChecker.RealGrace"/> of time in which the process could run has passed since the writer
     /// saw the fault (by <see cref="SchedulingLag.Process"/>: lag it saw meanwhile is waited again, up to
-    /// <see cref="BoundedWait.MostLagCredited"/>); returns the time waited.</summary>
+    /// <see cref="RunnableStopwatch.MostCredited"/>); returns the time waited.</summary>
     private static async Task<TimeSpan> GiveRealGraceAsync(WriterCase world)
     {
         if (world.Output.FaultObservedTimestamp is not { } at) return TimeSpan.Zero;
@@ -251,7 +251,7 @@ internal static class ScriptDriver
         {
             var had = lag.RunnableBetween(at, lag.Now);
             var waited = Stopwatch.GetElapsedTime(start);
-            if (had >= grace || waited >= BoundedWait.MostLagCredited) return waited;
+            if (had >= grace || waited >= RunnableStopwatch.MostCredited) return waited;
             await Task.Delay(grace - had).ConfigureAwait(false);
             // The meter sees a stall only at its next tick: let it look before the time given is read again.
             await lag.NextTickAsync().WaitAsync(TimeSpan.FromSeconds(1)).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);

@@ -93,6 +93,25 @@ public sealed class SchedulingLagTests
         Assert.Equal(1, lag.Ticks);
     }
 
+    [Fact]
+    public void A_runnable_stopwatch_gives_back_each_lag_once_and_no_more_than_its_cap_in_all()
+    {
+        var lag = new FakeLag(onTick: _ => { });
+        var runnable = RunnableStopwatch.StartNew(lag);
+        Assert.Equal(TimeSpan.Zero, runnable.TakeOwed());
+        lag.Total += TimeSpan.FromSeconds(2);
+        Assert.Equal(TimeSpan.FromSeconds(2), runnable.TakeOwed());
+        Assert.Equal(TimeSpan.Zero, runnable.TakeOwed()); // already given
+        lag.Total += TimeSpan.FromSeconds(70);
+        Assert.Equal(TimeSpan.FromSeconds(70), runnable.TakeOwed()); // the last that fits under the cap is given whole
+        lag.Total += TimeSpan.FromSeconds(1);
+        Assert.Equal(TimeSpan.Zero, runnable.TakeOwed());
+        // Elapsed is wall time less the lag: here the lag exceeds the wall time, and nothing is left.
+        Assert.Equal(TimeSpan.Zero, runnable.Elapsed);
+        runnable.Restart();
+        Assert.Equal(TimeSpan.Zero, runnable.TakeOwed());
+    }
+
     /// <summary>A meter whose lag the test sets at each look.</summary>
     private sealed class FakeLag(Action<FakeLag> onTick) : ISchedulingLag
     {
