@@ -12,5 +12,6 @@ internal static class CliCommands
         yield return RunCommand.Create();
         yield return FuzzCommand.Create();
         yield return SelftestCommand.Create();
+        yield return MergeCommand.Create();
     }
 }

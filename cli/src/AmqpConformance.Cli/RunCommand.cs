@@ -8,7 +8,7 @@ namespace AmqpConformance.Cli;
 
 /// <summary>
 /// <c>amqp-conformance run --writer background|inline|coalescing|&lt;assembly-path&gt;:&lt;type&gt; [--writer ...] --cases N
-/// [--invariant NAME ...] [--replay seed,gamma,size] [--report DIR] [--json FILE]</c>: checks the invariant properties against
+/// [--invariant NAME ...] [--replay seed,gamma,size] [--seed S [--shard K/N]] [--report DIR] [--json FILE]</c>: checks the invariant properties against
 /// each writer with a progress bar, prints a verdict table (invariant x writer, with cases/s), the events the cases produced
 /// and the failure reports, and writes each failure's artifacts under DIR/&lt;writer&gt;/&lt;invariant&gt;/.
 /// Exit code 0 only if every property holds; 1 on a violation; 2 on bad input; 130 when interrupted (Ctrl+C, SIGINT, SIGTERM),
@@ -41,6 +41,14 @@ internal static class RunCommand
         {
             Description = "Replay one failing case: the seed,gamma,size printed by a failure.",
         };
+        var seed = new Option<ulong?>("--seed")
+        {
+            Description = "The run's seed (a number): every run with it generates the same cases, as the shards of one run must. Default: a fresh random start per property.",
+        };
+        var shard = new Option<string?>("--shard")
+        {
+            Description = "Run only shard K of N (K/N, from 1/N to N/N) of every property's cases; needs --seed. The N shards together run exactly the unsharded run's cases; combine their --json files with `amqp-conformance merge`.",
+        };
         var report = new Option<string?>("--report")
         {
             Description = "Folder for failure artifacts (default: $AMQP_CONFORMANCE_REPORTS or ./TestResults/amqp-conformance).",
@@ -51,18 +59,18 @@ internal static class RunCommand
         };
         var command = new Command("run", "Run the frame-writer conformance properties and print a verdict table.")
         {
-            writer, cases, invariant, replay, report, json,
+            writer, cases, invariant, replay, seed, shard, report, json,
         };
         command.SetAction((parse, ct) => RunAsync(
             parse.GetValue(writer) ?? [], parse.GetValue(cases), parse.GetValue(invariant) ?? [], parse.GetValue(replay), parse.GetValue(report),
-            parse.GetValue(json), parse.InvocationConfiguration.Output, parse.InvocationConfiguration.Error, ct));
+            parse.GetValue(json), parse.InvocationConfiguration.Output, parse.InvocationConfiguration.Error, ct, parse.GetValue(seed), parse.GetValue(shard)));
         return command;
     }
 
     /// <summary>Runs the check. Returns 0 when every property held, 1 on any violation, 2 on bad input (reason on <paramref name="error"/>),
     /// 130 when <paramref name="cancellationToken"/> fired (after printing the properties that had finished).</summary>
     internal static async Task<int> RunAsync(string[] writers, int cases, string[] invariants, string? replay, string? reportRoot, string? jsonPath,
-        TextWriter output, TextWriter error, CancellationToken cancellationToken)
+        TextWriter output, TextWriter error, CancellationToken cancellationToken, ulong? seed = null, string? shardText = null)
     {
         if (cases < 1)
         {
@@ -100,6 +108,26 @@ internal static class RunCommand
                 return 2;
             }
         }
+        CaseShard? shard = null;
+        if (shardText is not null)
+        {
+            try { shard = CaseShard.Parse(shardText); }
+            catch (FormatException e)
+            {
+                error.WriteLine($"--shard: {e.Message}");
+                return 2;
+            }
+            if (seed is null)
+            {
+                error.WriteLine($"--shard {shardText}: needs --seed too, the same for every shard, or the shards would not run the same cases.");
+                return 2;
+            }
+            if (token is not null)
+            {
+                error.WriteLine($"--shard {shardText}: a replay runs one case; drop --shard.");
+                return 2;
+            }
+        }
         if (jsonPath is not null && JsonPathProblem(jsonPath) is { } jsonProblem)
         {
             error.WriteLine($"--json {jsonPath}: {jsonProblem}");
@@ -111,9 +139,9 @@ internal static class RunCommand
         // The start of a run: each writer's reports from an earlier run go, so the folder shows only this run's failures.
         foreach (FrameWriterFactory factory in factories) StaleReports.ClearOnce(factory.Name, root);
 
-        var session = new RunSession(factories, selected, cases, token, root, writers);
+        var session = new RunSession(factories, selected, cases, token, root, writers) { Seed = seed, Shard = shard };
         var results = await session.RunAsync(output, cancellationToken).ConfigureAwait(false);
-        var rendered = new RunReport(results, factories, selected, session.ReplayHint);
+        var rendered = new RunReport(results, factories, selected, session.ReplayHint) { Seed = seed, Shard = shard, CasesPerProperty = cases };
         rendered.Write(output);
         if (jsonPath is not null)
         {

@@ -11,6 +11,15 @@ namespace AmqpConformance.Cli;
 internal sealed class RunReport(RunResults results, IReadOnlyList<FrameWriterFactory> factories, IReadOnlyList<string> properties,
     Func<FrameWriterFactory, PropertyOutcome, string> replayHint)
 {
+    /// <summary>The run's seed, if it had one (written to the JSON, which <c>merge</c> checks across shards).</summary>
+    public ulong? Seed { get; init; }
+
+    /// <summary>The run's shard, if it ran one.</summary>
+    public CaseShard? Shard { get; init; }
+
+    /// <summary>The cases per property the run generated (a shard ran its slice of them).</summary>
+    public int CasesPerProperty { get; init; }
+
     /// <summary>Whether every selected property ran and held for every writer.</summary>
     public bool AllHold => !results.Interrupted && results.Outcomes.Count == factories.Count * properties.Count && results.Outcomes.Values.All(o => o.Holds);
 
@@ -18,7 +27,7 @@ internal sealed class RunReport(RunResults results, IReadOnlyList<FrameWriterFac
     public void Write(TextWriter output)
     {
         var console = ConsoleStyle.For(output);
-        var verdicts = new Table().Title("Verdicts").AddColumn("property");
+        var verdicts = new Table().Title(Shard is null ? "Verdicts" : $"Verdicts (shard {Shard} of seed {Seed})").AddColumn("property");
         foreach (var f in factories) verdicts.AddColumn(Markup.Escape(f.Name));
         foreach (string property in properties)
         {
@@ -59,6 +68,9 @@ internal sealed class RunReport(RunResults results, IReadOnlyList<FrameWriterFac
         {
             allHold = AllHold,
             interrupted = results.Interrupted,
+            seed = Seed,
+            shard = Shard?.ToString(),
+            casesPerProperty = CasesPerProperty,
             writers = factories.Select(f => new
             {
                 name = f.Name,

@@ -14,6 +14,12 @@ internal sealed record RunResults(IReadOnlyDictionary<(string Writer, string Pro
 internal sealed class RunSession(IReadOnlyList<FrameWriterFactory> factories, IReadOnlyList<string> properties, int cases,
     ReplayToken? replay, string reportRoot, IReadOnlyList<string> writerSpecs)
 {
+    /// <summary>The run's seed (<see cref="PropertyRunOptions.Seed"/>); null: a fresh start per property.</summary>
+    public ulong? Seed { get; init; }
+
+    /// <summary>The slice of every property's cases this run makes (<see cref="PropertyRunOptions.Shard"/>); null: all.</summary>
+    public CaseShard? Shard { get; init; }
+
     public async Task<RunResults> RunAsync(TextWriter output, CancellationToken cancellationToken)
     {
         var outcomes = new Dictionary<(string, string), PropertyOutcome>();
@@ -37,7 +43,7 @@ internal sealed class RunSession(IReadOnlyList<FrameWriterFactory> factories, IR
                         int before = done;
                         var options = new PropertyRunOptions
                         {
-                            MaxTest = cases, Replay = replay, Cancellation = stop.Token,
+                            MaxTest = cases, Replay = replay, Cancellation = stop.Token, Seed = Seed, Shard = Shard,
                             OnCase = n => task.Value = before + n,
                             ReportFolder = ConformanceArtifacts.FolderFor(factory.Name, property, reportRoot), // a crash's report goes there
                             ReplayHint = token => ReplayHint(factory, property, token),

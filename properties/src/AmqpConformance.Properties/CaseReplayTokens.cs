@@ -17,6 +17,20 @@ internal static class CaseReplayTokens
     /// <summary>A fresh random start for a property check (FsCheck's own <c>Rnd(seed)</c>: the golden gamma).</summary>
     public static Rnd NewStart() => new((ulong)Random.Shared.NextInt64(long.MinValue, long.MaxValue));
 
+    /// <summary>The start of property <paramref name="property"/> in a run with seed <paramref name="seed"/>: the seed mixed with
+    /// the property's name (FNV-1a, stable across processes, unlike <see cref="string.GetHashCode()"/>), so the properties of one
+    /// run draw different cases and every run with that seed draws the same ones.</summary>
+    public static Rnd StartFor(ulong seed, string property)
+    {
+        ulong hash = 14695981039346656037;
+        foreach (char c in property)
+        {
+            hash ^= c;
+            hash *= 1099511628211;
+        }
+        return new Rnd(seed ^ hash);
+    }
+
     /// <summary>The token that replays generated case <paramref name="caseIndex"/> (0 = the first) of a run started at
     /// <paramref name="start"/>.</summary>
     public static ReplayToken For(Rnd start, int startSize, int endSize, int maxTest, int caseIndex)

@@ -80,7 +80,7 @@ public static class ConformanceProperties
         arbitrary ??= ScenarioGenerators.ArbitraryFor(invariant == AllAtOnce ? ScenarioProfile.Mixed : ScenarioProfile.For(invariant));
         // FsCheck starts from a seed of ours, so the token of each case is known while it runs: a writer that crashes the process
         // gets a replay line too (CasesInFlight, UnhandledExceptionMonitor).
-        var start = CaseReplayTokens.NewStart();
+        var start = options.Seed is { } seed ? CaseReplayTokens.StartFor(seed, invariant) : CaseReplayTokens.NewStart();
         var capture = new CapturingRunner(options.OnCase);
         var config = Config.Quick.WithMaxTest(options.Replay is null ? options.MaxTest : 1).WithRunner(capture).WithName(invariant)
             .WithReplay(FSharpOption<Replay>.Some(options.Replay is { } replay
@@ -98,7 +98,7 @@ public static class ConformanceProperties
         FsCheck.Check.One(config, Prop.ForAll(arbitrary, (Func<Scenario, bool>)session.Holds));
 
         if (capture.Result is not TestResult.Failed failed)
-            return session.Outcome(subject, capture.Cases, 0, null, null);
+            return session.Outcome(subject, capture.Cases - session.OutOfShard, 0, null, null);
 
         var shrunk = failed.Item3.Head as Scenario;
         var token = new ReplayToken(failed.Item6.Seed, failed.Item6.Gamma, failed.Item7); // Item6: the generator state of the failing case itself
@@ -111,7 +111,7 @@ public static class ConformanceProperties
                 $"at {Running.WriterRunOptions.ProvenRuleBound.TotalMilliseconds:0} ms here";
         if (identity is not null && shrunkElsewhere is null && options.Replay is null && counterexample is not null)
             ShrunkFailures.Add(identity, invariant, counterexample.ToString());
-        return session.Outcome(subject, failed.Item1.NumberOfTests, session.FellBackToFirstFailure ? 0 : failed.Item1.NumberOfShrinks, counterexample, token) with
+        return session.Outcome(subject, failed.Item1.NumberOfTests - session.OutOfShard, session.FellBackToFirstFailure ? 0 : failed.Item1.NumberOfShrinks, counterexample, token) with
         {
             ShrunkElsewhere = shrunkElsewhere,
         };
@@ -147,6 +147,9 @@ public static class ConformanceProperties
         /// (judged at full bounds) is reported instead.</summary>
         public bool FellBackToFirstFailure { get; private set; }
 
+        /// <summary>How many generated cases were another shard's (<see cref="PropertyRunOptions.Shard"/>) and passed untried.</summary>
+        public int OutOfShard { get; private set; }
+
         /// <summary>Wall time at the end of the first failing case; null until one failed.</summary>
         public TimeSpan? FirstFailureAfter { get; private set; }
 
@@ -164,6 +167,11 @@ public static class ConformanceProperties
             bool replaying = options.Replay is not null;
             int attempts = replaying && _shrinking is null ? Math.Max(1, options.ReplayAttempts) : 1;
             int generated = _shrinking is null && !replaying ? _generated++ : -1;
+            if (generated >= 0 && options.Shard is { } shard && !shard.Includes(generated))
+            {
+                OutOfShard++;
+                return true; // another shard's case: passes untried
+            }
             var replayClock = Stopwatch.StartNew();
             for (int attempt = 1; attempt <= attempts; attempt++)
             {

@@ -14,6 +14,18 @@ public sealed record PropertyRunOptions
     /// <summary>How many cases to generate (when not replaying).</summary>
     public int MaxTest { get; init; } = DefaultCases;
 
+    /// <summary>The environment variable that fixes the run's seed (<see cref="Seed"/>): a number.</summary>
+    public const string SeedEnvironmentVariable = "AMQP_CONFORMANCE_SEED";
+
+    /// <summary>The run's seed: each property starts generating from it (mixed with the property's name), so two runs with one seed
+    /// generate the same cases in the same order, as the shards of a run must (<see cref="Shard"/>). Null (the default): a fresh
+    /// random start for each property. A failure's replay token replays its case either way.</summary>
+    public ulong? Seed { get; init; }
+
+    /// <summary>Runs only this shard's slice of the generated cases (<see cref="CaseShard"/>); the others pass untried and are not
+    /// counted. Null (the default): every case. Shards of one run need one <see cref="Seed"/>.</summary>
+    public CaseShard? Shard { get; init; }
+
     /// <summary>Replays exactly one earlier case instead of generating new ones.</summary>
     public ReplayToken? Replay { get; init; }
 
@@ -65,19 +77,40 @@ public sealed record PropertyRunOptions
     /// <summary>Called after each generated case with the number of cases run so far (not during shrinking).</summary>
     public Action<int>? OnCase { get; init; }
 
-    /// <summary><see cref="DefaultCases"/>, or <c>AMQP_CONFORMANCE_CASES</c> when set; and <c>AMQP_CONFORMANCE_REPLAY</c> when set.</summary>
+    /// <summary><see cref="DefaultCases"/>, or <c>AMQP_CONFORMANCE_CASES</c> when set; <c>AMQP_CONFORMANCE_REPLAY</c>,
+    /// <c>AMQP_CONFORMANCE_SEED</c> and <c>AMQP_CONFORMANCE_SHARD</c> when set. A shard without a seed is refused: its cases would
+    /// not be the same run's as the other shards'.</summary>
     /// <exception cref="FormatException">One of the variables is set to something unreadable.</exception>
     public static PropertyRunOptions FromEnvironment(int? defaultCases = null)
     {
         string? cases = Environment.GetEnvironmentVariable(CasesEnvironmentVariable);
         string? replay = Environment.GetEnvironmentVariable(ReplayToken.EnvironmentVariable);
+        string? seed = Environment.GetEnvironmentVariable(SeedEnvironmentVariable);
+        string? shard = Environment.GetEnvironmentVariable(CaseShard.EnvironmentVariable);
         int n = defaultCases ?? DefaultCases;
         if (!string.IsNullOrWhiteSpace(cases) && (!int.TryParse(cases, out n) || n < 1))
             throw new FormatException($"{CasesEnvironmentVariable}=\"{cases}\" is not a positive number of cases.");
+        ulong? runSeed = null;
+        if (!string.IsNullOrWhiteSpace(seed))
+        {
+            if (!ulong.TryParse(seed, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out ulong s))
+                throw new FormatException($"{SeedEnvironmentVariable}=\"{seed}\" is not a seed (a number from 0 to {ulong.MaxValue}).");
+            runSeed = s;
+        }
+        CaseShard? slice = null;
+        if (!string.IsNullOrWhiteSpace(shard))
+        {
+            try { slice = CaseShard.Parse(shard); }
+            catch (FormatException ex) { throw new FormatException($"{CaseShard.EnvironmentVariable}: {ex.Message}", ex); }
+            if (runSeed is null)
+                throw new FormatException($"{CaseShard.EnvironmentVariable}={shard} needs {SeedEnvironmentVariable} too: every shard of a run must generate the same cases.");
+        }
         return new PropertyRunOptions
         {
             MaxTest = n,
             Replay = string.IsNullOrWhiteSpace(replay) ? null : ReplayToken.Parse(replay),
+            Seed = runSeed,
+            Shard = slice,
         };
     }
 }
