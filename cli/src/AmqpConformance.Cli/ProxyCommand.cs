@@ -103,7 +103,7 @@ internal static class ProxyCommand
             {
                 await Task.Delay(Timeout.Infinite, cancellationToken);
             }
-            catch (OperationCanceledException) { }
+            catch (OperationCanceledException) { } // Ctrl+C or SIGTERM: the proxy stops as asked
             await output.WriteLineAsync("stopping proxy");
         }
         return ExitCodes.Ok;

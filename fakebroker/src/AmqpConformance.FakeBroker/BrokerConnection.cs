@@ -142,7 +142,7 @@ public sealed partial class BrokerConnection
     internal void Abort()
     {
         try { _abort.Cancel(); }
-        catch (ObjectDisposedException) { }
+        catch (ObjectDisposedException) { } // the connection ended and disposed its token source: nothing left to abort
     }
 
     /// <summary>Marks the connection as closing by the broker; false if it already was.</summary>

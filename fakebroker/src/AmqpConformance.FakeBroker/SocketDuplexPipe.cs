@@ -40,8 +40,8 @@ internal sealed class SocketDuplexPipe : IDuplexPipe, IDisposable
     {
         if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
         try { _socket.Shutdown(SocketShutdown.Both); }
-        catch (SocketException) { }
-        catch (ObjectDisposedException) { }
+        catch (SocketException) { } // the peer already reset the socket: nothing left to shut down
+        catch (ObjectDisposedException) { } // closed already: nothing left to shut down
         _stream.Dispose();
     }
 }

@@ -99,7 +99,7 @@ internal sealed class FaultProxyConnection
             Abort(_client);
             Abort(_server);
         }
-        try { _stop.Cancel(); } catch (ObjectDisposedException) { }
+        try { _stop.Cancel(); } catch (ObjectDisposedException) { } // the connection was disposed: its pumps have stopped already
     }
 
     private async Task RunAsync(ChunkPipe up, ChunkPipe down)
@@ -113,7 +113,7 @@ internal sealed class FaultProxyConnection
         Task<FaultPumpOutcome> second = first == upstream ? downstream : upstream;
         AfterPump(second == upstream ? Upstream : Downstream, await second.ConfigureAwait(false));
 
-        try { _stop.Cancel(); } catch (ObjectDisposedException) { }
+        try { _stop.Cancel(); } catch (ObjectDisposedException) { } // the connection was disposed: its pumps have stopped already
         if (_termination is { IsReset: false })
         {
             Shutdown(_client);
@@ -133,7 +133,7 @@ internal sealed class FaultProxyConnection
         switch (outcome)
         {
             case FaultPumpOutcome.SourceEnded:
-                try { sink.Shutdown(SocketShutdown.Send); } catch (Exception e) when (e is SocketException or ObjectDisposedException) { }
+                try { sink.Shutdown(SocketShutdown.Send); } catch (Exception e) when (e is SocketException or ObjectDisposedException) { } // the sink is gone already: its peer sees the end either way
                 break;
             case FaultPumpOutcome.SourceFailed:
             case FaultPumpOutcome.SinkEnded:
@@ -157,7 +157,7 @@ internal sealed class FaultProxyConnection
                 if (flushed.IsCompleted) break;
             }
         }
-        catch (OperationCanceledException) { }
+        catch (OperationCanceledException) { } // the proxy stopped the pump: how it ended is the outcome returned below
         catch (Exception e) when (e is SocketException or ObjectDisposedException or IOException)
         {
             error = new IOException($"Receive failed: {e.Message}", e);
@@ -172,11 +172,11 @@ internal sealed class FaultProxyConnection
             socket.LingerState = new LingerOption(true, 0);
             socket.Close();
         }
-        catch (Exception e) when (e is SocketException or ObjectDisposedException) { }
+        catch (Exception e) when (e is SocketException or ObjectDisposedException) { } // reset or closed already: the peer sees the end either way
     }
 
     private static void Shutdown(Socket socket)
     {
-        try { socket.Shutdown(SocketShutdown.Both); } catch (Exception e) when (e is SocketException or ObjectDisposedException) { }
+        try { socket.Shutdown(SocketShutdown.Both); } catch (Exception e) when (e is SocketException or ObjectDisposedException) { } // reset or closed already: the peer sees the end either way
     }
 }

@@ -40,7 +40,7 @@ public sealed class ToxiproxyClient : IDisposable
             if (doc.RootElement.ValueKind == JsonValueKind.Object && doc.RootElement.TryGetProperty("version", out JsonElement v))
                 return v.GetString() ?? "";
         }
-        catch (JsonException) { }
+        catch (JsonException) { } // not JSON: the version is unknown, said as such below
         return text;
     }
 
@@ -175,7 +175,7 @@ public sealed class ToxiproxyClient : IDisposable
                     if (error.RootElement.TryGetProperty("field", out JsonElement f) && f.ValueKind == JsonValueKind.String) field = f.GetString();
                 }
             }
-            catch (JsonException) { }
+            catch (JsonException) { } // an error body that is not JSON: the status code alone is reported
             throw new ToxiproxyApiException((int)response.StatusCode,
                 $"{method} {path}: {(int)response.StatusCode} {message.Trim()}", field);
         }

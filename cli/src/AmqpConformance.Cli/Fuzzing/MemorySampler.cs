@@ -22,7 +22,7 @@ internal sealed class MemorySampler : IAsyncDisposable
                 await Task.Delay(100, _stop.Token).ConfigureAwait(false);
             }
         }
-        catch (OperationCanceledException) { }
+        catch (OperationCanceledException) { } // the sampler was stopped: that is how it ends
     }
 
     public async ValueTask DisposeAsync()

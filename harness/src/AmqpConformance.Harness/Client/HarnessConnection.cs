@@ -176,10 +176,10 @@ public sealed class HarnessConnection : IAsyncDisposable
             }
         }
         _stopHeartbeats.Cancel();
-        try { await _heartbeatLoop.WaitAsync(_options.CloseTimeout).ConfigureAwait(false); } catch (Exception) { }
+        try { await _heartbeatLoop.WaitAsync(_options.CloseTimeout).ConfigureAwait(false); } catch (Exception) { } // a bounded wait for the heartbeat loop to end; it sends nothing more either way
         if (_writer is not null) await _writer.DisposeAsync().ConfigureAwait(false);
         await AbortTransportAsync().ConfigureAwait(false);
-        try { await _readLoop.WaitAsync(_options.CloseTimeout).ConfigureAwait(false); } catch (Exception) { }
+        try { await _readLoop.WaitAsync(_options.CloseTimeout).ConfigureAwait(false); } catch (Exception) { } // a bounded wait for the read loop, which records how the connection closed itself
         _ended.TrySetResult();
         _stopHeartbeats.Dispose();
     }
@@ -385,9 +385,9 @@ public sealed class HarnessConnection : IAsyncDisposable
 
     private async Task AbortTransportAsync()
     {
-        try { await _transport.Output.CompleteAsync().ConfigureAwait(false); } catch (Exception) { }
-        try { _transport.Input.CancelPendingRead(); } catch (Exception) { }
-        try { await _readLoop.WaitAsync(_options.CloseTimeout).ConfigureAwait(false); } catch (Exception) { }
-        try { await _transport.Input.CompleteAsync().ConfigureAwait(false); } catch (Exception) { }
+        try { await _transport.Output.CompleteAsync().ConfigureAwait(false); } catch (Exception) { } // aborting: a transport that failed or completed has nothing more to send
+        try { _transport.Input.CancelPendingRead(); } catch (Exception) { } // aborting: a completed input has no read to cancel
+        try { await _readLoop.WaitAsync(_options.CloseTimeout).ConfigureAwait(false); } catch (Exception) { } // a bounded wait for the read loop, which records how the connection closed itself
+        try { await _transport.Input.CompleteAsync().ConfigureAwait(false); } catch (Exception) { } // aborting: an input completed already has nothing to release
     }
 }

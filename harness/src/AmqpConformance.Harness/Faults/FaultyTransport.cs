@@ -128,7 +128,7 @@ public sealed class FaultyTransport : IAsyncDisposable
     private void Terminate(FaultTermination termination)
     {
         if (Interlocked.CompareExchange(ref _termination, termination, null) is not null) return;
-        try { _stop.Cancel(); } catch (ObjectDisposedException) { }
+        try { _stop.Cancel(); } catch (ObjectDisposedException) { } // the transport was disposed: its pumps have stopped already
     }
 
     private async Task RunAsync(FaultPump pump, ChunkPipe source, Pipe sink)

@@ -200,7 +200,7 @@ public sealed class ClientLevelRunner : IAsyncDisposable
             if (step.Cancel is CancelKind.Racing or CancelKind.OnFlush)
             {
                 events.Add(stall is { IsStalled: true } ? RunEvent.CancelDuringFlush : RunEvent.CancelRacingCompletion);
-                _ = Task.Run(() => { try { cts.Cancel(); } catch (ObjectDisposedException) { } });
+                _ = Task.Run(() => { try { cts.Cancel(); } catch (ObjectDisposedException) { } }); // the call completed and its source was disposed: nothing to cancel
             }
             // Counted in time the process could run (SchedulingLag): a loaded machine's time off the CPU is given back.
             if (!await BoundedWait.CompletesWithinRunnableAsync(call, CallTimeout + (stall?.Limit ?? TimeSpan.Zero)).ConfigureAwait(false)) return false;

@@ -146,7 +146,7 @@ internal sealed class CallLauncher(WriterCase world)
             trace.BlockedCaller = true;
             if (step.WithoutToken) return;
             trace.CancelRequested = true;
-            try { cts.Cancel(); } catch (ObjectDisposedException) { }
+            try { cts.Cancel(); } catch (ObjectDisposedException) { } // the call completed and its source was disposed: the caller's thread is back
         }, null, world.Options.BlockedCallerBound, Timeout.InfiniteTimeSpan))
         {
             beforeHandOver?.Invoke();
@@ -296,7 +296,7 @@ internal sealed class CallLauncher(WriterCase world)
         // The call may have completed (and its source been disposed) since the check above: then there is nothing to cancel.
         trace.CancelRequested = true;
         try { CancelInside(trace, cts); }
-        catch (ObjectDisposedException) { }
+        catch (ObjectDisposedException) { } // completed meanwhile (above): nothing to cancel
     }
 
     /// <summary>Cancels <paramref name="cts"/>, noting on <paramref name="trace"/> that this thread is inside the writer's callbacks

@@ -217,6 +217,6 @@ internal sealed class WriterCase : IAsyncDisposable
         {
             // a reset ends the broker's side too
         }
-        try { await input.CompleteAsync().ConfigureAwait(false); } catch (InvalidOperationException) { }
+        try { await input.CompleteAsync().ConfigureAwait(false); } catch (InvalidOperationException) { } // completed already by the reset
     }
 }
