@@ -5,6 +5,7 @@ using System.Net.Sockets;
 using System.Text;
 using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.Harness.Reports;
 
 namespace AmqpConformance.Harness.Client;
 
@@ -176,10 +177,12 @@ public sealed class HarnessConnection : IAsyncDisposable
             }
         }
         _stopHeartbeats.Cancel();
-        try { await _heartbeatLoop.WaitAsync(_options.CloseTimeout).ConfigureAwait(false); } catch (Exception) { } // a bounded wait for the heartbeat loop to end; it sends nothing more either way
+        try { await _heartbeatLoop.WaitAsync(_options.CloseTimeout).ConfigureAwait(false); }
+        catch (Exception e) { SwallowedExceptions.Record("closing the connection: waiting for the heartbeat loop", e); }
         if (_writer is not null) await _writer.DisposeAsync().ConfigureAwait(false);
         await AbortTransportAsync().ConfigureAwait(false);
-        try { await _readLoop.WaitAsync(_options.CloseTimeout).ConfigureAwait(false); } catch (Exception) { } // a bounded wait for the read loop, which records how the connection closed itself
+        try { await _readLoop.WaitAsync(_options.CloseTimeout).ConfigureAwait(false); }
+        catch (Exception e) { SwallowedExceptions.Record("closing the connection: waiting for the read loop", e); }
         _ended.TrySetResult();
         _stopHeartbeats.Dispose();
     }
@@ -385,9 +388,13 @@ public sealed class HarnessConnection : IAsyncDisposable
 
     private async Task AbortTransportAsync()
     {
-        try { await _transport.Output.CompleteAsync().ConfigureAwait(false); } catch (Exception) { } // aborting: a transport that failed or completed has nothing more to send
-        try { _transport.Input.CancelPendingRead(); } catch (Exception) { } // aborting: a completed input has no read to cancel
-        try { await _readLoop.WaitAsync(_options.CloseTimeout).ConfigureAwait(false); } catch (Exception) { } // a bounded wait for the read loop, which records how the connection closed itself
-        try { await _transport.Input.CompleteAsync().ConfigureAwait(false); } catch (Exception) { } // aborting: an input completed already has nothing to release
+        try { await _transport.Output.CompleteAsync().ConfigureAwait(false); }
+        catch (Exception e) { SwallowedExceptions.Record("aborting the transport: completing its output", e); }
+        try { _transport.Input.CancelPendingRead(); }
+        catch (Exception e) { SwallowedExceptions.Record("aborting the transport: cancelling its pending read", e); }
+        try { await _readLoop.WaitAsync(_options.CloseTimeout).ConfigureAwait(false); }
+        catch (Exception e) { SwallowedExceptions.Record("closing the connection: waiting for the read loop", e); }
+        try { await _transport.Input.CompleteAsync().ConfigureAwait(false); }
+        catch (Exception e) { SwallowedExceptions.Record("aborting the transport: completing its input", e); }
     }
 }

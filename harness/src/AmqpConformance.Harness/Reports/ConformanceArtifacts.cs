@@ -58,7 +58,10 @@ public static class ConformanceArtifacts
         using (var pcap = File.Create(Path.Combine(full, "wire.pcap")))
             PcapExporter.Write(pcap, log);
         File.WriteAllText(Path.Combine(full, "timeline.html"), HtmlTimeline.Render(title, summary, evidence, verdicts), Utf8NoBom);
-        File.WriteAllText(Path.Combine(full, "summary.txt"), summary + Environment.NewLine, Utf8NoBom);
+        var swallowed = SwallowedExceptions.Recent(10);
+        string setAside = swallowed.Count == 0 ? "" : Environment.NewLine + "Exceptions the harness caught and set aside in this process (latest " +
+            $"{swallowed.Count} of {SwallowedExceptions.Count}):" + Environment.NewLine + string.Join(Environment.NewLine, swallowed.Select(x => "  " + x)) + Environment.NewLine;
+        File.WriteAllText(Path.Combine(full, "summary.txt"), summary + Environment.NewLine + setAside, Utf8NoBom);
         return full;
     }
 
