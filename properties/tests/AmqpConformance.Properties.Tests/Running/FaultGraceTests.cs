@@ -123,8 +123,21 @@ public sealed class FaultGraceTests
         // before it: only the invariant's real-time grace stands between the writer and the next call.
         var late = FrameWriterFactory.Create("LateToNotice",
             c => new BackgroundChannelWriter(c with { Output = new LateFaultOutput(c.Output, TimeSpan.FromMilliseconds(30)) }), WriterCompletion.OnAccept);
-        var options = WriterRunOptions.Default with { FaultGraceRealWait = TimeSpan.Zero };
-        var result = await WriterLevelRunner.RunAsync(late, IdleAfterAReset(callAfter: true), options);
+        var options = UnhurriedSettle.Options with { FaultGraceRealWait = TimeSpan.Zero };
+        // The case tests what it means only when the writer's loop met the fault before the idle step moved the clock; on a loaded
+        // machine the settle after the call that meets it can end before the loop ran (CI saw the fault met 120 s later, after the
+        // move). Such a run is set aside and the case run again; the first run that meets the fault in time is judged.
+        RunResult? result = null;
+        for (int attempt = 0; attempt < 10; attempt++)
+        {
+            var run = await WriterLevelRunner.RunAsync(late, IdleAfterAReset(callAfter: true), options);
+            if (run.Evidence.Fault?.ObservedAt is { } metAt && metAt < TimeSpan.FromSeconds(60))
+            {
+                result = run;
+                break;
+            }
+        }
+        Assert.True(result is not null, "in 10 runs the writer's loop never met the fault before the idle step");
 
         var seen = result.Evidence.Fault!.ObservedAt!.Value;
         var last = result.Evidence.Calls.MaxBy(c => c.Started)!;
