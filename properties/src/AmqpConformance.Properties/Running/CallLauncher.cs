@@ -136,18 +136,27 @@ internal sealed class CallLauncher(WriterCase world)
         int returned = 0;
         var runnable = RunnableStopwatch.StartNew();
         Timer? watchdogTimer = null;
-        using (var watchdog = watchdogTimer = new Timer(_ =>
+        // Judged only after the meter's next tick: a process that was stopped runs its due timers as it comes back, and this one
+        // could run before the meter had seen the stop, and blame a caller for time nobody could run.
+        void Watch(bool afterTick)
         {
             if (Volatile.Read(ref returned) != 0) return;
             if (runnable.TakeOwed() is var owed && owed > TimeSpan.Zero)
             {
-                try { watchdogTimer!.Change(owed, Timeout.InfiniteTimeSpan); return; } catch (ObjectDisposedException) { return; }
+                try { watchdogTimer!.Change(owed, Timeout.InfiniteTimeSpan); return; } catch (ObjectDisposedException) { return; } // returned meanwhile
+            }
+            if (!afterTick)
+            {
+                _ = SchedulingLag.Process.NextTickAsync().ContinueWith(_ => Watch(afterTick: true), CancellationToken.None,
+                    TaskContinuationOptions.None, TaskScheduler.Default);
+                return;
             }
             trace.BlockedCaller = true;
             if (step.WithoutToken) return;
             trace.CancelRequested = true;
             try { cts.Cancel(); } catch (ObjectDisposedException) { } // the call completed and its source was disposed: the caller's thread is back
-        }, null, world.Options.BlockedCallerBound, Timeout.InfiniteTimeSpan))
+        }
+        using (var watchdog = watchdogTimer = new Timer(_ => Watch(afterTick: false), null, world.Options.BlockedCallerBound, Timeout.InfiniteTimeSpan))
         {
             beforeHandOver?.Invoke();
             trace.Inside = new HarnessInside("WriteAsync", world.Clock);
