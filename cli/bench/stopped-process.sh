@@ -4,6 +4,7 @@
 # the dedicated-thread one) while it SIGSTOPs the process for STOP seconds every RUN seconds, longer than the 5 s call timeout
 # by default. Every real-time bound counts time in which the process could run (SchedulingLag), so a correct writer must not be
 # blamed: prints how often the process was stopped and the self-test's closing lines (caught, holding, false positives).
+# The whole output is kept in $STOPPED_PROCESS_OUTPUT (default: a temporary file, named at the end).
 # Usage: bash cli/bench/stopped-process.sh [STOP seconds, default 6] [RUN seconds, default 3] [cases, default 100] [writer...]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,7 +15,7 @@ dotnet build cli/src/AmqpConformance.Cli -c Release -v q >/dev/null || exit 2
 dll=$(find "${AMQPC_ARTIFACTS:-artifacts}/bin/AmqpConformance.Cli/release" -name amqp-conformance.dll | head -n 1)
 args=(selftest --cases "$cases")
 for w in "${writers[@]}"; do args+=(--writer "$w"); done
-out=$(mktemp)
+out=${STOPPED_PROCESS_OUTPUT:-$(mktemp)}
 dotnet "$dll" "${args[@]}" >"$out" 2>&1 &
 pid=$!
 stops=0
@@ -28,6 +29,6 @@ done
 wait "$pid"
 code=$?
 echo "stopped the process $stops times for ${stop} s (every ${run} s of running); selftest exit code $code"
-grep -E "holds|BLAMED|false positive|Correct writers|Broken writers" "$out"
-rm -f "$out"
+grep -E "holds|FALSE|BLAMED|false positive|Correct writers|Broken writers" "$out"
+echo "the whole output (each false positive's rules and replay line): $out"
 exit "$code"
