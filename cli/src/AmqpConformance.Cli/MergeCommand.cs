@@ -28,7 +28,7 @@ internal static class MergeCommand
     }
 
     /// <summary>One shard's results as read from its file.</summary>
-    private sealed record ShardResult(string File, ulong? Seed, string? Shard, int Cases, bool Interrupted, IReadOnlyList<PropertyResult> Properties);
+    private sealed record ShardResult(string File, ulong? Seed, Properties.CaseShard? Shard, int Cases, bool Interrupted, IReadOnlyList<PropertyResult> Properties);
 
     /// <summary>One property of one writer in one shard.</summary>
     private sealed record PropertyResult(string Writer, string Property, bool Holds, int Cases, string? Replay, IReadOnlyList<string> Rules);
@@ -79,7 +79,7 @@ internal static class MergeCommand
                 foreach (var f in failed)
                 {
                     allHold = false;
-                    failures.Add($"{writer} / {property} (shard {f.Shard.Shard ?? "-"}, {f.Shard.File}): {string.Join(", ", f.Result.Rules)}; " +
+                    failures.Add($"{writer} / {property} (shard {f.Shard.Shard?.ToString() ?? "-"}, {f.Shard.File}): {string.Join(", ", f.Result.Rules)}; " +
                         $"replay: amqp-conformance run --writer {writer} --invariant {property} --replay {f.Result.Replay}");
                 }
             }
@@ -87,7 +87,7 @@ internal static class MergeCommand
         }
         console.Write(table);
         foreach (string failure in failures) output.WriteLine(failure);
-        foreach (var s in shards.Where(s => s.Interrupted)) output.WriteLine($"Shard {s.Shard ?? "-"} ({s.File}) was interrupted: its run is incomplete.");
+        foreach (var s in shards.Where(s => s.Interrupted)) output.WriteLine($"Shard {s.Shard?.ToString() ?? "-"} ({s.File}) was interrupted: its run is incomplete.");
         output.WriteLine(allHold ? $"All properties hold in all {shards.Count} shard(s)." : "Some properties do not hold, or the run is incomplete.");
         return allHold ? ExitCodes.Ok : ExitCodes.Violation;
     }
@@ -102,7 +102,7 @@ internal static class MergeCommand
             return $"The files are not shards of one run: their case counts differ ({string.Join(", ", shards.Select(s => $"{s.File}: {s.Cases}"))}).";
         if (shards.Count > 1 && shards.Any(s => s.Shard is null))
             return $"{shards.First(s => s.Shard is null).File} is not a shard (run without --shard): merge the shards of one run.";
-        var parsed = shards.Where(s => s.Shard is not null).Select(s => (s.File, Shard: Properties.CaseShard.Parse(s.Shard!))).ToList();
+        var parsed = shards.Where(s => s.Shard is not null).Select(s => (s.File, Shard: s.Shard!)).ToList();
         if (parsed.Select(p => p.Shard.Count).Distinct().Count() > 1)
             return $"The files cut the run into different numbers of shards ({string.Join(", ", parsed.Select(p => $"{p.File}: {p.Shard}"))}).";
         if (parsed.GroupBy(p => p.Shard.Number).FirstOrDefault(g => g.Count() > 1) is { } twice)
@@ -130,7 +130,8 @@ internal static class MergeCommand
                 return null;
             }
             ulong? seed = root.TryGetProperty("seed", out var s) && s.ValueKind == JsonValueKind.Number ? s.GetUInt64() : null;
-            string? shard = root.TryGetProperty("shard", out var k) && k.ValueKind == JsonValueKind.String ? k.GetString() : null;
+            // A hand-edited file with a bad shard is bad input (Parse throws FormatException).
+            var shard = root.TryGetProperty("shard", out var k) && k.ValueKind == JsonValueKind.String ? Properties.CaseShard.Parse(k.GetString()!) : null;
             int cases = root.TryGetProperty("casesPerProperty", out var c) && c.ValueKind == JsonValueKind.Number ? c.GetInt32() : 0;
             bool interrupted = root.TryGetProperty("interrupted", out var i) && i.ValueKind == JsonValueKind.True;
             var results = new List<PropertyResult>();
@@ -146,7 +147,6 @@ internal static class MergeCommand
                         p.GetProperty("cases").GetInt32(), p.TryGetProperty("replay", out var r) && r.ValueKind == JsonValueKind.String ? r.GetString() : null, rules));
                 }
             }
-            if (shard is not null) Properties.CaseShard.Parse(shard); // a hand-edited file with a bad shard is bad input
             return new ShardResult(file, seed, shard, cases, interrupted, results);
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException or JsonException or KeyNotFoundException or InvalidOperationException or FormatException)
