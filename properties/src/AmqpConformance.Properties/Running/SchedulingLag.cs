@@ -19,7 +19,6 @@ internal sealed class SchedulingLag : ISchedulingLag, IDisposable
     private TimeSpan _total;
     // The late ticks, oldest first (a ring of LogCapacity): when each came and how late, so the lag within an interval can be told.
     private readonly (long At, TimeSpan Late)[] _lateTicks = new (long, TimeSpan)[LogCapacity];
-    private int _lateCount;
     private long _lateLogged;
     private TaskCompletionSource _nextTick = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
@@ -84,7 +83,6 @@ internal sealed class SchedulingLag : ISchedulingLag, IDisposable
             {
                 _total += late;
                 _lateTicks[(int)(_lateLogged++ % LogCapacity)] = (now, late);
-                _lateCount = (int)Math.Min(_lateLogged, LogCapacity);
             }
             _lastTick = now;
             ticked = _nextTick;
@@ -114,13 +112,14 @@ internal sealed class SchedulingLag : ISchedulingLag, IDisposable
         var lag = TimeSpan.Zero;
         lock (_gate)
         {
-            if (_lateLogged > LogCapacity && _lateCount > 0)
+            int remembered = (int)Math.Min(_lateLogged, LogCapacity);
+            if (_lateLogged > LogCapacity)
             {
                 // Forgotten ticks may have fallen in the interval: everything counts as lag, so nothing is judged on it.
                 var oldest = _lateTicks[(int)(_lateLogged % LogCapacity)];
                 if (oldest.At >= from) return _time.GetElapsedTime(from, to);
             }
-            for (int i = 0; i < _lateCount; i++)
+            for (int i = 0; i < remembered; i++)
             {
                 var (at, late) = _lateTicks[i];
                 // The meter was kept from running somewhere in the late tick's span (its period and lateness before it): any overlap
