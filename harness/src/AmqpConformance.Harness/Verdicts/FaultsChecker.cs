@@ -19,14 +19,21 @@ public sealed class FaultsChecker : IInvariantChecker
     /// <summary>How long after the writer saw the fault it may still accept calls (a writer that completes calls on enqueue learns
     /// of the fault on its own loop): calls that start later must fail. Generous (default 1 s), so that a correct writer on a loaded
     /// machine is never blamed; a writer that keeps accepting calls after a fault does so for ever.</summary>
-    public TimeSpan Grace { get; init; } = TimeSpan.FromSeconds(1);
+    public TimeSpan Grace { get; init; } = DefaultGrace;
+
+    /// <summary>The default <see cref="Grace"/>: 1 s. The harness gives a writer this much of the case's clock after a fault.</summary>
+    public static readonly TimeSpan DefaultGrace = TimeSpan.FromSeconds(1);
 
     /// <summary>The real time, in which the process could run, the writer also gets after it saw the fault before a call that
     /// succeeds is held against it (default 100 ms; judged where the harness measures it, <see cref="PublishCall.RunnableAfterFaultSeen"/>).
     /// <see cref="Grace"/> is on the case's clock, which the harness skips: a writer whose own thread marks it faulted (a dedicated
     /// loop thread, a timer) needs that thread to have run, and on a loaded machine a second of the case's clock can pass in a
     /// moment of real time. A writer that keeps accepting calls after a fault does so whatever the time given.</summary>
-    public TimeSpan RealGrace { get; init; } = TimeSpan.FromMilliseconds(100);
+    public TimeSpan RealGrace { get; init; } = DefaultRealGrace;
+
+    /// <summary>The default <see cref="RealGrace"/>: 100 ms. The harness waits this much real time after a fault before a call
+    /// past <see cref="DefaultGrace"/>.</summary>
+    public static readonly TimeSpan DefaultRealGrace = TimeSpan.FromMilliseconds(100);
 
     /// <inheritdoc />
     public Verdict Check(ConformanceEvidence evidence, WireAssembly wire)

@@ -206,7 +206,7 @@ internal static class ScriptDriver
     /// the case's clock skips the rest. Nothing once the grace has passed.</summary>
     private static async Task WaitOutFaultGraceAsync(WriterCase world, CaseObserver observer, TimeSpan seen)
     {
-        var graceEnds = seen + new FaultsChecker().Grace + TimeSpan.FromMilliseconds(50);
+        var graceEnds = seen + FaultsChecker.DefaultGrace + TimeSpan.FromMilliseconds(50);
         var real = graceEnds - world.Clock;
         if (real <= TimeSpan.Zero || HasRefusedSince(world, seen)) return;
         if (real > world.Options.FaultGraceRealWait) real = world.Options.FaultGraceRealWait;
@@ -227,7 +227,7 @@ internal static class ScriptDriver
     private static async Task GiveRealGraceBeforeCallAsync(WriterCase world, CaseObserver observer)
     {
         if (world.Output.FaultObservedAt is not { } seen || world.Factory.Completion == Harness.Writers.WriterCompletion.AfterFlush) return;
-        if (world.Clock <= seen + new FaultsChecker().Grace || HasRefusedSince(world, seen)) return;
+        if (world.Clock <= seen + FaultsChecker.DefaultGrace || HasRefusedSince(world, seen)) return;
         if (await GiveRealGraceAsync(world).ConfigureAwait(false) > TimeSpan.Zero) await observer.SettleAsync().ConfigureAwait(false);
     }
 
@@ -245,7 +245,7 @@ internal static class ScriptDriver
     {
         if (world.Output.FaultObservedTimestamp is not { } at) return TimeSpan.Zero;
         var lag = SchedulingLag.Process;
-        var grace = new FaultsChecker().RealGrace;
+        var grace = FaultsChecker.DefaultRealGrace;
         long start = lag.Now;
         while (true)
         {

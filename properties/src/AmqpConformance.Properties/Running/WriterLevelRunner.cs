@@ -168,8 +168,7 @@ public static class WriterLevelRunner
     private static Task LetLagMeterCatchUpAsync(WriterCase world)
     {
         if (world.Output.FaultObservedAt is not { } seen) return Task.CompletedTask;
-        var grace = new FaultsChecker().Grace;
-        if (!world.AllTraces.Any(t => t.Attempted && t.Outcome == CallOutcome.Succeeded && t.Started > seen + grace)) return Task.CompletedTask;
+        if (!world.AllTraces.Any(t => t.Attempted && t.Outcome == CallOutcome.Succeeded && t.Started > seen + FaultsChecker.DefaultGrace)) return Task.CompletedTask;
         return SchedulingLag.Process.NextTickAsync().WaitAsync(TimeSpan.FromSeconds(1));
     }
 
