@@ -66,7 +66,7 @@ public sealed class ShardMergeTests : IDisposable
     [Fact]
     public void A_violation_in_one_shard_fails_the_merge_and_keeps_its_replay_line()
     {
-        string writer = $"{typeof(RunCommandTests).Assembly.Location}:{typeof(RunCommandTests.DropsBodiesFactory).FullName}";
+        string writer = $"{typeof(ShardsDropBodiesFactory).Assembly.Location}:{typeof(ShardsDropBodiesFactory).FullName}";
         string[] shards = [Run(writer, "1/2", "b1", 1), Run(writer, "2/2", "b2", 1)];
 
         var (code, output, _) = Invoke(MergeCommand.Create(), shards);
@@ -74,6 +74,13 @@ public sealed class ShardMergeTests : IDisposable
         Assert.Contains("VIOLATED", output, StringComparison.Ordinal);
         Assert.Contains("--replay ", output, StringComparison.Ordinal);
         Assert.Contains("Some properties do not hold", output, StringComparison.Ordinal);
+    }
+
+    /// <summary><see cref="RunCommandTests.DropsBodiesFactory"/> as a writer of its own: the harness remembers a writer's shrunk
+    /// failure process-wide by its factory's type and name, and this class's runs of it made RunCommandTests' report it unshrunk.</summary>
+    public sealed class ShardsDropBodiesFactory : RunCommandTests.DropsBodiesFactory
+    {
+        public override string Name => "ShardsDropBodies";
     }
 
     [Fact]
