@@ -41,6 +41,27 @@ public sealed record LifecycleRecord(TimeSpan? DisposeInvokedAt, TimeSpan? Dispo
     /// null if the writer never did.</summary>
     public TimeSpan? OutputCompletedByWriterAt { get; init; }
 
+    /// <summary>Whether the harness was holding the output when DisposeAsync returned: flushes waited until the script let them
+    /// through (a pulse) or released the output. False when it was not, or when disposal did not return.</summary>
+    public bool OutputHeldWhenDisposeReturned { get; init; }
+
+    /// <summary>The real (wall-clock) time from when DisposeAsync was invoked to when it returned, or null when the harness did not
+    /// measure it or disposal did not return.</summary>
+    public TimeSpan? DisposeRealTime { get; init; }
+
+    /// <summary>The least real time a disposal must have waited, on an output the harness held, before giving up on what it had
+    /// accepted: 100 ms. A writer that drops its queue sooner did not wait for its output at all.</summary>
+    public static TimeSpan GiveUpFloor { get; } = TimeSpan.FromMilliseconds(100);
+
+    /// <summary>Whether a writer that completes calls on accept may have dropped what it held because it gave up on its output:
+    /// the harness kept the output stalled through disposal, or disposal returned while the harness held the output after waiting
+    /// at least <see cref="GiveUpFloor"/> of real time. The second is how a writer on a timer of its own gives up (a
+    /// <c>Thread.Join(TimeSpan)</c>, a <c>SemaphoreSlim.WaitAsync(TimeSpan)</c>): between the script's pulses the output takes
+    /// nothing, for as long as the harness takes to reach the next step, which on a loaded machine outlasted a correct writer's
+    /// one-second wait (Zoo:MonitorWaitThread, blamed for lost publishes in CI).</summary>
+    public bool MayHaveGivenUpOnOutput =>
+        OutputStalledThroughDispose || (OutputHeldWhenDisposeReturned && DisposeRealTime >= GiveUpFloor);
+
     /// <summary>Whether disposal may explain how <paramref name="call"/> ended: it was pending when disposal began, or ended after
     /// that. A call ended then may be cancelled, whatever its token said.</summary>
     public bool MayHaveEndedCall(PublishCall call) =>

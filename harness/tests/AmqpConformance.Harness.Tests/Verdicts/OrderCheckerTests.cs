@@ -64,6 +64,25 @@ public class OrderCheckerTests
     }
 
     [Fact]
+    public void A_writer_on_its_own_timer_may_drop_what_it_accepted_when_it_gives_up_on_a_held_output()
+    {
+        // Zoo:MonitorWaitThread in CI: its disposal's Thread.Join(1 s) ran out while the script held the output between pulses.
+        var b = new WireLogBuilder();
+        b.Publish(1, 0, [1]);
+        b.Call(0, [1], 0, 1);
+        b.Call(1, [2], 2, 3, index: 1);
+        LifecycleRecord Disposal(bool held, int realMs) =>
+            new(TimeSpan.FromMilliseconds(5), TimeSpan.FromMilliseconds(6), TimeSpan.FromSeconds(1), [], 0, OutputStalledThroughDispose: false)
+            { OutputHeldWhenDisposeReturned = held, DisposeRealTime = TimeSpan.FromMilliseconds(realMs) };
+        bool Blamed(LifecycleRecord life) => _checker.Run(b.Evidence(e => e with { Lifecycle = life })).Violations.Any(v => v.Rule == "lost-publish");
+
+        Assert.False(Blamed(Disposal(held: true, realMs: 1000)), "gave up after 1 s on a held output");
+        Assert.True(Blamed(Disposal(held: true, realMs: 10)), "dropped its queue 10 ms into disposal: it did not wait for the output");
+        Assert.True(Blamed(Disposal(held: false, realMs: 1000)), "the output was taking writes when disposal returned");
+        Assert.True(Blamed(Disposal(held: true, realMs: 0) with { DisposeRealTime = null }), "unmeasured: not excused");
+    }
+
+    [Fact]
     public void Confirm_sequence_numbers_must_match_publish_position_per_channel()
     {
         var b = new WireLogBuilder();

@@ -252,6 +252,10 @@ internal sealed class CaseLifecycle
             SecondDisposalFailure = Volatile.Read(ref _secondFailure),
             FlushesAfterDispose = world.Output.FlushesAfterDispose,
             FlushPendingWhenDisposeReturned = world.Output.FlushPendingAtDispose,
+            OutputHeldWhenDisposeReturned = world.Output.HoldingAtDispose,
+            DisposeRealTime = Volatile.Read(ref _returnedTimestamp) is var returned and not 0
+                ? System.Diagnostics.Stopwatch.GetElapsedTime(_invokedTimestamp, returned)
+                : null,
             OutputCompletedByWriterAt = world.Output.CompletedByWriterAt,
         };
 }

@@ -41,6 +41,7 @@ internal sealed partial class ControlledOutput : PipeWriter
     private int _uncancelledPending;
     private int _flushesAfterDispose;
     private bool _flushPendingAtDispose;
+    private bool _holdingAtDispose;
     // As a pipe's: a CancelPendingFlush that met no flush in progress ends the next flush instead (under _gate).
     private bool _cancelNext;
     // Flushes handed to the inner pipe and not yet returned (under _gate): a cancel is passed on only when there is one.
@@ -134,6 +135,10 @@ internal sealed partial class ControlledOutput : PipeWriter
     /// output. A flush it did cancel counts as ended, even if its thread had not yet run when disposal returned.</summary>
     public bool FlushPendingAtDispose { get { lock (_gate) return _flushPendingAtDispose; } }
 
+    /// <summary>Whether, at <see cref="MarkDisposeReturned"/>, the harness was holding the output (a flush waits until the script
+    /// pulses or releases it): a writer that gave up then gave up on an output that was not taking its writes.</summary>
+    public bool HoldingAtDispose { get { lock (_gate) return _holdingAtDispose; } }
+
     /// <summary>Whether call <paramref name="callId"/> has any byte committed.</summary>
     public bool HasStarted(int callId) { lock (_gate) return _scanner.FirstByteOf(callId) is not null; }
 
@@ -184,6 +189,7 @@ internal sealed partial class ControlledOutput : PipeWriter
         {
             if (Interlocked.CompareExchange(ref _committedAtDispose, Committed, -1) >= 0) return;
             _flushPendingAtDispose = _uncancelledPending > 0;
+            _holdingAtDispose = _holding;
         }
     }
 

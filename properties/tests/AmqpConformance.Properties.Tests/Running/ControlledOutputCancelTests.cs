@@ -79,8 +79,22 @@ public sealed class ControlledOutputCancelTests
         ValueTask<FlushResult> held = output.FlushAsync();
         output.MarkDisposeReturned();
         Assert.True(output.FlushPendingAtDispose);
+        Assert.True(output.HoldingAtDispose);
         output.Release();
         await held;
+        Assert.True(output.HoldingAtDispose, "noted when disposal returned, not now");
+    }
+
+    [Fact]
+    public void An_output_released_before_disposal_returned_is_not_noted_as_held()
+    {
+        var output = NewOutput(out _);
+        output.Hold();
+        output.Pulse();
+        Assert.True(output.IsHolding, "a pulse goes on holding");
+        output.Release();
+        output.MarkDisposeReturned();
+        Assert.False(output.HoldingAtDispose);
     }
 
     [Fact]
