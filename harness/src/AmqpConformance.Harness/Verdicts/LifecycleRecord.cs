@@ -49,18 +49,25 @@ public sealed record LifecycleRecord(TimeSpan? DisposeInvokedAt, TimeSpan? Dispo
     /// measure it or disposal did not return.</summary>
     public TimeSpan? DisposeRealTime { get; init; }
 
-    /// <summary>The least real time a disposal must have waited, on an output the harness held, before giving up on what it had
-    /// accepted: 100 ms. A writer that drops its queue sooner did not wait for its output at all.</summary>
+    /// <summary>How long the process was kept from running (a loaded machine, a stopped process) while disposal ran, as the
+    /// harness's lag meter counted it; null when not measured or disposal did not return.</summary>
+    public TimeSpan? LagDuringDispose { get; init; }
+
+    /// <summary>The least real time a disposal must have taken before giving up on what it had accepted, for the harness to take it
+    /// for a give-up: 100 ms. A writer that drops its queue sooner did not wait for its output at all.</summary>
     public static TimeSpan GiveUpFloor { get; } = TimeSpan.FromMilliseconds(100);
 
-    /// <summary>Whether a writer that completes calls on accept may have dropped what it held because it gave up on its output:
-    /// the harness kept the output stalled through disposal, or disposal returned while the harness held the output after waiting
-    /// at least <see cref="GiveUpFloor"/> of real time. The second is how a writer on a timer of its own gives up (a
-    /// <c>Thread.Join(TimeSpan)</c>, a <c>SemaphoreSlim.WaitAsync(TimeSpan)</c>): between the script's pulses the output takes
-    /// nothing, for as long as the harness takes to reach the next step, which on a loaded machine outlasted a correct writer's
-    /// one-second wait (Zoo:MonitorWaitThread, blamed for lost publishes in CI).</summary>
-    public bool MayHaveGivenUpOnOutput =>
-        OutputStalledThroughDispose || (OutputHeldWhenDisposeReturned && DisposeRealTime >= GiveUpFloor);
+    /// <summary>Whether a writer that completes calls on accept may have dropped what it held because it gave up draining, through
+    /// no fault of its own: the harness kept the output stalled through disposal; or disposal returned, at least
+    /// <see cref="GiveUpFloor"/> of real time after it began, either while the harness held the output or after the process had been
+    /// kept from running for at least half of that time. Both are how a writer on a timer of its own gives up (a
+    /// <c>Thread.Join(TimeSpan)</c>, a <c>SemaphoreSlim.WaitAsync(TimeSpan)</c>): between a script's pulses the output takes
+    /// nothing for as long as the harness takes to reach the next step, which on a loaded machine outlasted a correct writer's
+    /// one-second join (Zoo:MonitorWaitThread, blamed for lost publishes in CI); and a stopped process expires such a timer the
+    /// moment it runs again, before the writer's thread has.</summary>
+    public bool MayHaveGivenUpDraining =>
+        OutputStalledThroughDispose
+        || (DisposeRealTime is { } took && took >= GiveUpFloor && (OutputHeldWhenDisposeReturned || LagDuringDispose >= took / 2));
 
     /// <summary>Whether disposal may explain how <paramref name="call"/> ended: it was pending when disposal began, or ended after
     /// that. A call ended then may be cancelled, whatever its token said.</summary>

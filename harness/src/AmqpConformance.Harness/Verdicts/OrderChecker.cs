@@ -1,7 +1,7 @@
 namespace AmqpConformance.Harness.Verdicts;
 
 /// <summary>Order: if call A completed before call B started, A is on the wire before B; each publisher's commands keep
-/// its order (where its calls do not overlap: a pipelining publisher's may); a call that succeeded is on the wire exactly once (unless the transport failed, the writer never finished disposing, or it gave up on an output the harness held); with confirms on,
+/// its order (where its calls do not overlap: a pipelining publisher's may); a call that succeeded is on the wire exactly once (unless the transport failed, the writer never finished disposing, or it gave up draining through no fault of its own); with confirms on,
 /// the n-th publish on a channel carries the client's sequence number n (the delivery tag the broker will use).</summary>
 public sealed class OrderChecker : IInvariantChecker
 {
@@ -21,10 +21,10 @@ public sealed class OrderChecker : IInvariantChecker
             if (cmds is { Count: > 1 })
                 v.Add("duplicate-publish", $"Call {call.Id} is on the wire {cmds.Count} times.", cmds.Select(c => c.FirstSequence), [call.Id]);
             // Only once the writer disposed: while its disposal is still draining (reported by the lifecycle invariant), the call
-            // may be on its way; and a writer that completes on enqueue may drop what it held when it gave up on an output the
-            // harness kept from taking its writes (LifecycleRecord.MayHaveGivenUpOnOutput).
+            // may be on its way; and a writer that completes on enqueue may drop what it held when it gave up draining an output
+            // the harness held, or while the process could not run (LifecycleRecord.MayHaveGivenUpDraining).
             if (call.Outcome == CallOutcome.Succeeded && cmds is null && evidence.Fault is null
-                && evidence.Lifecycle is not { DisposeCompleted: false } && evidence.Lifecycle is not { MayHaveGivenUpOnOutput: true })
+                && evidence.Lifecycle is not { DisposeCompleted: false } && evidence.Lifecycle is not { MayHaveGivenUpDraining: true })
                 v.Add("lost-publish", $"Call {call.Id} (publisher {call.Publisher}, #{call.IndexInPublisher}) completed successfully but never reached the wire, and no transport fault explains it.", null, [call.Id]);
         }
 

@@ -64,7 +64,7 @@ public class OrderCheckerTests
     }
 
     [Fact]
-    public void A_writer_on_its_own_timer_may_drop_what_it_accepted_when_it_gives_up_on_a_held_output()
+    public void A_writer_on_its_own_timer_may_drop_what_it_accepted_when_it_gives_up_on_a_held_output_or_a_stopped_process()
     {
         // Zoo:MonitorWaitThread in CI: its disposal's Thread.Join(1 s) ran out while the script held the output between pulses.
         var b = new WireLogBuilder();
@@ -80,6 +80,10 @@ public class OrderCheckerTests
         Assert.True(Blamed(Disposal(held: true, realMs: 10)), "dropped its queue 10 ms into disposal: it did not wait for the output");
         Assert.True(Blamed(Disposal(held: false, realMs: 1000)), "the output was taking writes when disposal returned");
         Assert.True(Blamed(Disposal(held: true, realMs: 0) with { DisposeRealTime = null }), "unmeasured: not excused");
+        // A stopped process: a 1 s join expires the moment it runs again, before the writer's thread has.
+        Assert.False(Blamed(Disposal(held: false, realMs: 6000) with { LagDuringDispose = TimeSpan.FromSeconds(5.5) }), "kept from running for most of it");
+        Assert.True(Blamed(Disposal(held: false, realMs: 1000) with { LagDuringDispose = TimeSpan.FromMilliseconds(200) }), "ran for 800 ms of a free output and dropped");
+        Assert.True(Blamed(Disposal(held: false, realMs: 50) with { LagDuringDispose = TimeSpan.FromMilliseconds(50) }), "under the floor");
     }
 
     [Fact]

@@ -36,6 +36,9 @@ internal sealed class CaseLifecycle
     /// <summary>Whether disposal has begun.</summary>
     public bool Begun => _disposal is not null;
 
+    /// <summary>Whether DisposeAsync (every call of it) has returned, however late.</summary>
+    public bool HasReturned => Volatile.Read(ref _returnedTimestamp) != 0;
+
     /// <summary>How long the harness waits for DisposeAsync on the case's clock: twice the writer's drain timeout plus a margin.</summary>
     public TimeSpan Bound => 2 * world.Context.DrainTimeout + world.Options.DisposeMarginFor;
 
@@ -253,9 +256,8 @@ internal sealed class CaseLifecycle
             FlushesAfterDispose = world.Output.FlushesAfterDispose,
             FlushPendingWhenDisposeReturned = world.Output.FlushPendingAtDispose,
             OutputHeldWhenDisposeReturned = world.Output.HoldingAtDispose,
-            DisposeRealTime = Volatile.Read(ref _returnedTimestamp) is var returned and not 0
-                ? System.Diagnostics.Stopwatch.GetElapsedTime(_invokedTimestamp, returned)
-                : null,
+            DisposeRealTime = HasReturned ? System.Diagnostics.Stopwatch.GetElapsedTime(_invokedTimestamp, _returnedTimestamp) : null,
+            LagDuringDispose = HasReturned ? SchedulingLag.Process.LagWithin(_invokedTimestamp, _returnedTimestamp) : null,
             OutputCompletedByWriterAt = world.Output.CompletedByWriterAt,
         };
 }

@@ -165,7 +165,10 @@ internal sealed class CaseObserver(WriterCase world)
     private bool CanJudgeVisibility() =>
         !world.Output.IsHolding && world.Output.FaultObservedAt is null && world.Transport.Termination is null && !world.Transport.Completion.IsCompleted
         && !world.Connection.Completion.IsCompleted && world.Connection.CloseInfo is null
-        && !(world.StallsThroughDispose && world.Output.FlushCancelledAt is not null);
+        && !(world.StallsThroughDispose && world.Output.FlushCancelledAt is not null)
+        // Once disposal returned, nothing may go out any more: a completed call still unflushed was dropped, which the order
+        // invariant judges (with its excuses for a writer that gave up draining through no fault of its own).
+        && world.Lifecycle is not { HasReturned: true };
 
     private List<int> Unflushed() =>
         [.. world.AllTraces.Where(t => t.Done.IsCompleted && t.Outcome == CallOutcome.Succeeded && !_lapsed.Contains(t.Id) && !world.Output.IsVisible(t.Id)).Select(t => t.Id)];

@@ -164,12 +164,17 @@ public static class WriterLevelRunner
     /// <summary>Before the evidence is read: when a call succeeded more than the faults invariant's grace after the writer saw a
     /// fault on the case's clock, waits for the scheduling-lag meter's next tick, so that lag the process suffered before that
     /// call started is counted in <see cref="PublishCall.RunnableAfterFaultSeen"/> (the meter sees a stall only at the tick after
-    /// it). Only such cases wait (at most a tick, 10 ms).</summary>
+    /// it). So does a case whose disposal returned with a successful call never delivered, for the lag within disposal
+    /// (<see cref="LifecycleRecord.LagDuringDispose"/>). Only such cases wait (at most a tick, 10 ms).</summary>
     private static Task LetLagMeterCatchUpAsync(WriterCase world)
     {
-        if (world.Output.FaultObservedAt is not { } seen) return Task.CompletedTask;
-        if (!world.AllTraces.Any(t => t.Attempted && t.Outcome == CallOutcome.Succeeded && t.Started > seen + FaultsChecker.DefaultGrace)) return Task.CompletedTask;
-        return SchedulingLag.Process.NextTickAsync().WaitAsync(TimeSpan.FromSeconds(1));
+        bool lateAfterFault = world.Output.FaultObservedAt is { } seen
+            && world.AllTraces.Any(t => t.Attempted && t.Outcome == CallOutcome.Succeeded && t.Started > seen + FaultsChecker.DefaultGrace);
+        bool undeliveredAtDispose = world.Lifecycle is { HasReturned: true }
+            && world.AllTraces.Any(t => t.Attempted && t.Outcome == CallOutcome.Succeeded && !world.Output.IsVisible(t.Id));
+        return lateAfterFault || undeliveredAtDispose
+            ? SchedulingLag.Process.NextTickAsync().WaitAsync(TimeSpan.FromSeconds(1))
+            : Task.CompletedTask;
     }
 
     /// <summary>The transport fault of the run: injected (reset, closed), the broker closing the connection, or the output reporting
