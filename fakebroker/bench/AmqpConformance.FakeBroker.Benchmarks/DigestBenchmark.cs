@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Globalization;
 using System.IO.Hashing;
 using AmqpConformance.Protocol.Recording;
 
@@ -9,25 +8,12 @@ namespace AmqpConformance.FakeBroker.Benchmarks;
 /// <c>digest</c> mode: how fast the frame log's body digest runs, side by side with XXH64 (the digest before JSON Lines
 /// format 2), in GB/s (10^9 bytes) over the same buffer: 256 B, one 128 KiB body frame (frame_max 131072 less its
 /// header and end) and 1 MiB, as one contiguous span and as the 64 KiB pipe segments a large frame arrives in. The two
-/// functions alternate within each round, so load on the machine shows in both. Options: <c>--rounds 3 --gigabytes 2</c>.
+/// functions alternate within each round, so load on the machine shows in both. Options (parsed in <see cref="BenchmarkProgram"/>): <c>--rounds 3 --gigabytes 2</c>.
 /// </summary>
 internal static class DigestBenchmark
 {
-    public static int Run(string[] args)
+    public static int Run(int rounds, double gigabytes)
     {
-        int rounds = 3;
-        double gigabytes = 2;
-        for (int i = 0; i + 1 < args.Length; i += 2)
-        {
-            switch (args[i])
-            {
-                case "--rounds": rounds = int.Parse(args[i + 1], CultureInfo.InvariantCulture); break;
-                case "--gigabytes": gigabytes = double.Parse(args[i + 1], CultureInfo.InvariantCulture); break;
-                default:
-                    Console.Error.WriteLine($"unknown option {args[i]} (use --rounds 3 --gigabytes 2)");
-                    return 2;
-            }
-        }
         Console.WriteLine($"body digest: FrameDigest (XXH3) against XXH64, ~{gigabytes} GB per cell, {rounds} rounds, {Environment.ProcessorCount} cores");
         Console.WriteLine($"{"bytes",8} {"round",6} {"XXH3 GB/s",10} {"XXH64 GB/s",11} {"XXH3, 64 KiB pieces",20} {"XXH64, pieces",14}");
         var xxh64 = new XxHash64();

@@ -15,7 +15,7 @@ namespace AmqpConformance.FakeBroker.Benchmarks;
 /// CPU time per message. Being single-threaded it also suits counting instructions, which a loaded machine does not
 /// disturb: run it under <c>valgrind --tool=callgrind</c> with 1 and with 3 rounds and divide the difference by two
 /// rounds' messages (<c>DOTNET_TieredCompilation=0</c> keeps the JIT out of the difference).
-/// Options: <c>--size 256 --messages 500000 --rounds 4</c>.
+/// Options (parsed in <see cref="BenchmarkProgram"/>): <c>--size 256 --messages 500000 --rounds 4</c>.
 /// </summary>
 internal static class InMemoryIngestBenchmark
 {
@@ -23,21 +23,8 @@ internal static class InMemoryIngestBenchmark
 
     private sealed record DuplexPipe(PipeReader Input, PipeWriter Output) : IDuplexPipe;
 
-    public static async Task<int> RunAsync(string[] args)
+    public static async Task<int> RunAsync(int size, int messages, int rounds)
     {
-        int size = 256, messages = 500_000, rounds = 4;
-        for (int i = 0; i + 1 < args.Length; i += 2)
-        {
-            switch (args[i])
-            {
-                case "--size": size = int.Parse(args[i + 1], CultureInfo.InvariantCulture); break;
-                case "--messages": messages = int.Parse(args[i + 1], CultureInfo.InvariantCulture); break;
-                case "--rounds": rounds = int.Parse(args[i + 1], CultureInfo.InvariantCulture); break;
-                default:
-                    Console.Error.WriteLine($"unknown option {args[i]} (use --size 256 --messages 500000 --rounds 4)");
-                    return 2;
-            }
-        }
         var batch = new PublishBatch(size, Math.Max(1, 4 * 1024 * 1024 / (size + 64)), FrameMax);
         int repeats = Math.Max(1, messages / batch.Commands);
         long perRound = (long)repeats * batch.Commands;

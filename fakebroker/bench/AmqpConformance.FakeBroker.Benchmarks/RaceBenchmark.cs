@@ -19,7 +19,7 @@ namespace AmqpConformance.FakeBroker.Benchmarks;
 /// RabbitMQ column, and GC pause share and full collections for the in-process contestants). Then one verdict per goal
 /// (fake >= 10x RabbitMQ at 256 B, >= 3x at 1 MiB; the worst connection count counts), each with whether the sink itself
 /// reaches the goal. When RabbitMQ does not answer (refused, no handshake) it says why and measures the others alone.
-/// Exits 0 (goals met or not: this is a benchmark), 2 on bad options, 1 if the fake broker's or the sink's measurement fails.
+/// Exits 0 (goals met or not: this is a benchmark), 2 on bad options (<see cref="RaceOptions.CreateCommand"/>), 1 if the fake broker's or the sink's measurement fails.
 /// Options: <see cref="RaceOptions"/>.
 /// </summary>
 internal static class RaceBenchmark
@@ -27,14 +27,8 @@ internal static class RaceBenchmark
     private const int FrameMax = 131072; // RabbitMQ's default, which it offers in connection.tune
     private static readonly (int Size, double Ratio)[] Goals = [(256, 10), (1024 * 1024, 3)];
 
-    public static async Task<int> RunAsync(string[] args)
+    public static async Task<int> RunAsync(RaceOptions options)
     {
-        RaceOptions? options = RaceOptions.Parse(args, Environment.GetEnvironmentVariable("RABBITMQ_URL"), out string? error);
-        if (options is null)
-        {
-            Console.Error.WriteLine($"race: {error}");
-            return 2;
-        }
         try
         {
             return await RaceAsync(options);

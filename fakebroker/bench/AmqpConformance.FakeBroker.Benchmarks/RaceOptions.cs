@@ -1,11 +1,13 @@
+using System.CommandLine;
 using System.Globalization;
 using System.Net;
+using AmqpConformance.Benchmarks;
 using AmqpConformance.TestSupport.Peers;
 
 namespace AmqpConformance.FakeBroker.Benchmarks;
 
 /// <summary>
-/// What the <c>race</c> mode measures, from its command line: <c>--sizes 256,65536,1048576 --connections 1,4
+/// What the <c>race</c> mode measures, from its command line (<see cref="CreateCommand"/>): <c>--sizes 256,65536,1048576 --connections 1,4
 /// --megabytes 128 --max-messages 200000 --window 1000 --window-megabytes 16 --warmup 100 --rabbitmq 127.0.0.1:5672
 /// --trace-allocations</c> (the last one a flag, with no value).
 /// <c>--rabbitmq</c> takes host:port, an amqp://user:password@host:port/vhost URI, or <c>none</c> (fake broker only);
@@ -60,46 +62,74 @@ internal sealed record RaceOptions
     /// <summary>The window for <paramref name="bodySize"/>: <see cref="Window"/>, lowered to fit <see cref="WindowMegabytes"/>.</summary>
     public int WindowFor(int bodySize) => (int)Math.Clamp(WindowMegabytes * 1_000_000L / bodySize, 1, Window);
 
-    private const string Usage = "use --sizes 256,65536,1048576 --connections 1,4 --megabytes 128 --max-messages 200000 " +
-                                 "--window 1000 --window-megabytes 16 --warmup 100 --rabbitmq host:port|amqp://user:pass@host:port/vhost|none --trace-allocations";
-
-    /// <summary>Parses the arguments after <c>race</c>; null with a one-line <paramref name="error"/> when they are wrong.</summary>
-    public static RaceOptions? Parse(string[] args, string? rabbitMqUrl, out string? error)
+    /// <summary>The <c>race</c> subcommand: its options, checked as they parse, make a <see cref="RaceOptions"/> for
+    /// <see cref="RaceBenchmark.RunAsync"/>. <paramref name="rabbitMqUrl"/> is the RABBITMQ_URL environment variable, used
+    /// when <c>--rabbitmq</c> is not given (a bad one is a parse error too).</summary>
+    public static Command CreateCommand(string? rabbitMqUrl)
     {
-        var options = new RaceOptions();
-        error = null;
+        var defaults = new RaceOptions();
+        var sizes = BenchCommandLine.Numbers("--sizes", "Body sizes in bytes, one row group each.", [.. defaults.Sizes], 1, 128 * 1024 * 1024);
+        var connections = BenchCommandLine.Numbers("--connections", "Connection counts; each connection publishes on its own channel, all at once.", [.. defaults.Connections], 1, 64);
+        var megabytes = BenchCommandLine.Number("--megabytes", "Body MB (10^6 bytes) per measurement, over all its connections.", defaults.Megabytes, 1, 100_000);
+        var maxMessages = BenchCommandLine.Number("--max-messages", "The most messages per measurement.", defaults.MaxMessages, 1, 100_000_000);
+        var window = BenchCommandLine.Number("--window", "The most unconfirmed publishes per connection.", defaults.Window, 1, 1_000_000);
+        var windowMegabytes = BenchCommandLine.Number("--window-megabytes", "The most unconfirmed body MB per connection; lowers --window for large bodies.", defaults.WindowMegabytes, 1, 4096);
+        var warmup = BenchCommandLine.Number("--warmup", "The unprinted warm-up before each contestant's cells of a body size, in percent of a cell's messages.", defaults.WarmupPercent, 1, 1000);
+        var rabbitMq = new Option<string>("--rabbitmq")
+        {
+            Description = "RabbitMQ's address: host:port, amqp://user:password@host:port/vhost, or none (fake broker and sink only). " +
+                          "Default: the RABBITMQ_URL environment variable (same forms), else 127.0.0.1:5672 as guest/guest on \"/\".",
+            HelpName = "host:port|amqp://user:pass@host:port/vhost|none",
+            CustomParser = result =>
+            {
+                string text = result.Tokens[0].Value;
+                if (Check(text, "--rabbitmq") is { } error) result.AddError(error);
+                return text;
+            },
+        };
+        var traceAllocations = new Option<bool>("--trace-allocations") { Description = "Sample what the fake broker's cells allocate, by type." };
+        var command = new Command("race",
+            "The fake broker against a local RabbitMQ and a confirming sink (the ceiling), with the same confirm-mode publisher: msg/s, MB/s and " +
+            "the ratios; goals fake >= 10x RabbitMQ at 256 B, >= 3x at 1 MiB. When RabbitMQ does not answer it measures the others alone.")
+        {
+            sizes, connections, megabytes, maxMessages, window, windowMegabytes, warmup, rabbitMq, traceAllocations,
+        };
+        command.Validators.Add(result =>
+        {
+            if (result.GetResult(rabbitMq) is null && !string.IsNullOrEmpty(rabbitMqUrl) && Check(rabbitMqUrl, "RABBITMQ_URL") is { } error)
+                result.AddError(error);
+        });
+        command.SetAction(parse =>
+        {
+            var options = new RaceOptions
+            {
+                Sizes = [.. parse.GetValue(sizes)!.Distinct()],
+                Connections = [.. parse.GetValue(connections)!.Distinct()],
+                Megabytes = parse.GetValue(megabytes),
+                MaxMessages = parse.GetValue(maxMessages),
+                Window = parse.GetValue(window),
+                WindowMegabytes = parse.GetValue(windowMegabytes),
+                WarmupPercent = parse.GetValue(warmup),
+                TraceAllocations = parse.GetValue(traceAllocations),
+            };
+            if (parse.GetValue(rabbitMq) is { } address) options = options.WithRabbitMq(address, "--rabbitmq");
+            else if (!string.IsNullOrEmpty(rabbitMqUrl)) options = options.WithRabbitMq(rabbitMqUrl, "RABBITMQ_URL");
+            return RaceBenchmark.RunAsync(options);
+        });
+        return command;
+    }
+
+    /// <summary>Why <paramref name="value"/> (from <paramref name="source"/>) is no RabbitMQ address, or null when it is one.</summary>
+    private static string? Check(string value, string source)
+    {
         try
         {
-            if (!string.IsNullOrEmpty(rabbitMqUrl)) options = options.WithRabbitMq(rabbitMqUrl, "RABBITMQ_URL");
-            for (int i = 0; i < args.Length; i += 2)
-            {
-                if (args[i] == "--trace-allocations")
-                {
-                    options = options with { TraceAllocations = true };
-                    i--;
-                    continue;
-                }
-                if (i + 1 >= args.Length) throw new FormatException($"{args[i]} needs a value ({Usage})");
-                string value = args[i + 1];
-                options = args[i] switch
-                {
-                    "--sizes" => options with { Sizes = List(value, args[i], 1, 128 * 1024 * 1024) },
-                    "--connections" => options with { Connections = List(value, args[i], 1, 64) },
-                    "--megabytes" => options with { Megabytes = Number(value, args[i], 1, 100_000) },
-                    "--max-messages" => options with { MaxMessages = Number(value, args[i], 1, 100_000_000) },
-                    "--window" => options with { Window = Number(value, args[i], 1, 1_000_000) },
-                    "--window-megabytes" => options with { WindowMegabytes = Number(value, args[i], 1, 4096) },
-                    "--warmup" => options with { WarmupPercent = Number(value, args[i], 1, 1000) },
-                    "--rabbitmq" => options.WithRabbitMq(value, "--rabbitmq"),
-                    _ => throw new FormatException($"unknown option {args[i]} ({Usage})"),
-                };
-            }
-            return options;
+            _ = new RaceOptions().WithRabbitMq(value, source);
+            return null;
         }
         catch (FormatException e)
         {
-            error = e.Message;
-            return null;
+            return e.Message;
         }
     }
 
@@ -138,7 +168,4 @@ internal sealed record RaceOptions
     private static int Number(string text, string option, int min, int max) =>
         int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out int n) && n >= min && n <= max ? n
             : throw new FormatException($"{option}: '{text}' is not a whole number from {min} to {max}");
-
-    private static int[] List(string text, string option, int min, int max) =>
-        [.. text.Split(',').Select(part => Number(part.Trim(), option, min, max)).Distinct()];
 }

@@ -11,33 +11,15 @@ namespace AmqpConformance.FakeBroker.Benchmarks;
 /// INTERNAL_ERROR (what it does when it runs out of memory). Goal: no 541 and RSS within 32 MB of where it started.
 /// Run it under a heap cap to make a leak fail fast:
 /// <c>DOTNET_GCHeapHardLimit=0xC800000 dotnet run -c Release --project fakebroker/bench/AmqpConformance.FakeBroker.Benchmarks -- retention</c>
-/// (options: <c>--cycles 10000 --warmup 500 --parallel 4 --retention default|unlimited</c>; unlimited keeps every
+/// (options, parsed in <see cref="BenchmarkProgram"/>: <c>--cycles 10000 --warmup 500 --parallel 4 --retention default|unlimited</c>; unlimited keeps every
 /// connection, as the broker did before it had a retention budget).
 /// </summary>
 internal static class RetentionBenchmark
 {
     private const long RssGoalBytes = 32L * 1024 * 1024;
 
-    public static async Task<int> RunAsync(string[] args)
+    public static async Task<int> RunAsync(int cycles, int warmup, int parallel, ConnectionRetention retention)
     {
-        int cycles = 10_000, warmup = 500, parallel = 4;
-        ConnectionRetention retention = ConnectionRetention.Default;
-        for (int i = 0; i + 1 < args.Length; i += 2)
-        {
-            switch (args[i])
-            {
-                case "--cycles": cycles = int.Parse(args[i + 1], CultureInfo.InvariantCulture); break;
-                case "--warmup": warmup = int.Parse(args[i + 1], CultureInfo.InvariantCulture); break;
-                case "--parallel": parallel = int.Parse(args[i + 1], CultureInfo.InvariantCulture); break;
-                case "--retention" when args[i + 1] is "default" or "unlimited":
-                    retention = args[i + 1] == "default" ? ConnectionRetention.Default : ConnectionRetention.Unlimited;
-                    break;
-                default:
-                    Console.Error.WriteLine($"unknown option {args[i]} (use --cycles 10000 --warmup 500 --parallel 4 --retention default|unlimited)");
-                    return 2;
-            }
-        }
-
         using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(20));
         CancellationToken ct = timeout.Token;
         string limit = Environment.GetEnvironmentVariable("DOTNET_GCHeapHardLimit") is { Length: > 0 } l ? l : "none";
