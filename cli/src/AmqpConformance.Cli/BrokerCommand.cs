@@ -4,14 +4,17 @@ using System.Globalization;
 using AmqpConformance.FakeBroker;
 using AmqpConformance.Protocol.Recording;
 using AmqpConformance.Protocol.Recording.Export;
+using Microsoft.Extensions.Logging;
 
 namespace AmqpConformance.Cli;
 
 /// <summary>
 /// <c>amqp-conformance broker</c>: runs the fake broker standalone on loopback, records every connection's frames to a
-/// JSON Lines file as they arrive (and, on stop, to a pcap), prints each connection's close reason and findings, and
+/// JSON Lines file as they arrive (and, on stop, to a pcap), logs each connection's close reason and findings, and
 /// stops cleanly on Ctrl+C or SIGTERM with everything flushed.
 /// </summary>
+/// <remarks>Everything it prints once it listens goes through a <see cref="BoundedConsoleLoggerProvider"/> at
+/// <c>--log-level</c> in <c>--log-format</c>: a console that stops reading loses lines, never stalls a connection or the stop.</remarks>
 internal static class BrokerCommand
 {
     public static Command Create()
@@ -63,10 +66,12 @@ internal static class BrokerCommand
         strictness.AcceptOnlyFromAmong("strict", "rabbitmq");
 
         var captureBodies = new Option<bool>("--capture-bodies") { Description = "keep whole body payloads in the record (default: digests only)" };
+        Option<string> logLevel = LogOptions.LevelOption();
+        Option<string> logFormat = LogOptions.FormatOption();
 
         var command = new Command("broker", "Run the fake AMQP 0-9-1 broker on 127.0.0.1 and record every frame.")
         {
-            port, record, pcap, frameMax, heartbeat, users, strictness, captureBodies,
+            port, record, pcap, frameMax, heartbeat, users, strictness, captureBodies, logLevel, logFormat,
         };
         command.SetAction((result, cancellationToken) => RunAsync(new BrokerRun(
             result.GetValue(port),
@@ -76,13 +81,15 @@ internal static class BrokerCommand
             (ushort)result.GetValue(heartbeat),
             result.GetValue(users) is { Length: > 0 } given ? given : ["guest:guest"],
             result.GetValue(strictness) == "rabbitmq" ? Strictness.RabbitMq : Strictness.Strict,
-            result.GetValue(captureBodies)), result.InvocationConfiguration.Output, result.InvocationConfiguration.Error, cancellationToken));
+            result.GetValue(captureBodies),
+            LogOptions.ParseLevel(result.GetValue(logLevel)!),
+            LogOptions.ParseFormat(result.GetValue(logFormat)!)), result.InvocationConfiguration.Output, result.InvocationConfiguration.Error, cancellationToken));
         return command;
     }
 
     /// <summary>The parsed options of one run.</summary>
     private sealed record BrokerRun(int Port, FileInfo? Record, FileInfo? Pcap, int FrameMax, ushort Heartbeat, string[] Users,
-        Strictness Strictness, bool CaptureBodies);
+        Strictness Strictness, bool CaptureBodies, LogLevel LogLevel, LogFormat LogFormat);
 
     /// <summary>Without --pcap, each live connection's log holds only its newest this-many frames (the rest were
     /// streamed to --record, or nobody reads them).</summary>
@@ -93,8 +100,19 @@ internal static class BrokerCommand
     /// written), <see cref="ExitCodes.Violation"/> when a recording failed while running, else <see cref="ExitCodes.Ok"/>.</summary>
     private static async Task<int> RunAsync(BrokerRun run, TextWriter output, TextWriter error, CancellationToken stop)
     {
+        using var sink = new BoundedConsoleLoggerProvider(output, run.LogFormat);
+        using ILoggerFactory loggers = LogOptions.CreateFactory(sink, run.LogLevel);
+        int exitCode = await RunAsync(run, sink, loggers, error, stop);
+        await LogOptions.CompleteAsync(sink, "broker", error);
+        return exitCode;
+    }
+
+    private static async Task<int> RunAsync(BrokerRun run, BoundedConsoleLoggerProvider sink, ILoggerFactory loggers, TextWriter error, CancellationToken stop)
+    {
+        ILogger log = loggers.CreateLogger(CliLog.Category);
         var options = new FakeBrokerOptions
         {
+            LoggerFactory = loggers,
             Port = run.Port,
             FrameMax = run.FrameMax,
             HeartbeatSeconds = run.Heartbeat,
@@ -152,7 +170,7 @@ internal static class BrokerCommand
                 try
                 {
                     Interlocked.Add(ref framesRecorded, connection.Log.NextSequence);
-                    OnEnded(connection, recorder, output);
+                    OnEnded(connection, recorder, log);
                 }
                 finally
                 {
@@ -160,23 +178,27 @@ internal static class BrokerCommand
                     reported.SetResult();
                 }
             }, TaskScheduler.Default);
-            output.WriteLine($"connection {connection.Id}: accepted");
+            // The broker logs the connection's arrival and end itself (BrokerLog), through the same non-blocking sink.
         }
         broker.ConnectionAccepted += Track;
         Interlocked.Exchange(ref watermark, broker.AcceptedConnections);
         foreach (BrokerConnection connection in broker.Connections)
             if (connection.Id <= watermark) Track(connection); // accepted before the handler was in place
 
-        output.WriteLine($"listening on {broker.Endpoint}");
-        output.WriteLine($"  frame_max {run.FrameMax}, heartbeat {run.Heartbeat} s, {run.Strictness} validation" +
-            (run.Record is null ? "" : $", recording to {run.Record.FullName}") + "; Ctrl+C stops");
+        // The start-up lines go through the sink's own logger, whatever --log-level says (they carry the port), queued ahead of
+        // any connection's lines: the writer starts after them.
+        ILogger startup = sink.CreateLogger(CliLog.Category);
+        CliLog.BrokerListening(startup, broker.Endpoint);
+        CliLog.BrokerSettings(startup, run.FrameMax, run.Heartbeat, run.Strictness.ToString(),
+            run.Record is null ? "" : $", recording to {run.Record.FullName}");
+        sink.Start();
         try
         {
             await Task.Delay(Timeout.Infinite, stop);
         }
         catch (OperationCanceledException)
         {
-            output.WriteLine("stopping");
+            CliLog.BrokerStopping(log);
         }
 
         await broker.DisposeAsync(); // closes every connection and waits for their loops
@@ -201,7 +223,7 @@ internal static class BrokerCommand
             try
             {
                 PcapExporter.WriteFile(run.Pcap.FullName, connections.Select(c => FrameLogSnapshot.From(c.Log)));
-                output.WriteLine($"pcap: {run.Pcap.FullName}");
+                CliLog.PcapWritten(log, run.Pcap.FullName);
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException)
             {
@@ -209,20 +231,25 @@ internal static class BrokerCommand
                 exitCode = ExitCodes.Violation;
             }
         }
-        output.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"stopped: {broker.AcceptedConnections} connection(s), {Interlocked.Read(ref framesRecorded)} frame(s){(run.Record is null ? "" : $" recorded to {run.Record.FullName}")}"));
+        CliLog.BrokerStopped(log, broker.AcceptedConnections, Interlocked.Read(ref framesRecorded),
+            run.Record is null ? "" : $" recorded to {run.Record.FullName}");
         return exitCode;
     }
 
-    private static void OnEnded(BrokerConnection connection, JsonLinesLiveRecorder? recorder, TextWriter output)
+    /// <summary>Completes the connection's recording and logs the findings it reported without closing anything (the broker
+    /// logged those that closed a channel or the connection as they happened, and the connection's end).</summary>
+    private static void OnEnded(BrokerConnection connection, JsonLinesLiveRecorder? recorder, ILogger log)
     {
         string reason = connection.CloseInfo?.ToString() ?? "ended";
         recorder?.Complete(connection.Log, reason);
-        IReadOnlyList<ProtocolFinding> findings = connection.Log.Findings();
+        if (!log.IsEnabled(LogLevel.Warning)) return;
+        List<ProtocolFinding> reported = [.. connection.Log.Findings().Where(f => !f.ClosedConnection)];
+        if (reported.Count == 0) return;
         var text = new System.Text.StringBuilder();
-        text.Append(CultureInfo.InvariantCulture, $"connection {connection.Id}: closed ({reason}); {connection.Log.NextSequence} frame(s), {findings.Count} finding(s)");
-        foreach (ProtocolFinding f in findings)
-            text.Append(CultureInfo.InvariantCulture, $"\n  {(f.ClosedConnection ? "closed" : "reported")} {f.ReplyCode} {f.Rule} at frame #{f.Sequence}: {f.Message}");
-        output.WriteLine(text.ToString());
+        foreach (ProtocolFinding f in reported.Take(CliLog.MaxFindingsListed))
+            text.Append(CultureInfo.InvariantCulture, $"\n  {f.ReplyCode} {f.Rule} at frame #{f.Sequence}: {f.Message}");
+        if (reported.Count > CliLog.MaxFindingsListed)
+            text.Append(CultureInfo.InvariantCulture, $"\n  ... and {reported.Count - CliLog.MaxFindingsListed} more (--record has them all)");
+        CliLog.FindingsReported(log, connection.Id, reported.Count, text.ToString());
     }
 }

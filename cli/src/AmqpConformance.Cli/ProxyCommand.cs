@@ -2,6 +2,7 @@ using System.CommandLine;
 using System.Net;
 using AmqpConformance.Harness.Faults;
 using AmqpConformance.Toxiproxy;
+using Microsoft.Extensions.Logging;
 
 namespace AmqpConformance.Cli;
 
@@ -10,6 +11,8 @@ namespace AmqpConformance.Cli;
 /// [--plan plan.json]</c>: runs the embedded TCP fault proxy with its Toxiproxy-compatible HTTP API until
 /// Ctrl+C, so any Toxiproxy client (or toxiproxy-cli) can add toxics while a client talks through it.
 /// </summary>
+/// <remarks>Everything it prints once it listens goes through a <see cref="BoundedConsoleLoggerProvider"/> at
+/// <c>--log-level</c> in <c>--log-format</c>: a console that stops reading loses lines, never stalls a connection or the stop.</remarks>
 internal static class ProxyCommand
 {
     /// <summary>The command with its options.</summary>
@@ -39,20 +42,36 @@ internal static class ProxyCommand
         {
             Description = "A FaultPlan JSON file whose faults are added as toxics at start.",
         };
+        Option<string> logLevel = LogOptions.LevelOption();
+        Option<string> logFormat = LogOptions.FormatOption();
         var command = new Command("proxy", "Run the TCP fault proxy with a Toxiproxy-compatible HTTP API until Ctrl+C.")
         {
-            listen, upstream, api, name, plan,
+            listen, upstream, api, name, plan, logLevel, logFormat,
         };
         command.SetAction((parse, ct) => RunAsync(
             parse.GetValue(listen)!, parse.GetValue(upstream)!, parse.GetValue(api)!, parse.GetValue(name)!, parse.GetValue(plan),
+            LogOptions.ParseLevel(parse.GetValue(logLevel)!), LogOptions.ParseFormat(parse.GetValue(logFormat)!),
             parse.InvocationConfiguration.Output, parse.InvocationConfiguration.Error, ct));
         return command;
     }
 
+    /// <summary>Runs the proxy as <see cref="RunAsync(string, string, string, string, FileInfo?, BoundedConsoleLoggerProvider, ILoggerFactory, TextWriter, CancellationToken)"/>
+    /// does, logging at <paramref name="level"/> and above in <paramref name="format"/> to <paramref name="output"/> through a
+    /// bounded sink, drained (for a bounded time) before it returns.</summary>
+    internal static async Task<int> RunAsync(string listen, string upstream, string api, string name, FileInfo? planFile,
+        LogLevel level, LogFormat format, TextWriter output, TextWriter error, CancellationToken cancellationToken)
+    {
+        using var sink = new BoundedConsoleLoggerProvider(output, format);
+        using ILoggerFactory loggers = LogOptions.CreateFactory(sink, level);
+        int exitCode = await RunAsync(listen, upstream, api, name, planFile, sink, loggers, error, cancellationToken);
+        await LogOptions.CompleteAsync(sink, "proxy", error);
+        return exitCode;
+    }
+
     /// <summary>Starts the API and the proxy, prints where they listen, waits for <paramref name="cancellationToken"/>,
     /// then stops both. Returns 0 on a clean stop, 2 on bad input (one line on <paramref name="error"/> naming the address or file).</summary>
-    internal static async Task<int> RunAsync(string listen, string upstream, string api, string name, FileInfo? planFile,
-        TextWriter output, TextWriter error, CancellationToken cancellationToken)
+    private static async Task<int> RunAsync(string listen, string upstream, string api, string name, FileInfo? planFile,
+        BoundedConsoleLoggerProvider sink, ILoggerFactory loggers, TextWriter error, CancellationToken cancellationToken)
     {
         if (!IPEndPoint.TryParse(api, out IPEndPoint? apiEndpoint) || !IPAddress.IsLoopback(apiEndpoint.Address))
         {
@@ -74,7 +93,7 @@ internal static class ProxyCommand
         EmbeddedToxiproxy server;
         try
         {
-            server = await EmbeddedToxiproxy.StartAsync(apiEndpoint, cancellationToken);
+            server = await EmbeddedToxiproxy.StartAsync(apiEndpoint, loggers, cancellationToken);
         }
         catch (IOException e)
         {
@@ -93,18 +112,21 @@ internal static class ProxyCommand
             {
                 return CliApplication.BadInput(error, $"proxy: {name} ({listen} -> {upstream}): {e.Message}");
             }
-            await output.WriteLineAsync($"proxy '{proxy.Name}' listening on {proxy.Listen} -> {proxy.Upstream}");
-            await output.WriteLineAsync($"Toxiproxy API on {server.ApiUrl}");
+            // The start-up lines go through the sink's own logger, whatever --log-level says (they carry the ports), queued
+            // ahead of any connection's lines: the writer starts after them.
+            ILogger startup = sink.CreateLogger(CliLog.Category);
+            CliLog.ProxyListening(startup, proxy.Name, proxy.Listen, proxy.Upstream);
+            CliLog.ApiListening(startup, server.ApiUrl);
             foreach (string note in toxics?.Unmapped ?? [])
-                await output.WriteLineAsync($"plan: {note}");
-            await output.WriteLineAsync("Press Ctrl+C to stop.");
-            await output.FlushAsync(CancellationToken.None);
+                CliLog.PlanNote(startup, note);
+            CliLog.ProxyReady(startup);
+            sink.Start();
             try
             {
                 await Task.Delay(Timeout.Infinite, cancellationToken);
             }
             catch (OperationCanceledException) { } // Ctrl+C or SIGTERM: the proxy stops as asked
-            await output.WriteLineAsync("stopping proxy");
+            CliLog.ProxyStopping(loggers.CreateLogger(CliLog.Category));
         }
         return ExitCodes.Ok;
     }

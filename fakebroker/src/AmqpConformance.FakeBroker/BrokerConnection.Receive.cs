@@ -141,6 +141,7 @@ public sealed partial class BrokerConnection
                 $"The client did not start with \"AMQP\" 0 0 9 1 but with {got}; the broker answered with its own header and closed the socket, as RabbitMQ does.",
                 ClosedConnection: true));
             SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Broker, 0, $"bad protocol header {got}", 0, 0));
+            BrokerLog.BadProtocolHeader(_logger, Id, got);
             SendRaw(AmqpConstants.ProtocolHeader.ToArray());
             return false;
         }
@@ -327,12 +328,15 @@ public sealed partial class BrokerConnection
         if (v.ChannelOnly && channel != 0 && _channels.TryGetValue(channel, out var ch))
         {
             Log.AddFinding(new ProtocolFinding(sequence, v.ReplyCode, v.Rule, $"Channel {channel} closed: {v.ReplyText}", ClosedConnection: true));
+            BrokerLog.ProtocolViolation(_logger, Id, v.ReplyCode, v.Rule, sequence, $"closing channel {channel}", v.ReplyText);
             CloseChannel(ch, v.ReplyCode, text, cls, mth);
             return FrameOutcome.Continue;
         }
         Log.AddFinding(new ProtocolFinding(sequence, v.ReplyCode, v.Rule,
             v.CloseSocketOnly ? $"Socket closed without connection.close (as RabbitMQ 3.x does here): {v.ReplyText}" : $"Connection closed: {v.ReplyText}",
             ClosedConnection: true));
+        BrokerLog.ProtocolViolation(_logger, Id, v.ReplyCode, v.Rule, sequence,
+            v.CloseSocketOnly ? "closing the socket without connection.close" : "closing the connection", v.ReplyText);
         if (v.CloseSocketOnly)
         {
             SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Broker, 0, v.ReplyText, cls, mth));

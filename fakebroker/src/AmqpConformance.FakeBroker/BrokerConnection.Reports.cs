@@ -49,9 +49,11 @@ public sealed partial class BrokerConnection
         {
             claim = " Not even the 7-byte frame header arrived.";
         }
-        Log.AddFinding(new ProtocolFinding(-1, 0, "truncated-frame",
+        var finding = new ProtocolFinding(-1, 0, "truncated-frame",
             $"The client's stream ended inside a frame ({got} byte(s) of an incomplete frame at wire offset {_receivedOffset}): {how}.{claim} " +
-            $"Received: {OctetText.Describe(head, got)}.", ClosedConnection: false));
+            $"Received: {OctetText.Describe(head, got)}.", ClosedConnection: false);
+        Log.AddFinding(finding);
+        BrokerLog.FindingReported(_logger, Id, finding.ReplyCode, finding.Rule, finding.Sequence, finding.Message);
     }
 
     /// <summary>The strict profile's frame_max rule (checked by the caller): a frame over the negotiated frame_max.</summary>
@@ -86,6 +88,9 @@ public sealed partial class BrokerConnection
         }
     }
 
-    private void Report(long sequence, ushort code, string rule, string message) =>
+    private void Report(long sequence, ushort code, string rule, string message)
+    {
         Log.AddFinding(new ProtocolFinding(sequence, code, rule, message, ClosedConnection: false));
+        BrokerLog.FindingReported(_logger, Id, code, rule, sequence, message); // Debug: this can come once per frame
+    }
 }

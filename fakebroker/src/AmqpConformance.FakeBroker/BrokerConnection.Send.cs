@@ -69,6 +69,7 @@ public sealed partial class BrokerConnection
         {
             // A frame the broker cannot encode is its own bug: record it and end the connection (the socket closes),
             // rather than leave the peer waiting for frames that will never come.
+            BrokerLog.InternalError(_logger, Id, "writing", ex);
             Log.AddFinding(new ProtocolFinding(-1, ReplyCodes.InternalError, "internal-error",
                 $"The fake broker failed while writing to this connection: {ex}", ClosedConnection: true));
             SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Broker, ReplyCodes.InternalError, ReplyText.Fit("INTERNAL_ERROR - " + ex.Message), 0, 0));
@@ -150,6 +151,7 @@ public sealed partial class BrokerConnection
                         "the socket was closed without connection.close, as RabbitMQ does.", ClosedConnection: true));
                     SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Broker, 0,
                         $"missed heartbeats from client, timeout: {seconds}s", 0, 0));
+                    BrokerLog.MissedHeartbeats(_logger, Id, silent.TotalSeconds, seconds);
                     Abort();
                     return;
                 }

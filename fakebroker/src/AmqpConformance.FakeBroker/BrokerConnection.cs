@@ -3,6 +3,7 @@ using System.Security.Cryptography;
 using System.Threading.Channels;
 using AmqpConformance.Protocol;
 using AmqpConformance.Protocol.Recording;
+using Microsoft.Extensions.Logging;
 
 namespace AmqpConformance.FakeBroker;
 
@@ -36,11 +37,13 @@ public sealed partial class BrokerConnection
     private Timer? _closeTimer;
     private long _lastReceivedTimestamp;
     private readonly TimeProvider _clock;
+    private readonly ILogger _logger;
 
     internal BrokerConnection(FakeBroker broker, long id, IDuplexPipe transport, Action? onEnded)
     {
         _broker = broker;
         _options = broker.Options;
+        _logger = broker.Logger;
         _transport = transport;
         _onEnded = onEnded;
         Id = id;
@@ -182,6 +185,7 @@ public sealed partial class BrokerConnection
         }
         catch (Exception ex) when (IsTransportFailure(ex))
         {
+            BrokerLog.TransportFailed(_logger, Id, ex.Message);
             ReportTruncatedFrame("the transport failed (" + ex.Message + ")");
             SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Transport, 0, "transport failed: " + ex.Message, 0, 0));
         }
@@ -189,6 +193,7 @@ public sealed partial class BrokerConnection
         {
             // The broker's own bug: say so in the log and to the client (541, as RabbitMQ does for an internal
             // error), then end the connection; the other connections carry on.
+            BrokerLog.InternalError(_logger, Id, "serving", ex);
             Log.AddFinding(new ProtocolFinding(-1, ReplyCodes.InternalError, "internal-error",
                 $"The fake broker failed while serving this connection: {ex}", ClosedConnection: true));
             string text = ReplyText.Fit("INTERNAL_ERROR - " + ex.Message);
@@ -209,6 +214,7 @@ public sealed partial class BrokerConnection
             $"The client did not complete the handshake (up to connection.open-ok) within {_options.HandshakeTimeout.TotalSeconds:0.###} s; " +
             "the socket was closed without connection.close, as RabbitMQ does after its handshake_timeout.", ClosedConnection: true));
         SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Broker, 0, "handshake_timeout", 0, 0));
+        BrokerLog.HandshakeTimedOut(_logger, Id, _options.HandshakeTimeout);
         Abort();
     }
 
@@ -233,6 +239,7 @@ public sealed partial class BrokerConnection
         }
         catch (Exception ex)
         {
+            BrokerLog.InternalError(_logger, Id, "cleaning up", ex);
             Log.AddFinding(new ProtocolFinding(-1, ReplyCodes.InternalError, "internal-error", $"Cleanup failed: {ex}", ClosedConnection: true));
         }
         finally
@@ -246,6 +253,8 @@ public sealed partial class BrokerConnection
             lock (_stateGate) _closeTimer?.Dispose();
             try { _broker.OnConnectionEnded(this); }
             catch (Exception ex) { Log.AddFinding(new ProtocolFinding(-1, ReplyCodes.InternalError, "internal-error", $"Retention failed: {ex}", ClosedConnection: true)); }
+            if (_logger.IsEnabled(LogLevel.Information))
+                BrokerLog.ConnectionClosed(_logger, Id, _closeInfo?.ToString() ?? "ended", Log.NextSequence, Log.Findings().Count);
             _opened.TrySetResult(false);
             _completion.TrySetResult();
         }

@@ -1,6 +1,8 @@
 using System.IO.Pipelines;
 using System.Net;
 using System.Net.Sockets;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
 
 namespace AmqpConformance.FakeBroker;
 
@@ -40,11 +42,15 @@ public sealed class FakeBroker : IAsyncDisposable
     {
         options.Validate();
         Options = options;
+        Logger = (options.LoggerFactory ?? NullLoggerFactory.Instance).CreateLogger(BrokerLog.Category);
         foreach (var name in options.VirtualHosts) _virtualHosts[name] = new VirtualHost(name);
     }
 
     /// <summary>The options it runs with.</summary>
     public FakeBrokerOptions Options { get; }
+
+    /// <summary>The broker's logger (<see cref="BrokerLog"/>'s events), from <see cref="FakeBrokerOptions.LoggerFactory"/>.</summary>
+    internal ILogger Logger { get; }
 
     /// <summary>Starts a broker listening on <see cref="FakeBrokerOptions.Host"/>:<see cref="FakeBrokerOptions.Port"/>
     /// (port 0 picks a free one). Returns once it accepts connections.</summary>
@@ -67,6 +73,7 @@ public sealed class FakeBroker : IAsyncDisposable
         }
         broker._listener = listener;
         broker.Endpoint = (IPEndPoint)listener.LocalEndPoint!;
+        BrokerLog.Listening(broker.Logger, broker.Endpoint);
         broker._acceptLoop = Task.Run(broker.AcceptLoopAsync, CancellationToken.None);
         return Task.FromResult(broker);
     }
@@ -179,10 +186,10 @@ public sealed class FakeBroker : IAsyncDisposable
     public BrokerConnection Serve(IDuplexPipe transport)
     {
         ArgumentNullException.ThrowIfNull(transport);
-        return ServeCore(transport, onEnded: null);
+        return ServeCore(transport, onEnded: null, "an in-memory transport");
     }
 
-    private BrokerConnection ServeCore(IDuplexPipe transport, Action? onEnded)
+    private BrokerConnection ServeCore(IDuplexPipe transport, Action? onEnded, string remote)
     {
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
         BrokerConnection connection;
@@ -194,8 +201,9 @@ public sealed class FakeBroker : IAsyncDisposable
             _connections.Add(connection);
             _waiters.Remove((int)(id - 1), out waiter);
         }
+        BrokerLog.ConnectionAccepted(Logger, connection.Id, remote);
         try { ConnectionAccepted?.Invoke(connection); }
-        catch (Exception) { /* a test's handler cannot break the broker */ }
+        catch (Exception e) { BrokerLog.AcceptedHandlerFailed(Logger, connection.Id, e); } // a test's handler cannot break the broker
         waiter?.TrySetResult(connection);
         _ = Task.Run(connection.RunAsync);
         return connection;
@@ -252,8 +260,9 @@ public sealed class FakeBroker : IAsyncDisposable
             {
                 return;
             }
-            catch (SocketException)
+            catch (SocketException e)
             {
+                BrokerLog.AcceptFailed(Logger, e);
                 continue; // a connection that died while being accepted
             }
             catch (ObjectDisposedException)
@@ -262,8 +271,9 @@ public sealed class FakeBroker : IAsyncDisposable
             }
             try
             {
+                string remote = socket.RemoteEndPoint?.ToString() ?? "an unknown address";
                 var pipe = new SocketDuplexPipe(socket);
-                ServeCore(pipe, pipe.Dispose);
+                ServeCore(pipe, pipe.Dispose, remote);
             }
             catch (ObjectDisposedException)
             {
@@ -284,6 +294,7 @@ public sealed class FakeBroker : IAsyncDisposable
         catch (Exception) { /* the loop ends either way */ }
 
         var connections = Connections;
+        BrokerLog.Stopping(Logger, connections.Count(c => !c.Completion.IsCompleted));
         foreach (var connection in connections)
             _ = connection.CloseAsync(ReplyCodes.ConnectionForced, "CONNECTION_FORCED - broker forced connection closure with reason 'shutdown'");
         var all = Task.WhenAll(connections.Select(c => c.Completion));
@@ -293,6 +304,7 @@ public sealed class FakeBroker : IAsyncDisposable
         }
         catch (TimeoutException)
         {
+            BrokerLog.CloseAborted(Logger, connections.Count(c => !c.Completion.IsCompleted), Options.CloseTimeout + TimeSpan.FromSeconds(2));
             foreach (var connection in connections) connection.Abort();
             await all.ConfigureAwait(false); // Completion never faults, and aborted loops end promptly
         }

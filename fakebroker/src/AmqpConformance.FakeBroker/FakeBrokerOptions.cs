@@ -1,4 +1,5 @@
 using System.Net;
+using Microsoft.Extensions.Logging;
 using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.FakeBroker;
@@ -71,6 +72,14 @@ public sealed record FakeBrokerOptions
     /// logs (within 64 MiB of estimated log memory), then a summary each for the last 10,000, then counters only
     /// (<see cref="ConnectionRetention"/>). <see cref="ConnectionRetention.Unlimited"/> keeps everything.</summary>
     public ConnectionRetention Retention { get; init; } = ConnectionRetention.Default;
+
+    /// <summary>Where the broker logs (category <c>AmqpConformance.FakeBroker</c>): each connection accepted and closed at
+    /// Information, a violation that closed a channel or the connection at Warning, its own failures at Error, findings
+    /// reported without closing at Debug; never a line per frame at Information. Null (the default) logs nothing
+    /// (<c>NullLoggerFactory</c>). The broker never disposes the factory. Logging runs on the connection's own threads,
+    /// so a provider that blocks (a console whose reader stopped reading) would stall the connection: give it a
+    /// non-blocking one.</summary>
+    public ILoggerFactory? LoggerFactory { get; init; }
 
     /// <summary>Checks the options; throws <see cref="ArgumentException"/> naming the bad one.</summary>
     public void Validate()

@@ -33,13 +33,21 @@ public sealed class EmbeddedToxiproxy : IAsyncDisposable
 
     private WebApplication? _app;
 
-    private EmbeddedToxiproxy() { }
+    private EmbeddedToxiproxy(ILoggerFactory? loggerFactory) => Registry = new FaultProxyRegistry { LoggerFactory = loggerFactory };
 
     /// <summary>Starts the API on <paramref name="api"/> (default 127.0.0.1, a free port). An IPv4-mapped loopback
     /// address ([::ffff:127.0.0.1]) is taken as its IPv4 address.</summary>
     /// <exception cref="ToxiproxyBindException"><paramref name="api"/> is not a loopback address, or cannot be bound
     /// (such as a port in use).</exception>
-    public static Task<EmbeddedToxiproxy> StartAsync(IPEndPoint? api = null, CancellationToken cancellationToken = default)
+    public static Task<EmbeddedToxiproxy> StartAsync(IPEndPoint? api = null, CancellationToken cancellationToken = default) =>
+        StartAsync(api, loggerFactory: null, cancellationToken);
+
+    /// <summary>Starts the API on <paramref name="api"/> (null: 127.0.0.1, a free port), its proxies logging to
+    /// <paramref name="loggerFactory"/> (<see cref="FaultProxyRegistry.LoggerFactory"/>; null logs nothing). The API's own
+    /// web host does not log.</summary>
+    /// <exception cref="ToxiproxyBindException"><paramref name="api"/> is not a loopback address, or cannot be bound
+    /// (such as a port in use).</exception>
+    public static Task<EmbeddedToxiproxy> StartAsync(IPEndPoint? api, ILoggerFactory? loggerFactory, CancellationToken cancellationToken = default)
     {
         api ??= new IPEndPoint(IPAddress.Loopback, 0);
         IPEndPoint endpoint;
@@ -51,7 +59,7 @@ public sealed class EmbeddedToxiproxy : IAsyncDisposable
         {
             throw new ToxiproxyBindException(api.ToString(), "the embedded Toxiproxy API binds to loopback only (127.0.0.1, [::1] or localhost)", e);
         }
-        return StartCoreAsync(api.ToString(), endpoint, cancellationToken);
+        return StartCoreAsync(api.ToString(), endpoint, loggerFactory, cancellationToken);
     }
 
     /// <summary>Starts the API on <paramref name="api"/>, given as host:port: 127.0.0.1:8474, [::1]:8474,
@@ -70,12 +78,13 @@ public sealed class EmbeddedToxiproxy : IAsyncDisposable
         {
             throw new ToxiproxyBindException(api, e.Message, e);
         }
-        return StartCoreAsync(api, endpoint, cancellationToken);
+        return StartCoreAsync(api, endpoint, loggerFactory: null, cancellationToken);
     }
 
-    private static async Task<EmbeddedToxiproxy> StartCoreAsync(string given, IPEndPoint endpoint, CancellationToken cancellationToken)
+    private static async Task<EmbeddedToxiproxy> StartCoreAsync(string given, IPEndPoint endpoint, ILoggerFactory? loggerFactory,
+        CancellationToken cancellationToken)
     {
-        var proxy = new EmbeddedToxiproxy();
+        var proxy = new EmbeddedToxiproxy(loggerFactory);
         WebApplicationBuilder builder = WebApplication.CreateSlimBuilder(new WebApplicationOptions { Args = [] });
         builder.Logging.ClearProviders();
         builder.WebHost.ConfigureKestrel(k => k.Listen(endpoint));
@@ -101,7 +110,7 @@ public sealed class EmbeddedToxiproxy : IAsyncDisposable
     public Uri ApiUrl { get; private set; } = null!;
 
     /// <summary>The proxies this API serves.</summary>
-    public FaultProxyRegistry Registry { get; } = new();
+    public FaultProxyRegistry Registry { get; }
 
     /// <summary>Stops the API, then every proxy.</summary>
     public async ValueTask DisposeAsync()

@@ -2,6 +2,8 @@ using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
 using AmqpConformance.Harness.Faults;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
 
 namespace AmqpConformance.Toxiproxy;
 
@@ -25,10 +27,12 @@ public sealed class FaultProxy
     private string _boundListen;
     private long _connectionIds;
     private readonly TimeProvider _time;
+    private readonly ILogger _logger;
 
-    internal FaultProxy(string name, string listen, string upstream, TimeProvider time)
+    internal FaultProxy(string name, string listen, string upstream, TimeProvider time, ILogger? logger = null)
     {
         _time = time;
+        _logger = logger ?? NullLogger.Instance;
         Name = name;
         _requestedListen = listen;
         _boundListen = listen;
@@ -96,6 +100,7 @@ public sealed class FaultProxy
             var bound = (IPEndPoint)listener.LocalEndPoint!;
             _boundListen = bound.AddressFamily == AddressFamily.InterNetworkV6 ? $"[{bound.Address}]:{bound.Port}" : $"{bound.Address}:{bound.Port}";
             _acceptStop = new CancellationTokenSource();
+            ProxyLog.Listening(_logger, Name, _boundListen, Upstream);
             _ = AcceptLoopAsync(listener, _acceptStop.Token);
         }
     }
@@ -113,6 +118,7 @@ public sealed class FaultProxy
             _listener = null;
             open = [.. _connections];
         }
+        ProxyLog.Disabled(_logger, Name, open.Length);
         foreach (FaultProxyConnection c in open)
             c.Terminate(new FaultTermination(false, FaultDirection.Upstream, "proxy disabled"));
     }
@@ -162,6 +168,7 @@ public sealed class FaultProxy
             _toxics.Add((normal, fault));
             PushLocked();
         }
+        ProxyLog.ToxicAdded(_logger, Name, normal.Name, normal.Type, normal.Stream, normal.Toxicity);
         return normal;
     }
 
@@ -195,6 +202,7 @@ public sealed class FaultProxy
             _toxics.RemoveAt(i);
             PushLocked();
         }
+        ProxyLog.ToxicRemoved(_logger, Name, name);
     }
 
     /// <summary>Removes every toxic.</summary>
@@ -266,7 +274,11 @@ public sealed class FaultProxy
         {
             Socket client;
             try { client = await listener.AcceptAsync(stop).ConfigureAwait(false); }
-            catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException or SocketException) { return; }
+            catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException or SocketException)
+            {
+                if (!stop.IsCancellationRequested && e is SocketException) ProxyLog.AcceptFailed(_logger, Name, Listen, e);
+                return;
+            }
             _ = HandleAsync(client, stop);
         }
     }
@@ -274,6 +286,7 @@ public sealed class FaultProxy
     private async Task HandleAsync(Socket client, CancellationToken stop)
     {
         client.NoDelay = true;
+        string from = client.RemoteEndPoint?.ToString() ?? "an unknown address";
         Socket server;
         try
         {
@@ -286,6 +299,7 @@ public sealed class FaultProxy
         }
         catch (Exception e) when (e is SocketException or OperationCanceledException or ArgumentException or ToxiproxyApiException)
         {
+            ProxyLog.UpstreamUnreachable(_logger, Name, Upstream, from, e.Message);
             client.Dispose(); // as Toxiproxy does when the upstream cannot be reached: an orderly close, not a reset
             return;
         }
@@ -305,8 +319,11 @@ public sealed class FaultProxy
                 connection.ApplyToxics(AppliedLocked());
             }
         }
+        ProxyLog.ConnectionAccepted(_logger, Name, connection.Id, from, Upstream);
         connection.Start(ForwardingStarting);
         await connection.Completion.ConfigureAwait(false);
         lock (_gate) _connections.Remove(connection);
+        ProxyLog.ConnectionClosed(_logger, Name, connection.Id, connection.Termination is { } t
+            ? $"{(t.IsReset ? "reset" : "closed")} by the proxy, {t.Direction}: {t.Reason}" : "both peers closed");
     }
 }

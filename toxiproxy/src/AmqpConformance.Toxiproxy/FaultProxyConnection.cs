@@ -53,6 +53,9 @@ internal sealed class FaultProxyConnection
     public LiveFaultList DownstreamFaults { get; } = new();
     public FaultTranscript Transcript { get; } = new();
 
+    /// <summary>How the connection was ended (a reset or an orderly close), or null while nothing ended it but its peers.</summary>
+    public FaultTermination? Termination => Volatile.Read(ref _termination);
+
     /// <summary>Completes when both directions ended and both sockets are closed. Set by <see cref="Start"/>.</summary>
     public Task Completion => _completion ?? throw new InvalidOperationException("The connection was not started.");
 

@@ -1,5 +1,7 @@
 using System.Text.Json;
 using AmqpConformance.Harness.Faults;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
 
 namespace AmqpConformance.Toxiproxy;
 
@@ -14,11 +16,26 @@ public sealed class FaultProxyRegistry : IAsyncDisposable
     private readonly object _gate = new();
     private readonly Dictionary<string, FaultProxy> _proxies = new(StringComparer.Ordinal);
     private readonly TimeProvider _time;
+    private ILogger _logger = NullLogger.Instance;
 
     /// <summary>Creates an empty registry.</summary>
     /// <param name="time">The clock its proxies' toxics run on (latency, bandwidth, slicer delays, timeouts); default
     /// <see cref="TimeProvider.System"/>. Tests pass a manual clock to run toxics on virtual time.</param>
     public FaultProxyRegistry(TimeProvider? time = null) => _time = time ?? TimeProvider.System;
+
+    /// <summary>Where its proxies log (category <c>AmqpConformance.Toxiproxy</c>): each connection forwarded and ended at
+    /// Information, an unreachable upstream at Warning, a failed listener at Error, listener and toxic changes at Debug;
+    /// nothing per chunk. Null (the default) logs nothing (<c>NullLoggerFactory</c>). The registry never disposes the
+    /// factory. Logging runs on the proxy's own tasks, so a provider that blocks would stall them: give it a non-blocking one.</summary>
+    public ILoggerFactory? LoggerFactory
+    {
+        get;
+        init
+        {
+            field = value;
+            _logger = (value ?? NullLoggerFactory.Instance).CreateLogger(ProxyLog.Category);
+        }
+    }
 
     /// <summary>The proxies, by name.</summary>
     public IReadOnlyDictionary<string, FaultProxy> Proxies { get { lock (_gate) return new Dictionary<string, FaultProxy>(_proxies); } }
@@ -31,7 +48,7 @@ public sealed class FaultProxyRegistry : IAsyncDisposable
         ToxiproxyValidation.CheckName(config.Name, "name");
         string listen = string.IsNullOrEmpty(config.Listen) ? "127.0.0.1:0" : config.Listen;
         CheckAddresses(listen, config.Upstream, "");
-        var proxy = new FaultProxy(config.Name, listen, config.Upstream, _time);
+        var proxy = new FaultProxy(config.Name, listen, config.Upstream, _time, _logger);
         lock (_gate)
         {
             if (_proxies.ContainsKey(config.Name)) throw ToxiproxyApiException.ProxyExists();

@@ -18,8 +18,8 @@ public sealed class PackageContentsTests(PackedFeed feed, ITestOutputHelper outp
     {
         ["AmqpConformance.Protocol"] = (["System.IO.Hashing"], []),
         ["AmqpConformance.Harness"] = (["AmqpConformance.Protocol"], []),
-        ["AmqpConformance.FakeBroker"] = (["AmqpConformance.Protocol"], []),
-        ["AmqpConformance.Toxiproxy"] = (["AmqpConformance.Harness"], []),
+        ["AmqpConformance.FakeBroker"] = (["AmqpConformance.Protocol", "Microsoft.Extensions.Logging.Abstractions"], []),
+        ["AmqpConformance.Toxiproxy"] = (["AmqpConformance.Harness", "Microsoft.Extensions.Logging.Abstractions"], []),
         ["AmqpConformance.Toxiproxy.Server"] = (["AmqpConformance.Toxiproxy"], ["Microsoft.AspNetCore.App"]),
         ["AmqpConformance.Properties"] = (["AmqpConformance.FakeBroker", "AmqpConformance.Toxiproxy", "FsCheck", "FSharp.Core"], []),
         ["AmqpConformance.Suites"] = (["AmqpConformance.Properties", "xunit.extensibility.execution"], []),
