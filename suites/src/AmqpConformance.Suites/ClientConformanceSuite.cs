@@ -2,7 +2,9 @@ using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Properties;
 using AmqpConformance.Properties.Clients;
 using Xunit;
-using Xunit.Abstractions;
+#if !XUNIT_V3
+using Xunit.Abstractions; // xunit 2; in xunit v3, ITestOutputHelper is in Xunit
+#endif
 
 namespace AmqpConformance.Suites;
 

@@ -1,7 +1,11 @@
 using System.Reflection;
 using AmqpConformance.Harness.Reports;
 using AmqpConformance.Properties;
+#if XUNIT_V3
+using Xunit; // xunit v3: ITestOutputHelper
+#else
 using Xunit.Abstractions;
+#endif
 
 namespace AmqpConformance.Suites;
 

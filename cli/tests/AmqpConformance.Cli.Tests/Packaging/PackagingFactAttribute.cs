@@ -19,3 +19,17 @@ public sealed class PackagingFactAttribute : FactAttribute
         }
     }
 }
+
+/// <summary>A theory that packs, restores and installs real NuGet packages; skipped as <see cref="PackagingFactAttribute"/> is.</summary>
+[AttributeUsage(AttributeTargets.Method, AllowMultiple = false)]
+public sealed class PackagingTheoryAttribute : TheoryAttribute
+{
+    /// <summary>Sets <see cref="FactAttribute.Skip"/> when <see cref="PackagingFactAttribute.SkipVariable"/> is 1.</summary>
+    public PackagingTheoryAttribute()
+    {
+        if (Environment.GetEnvironmentVariable(PackagingFactAttribute.SkipVariable) == "1")
+        {
+            Skip = $"{PackagingFactAttribute.SkipVariable}=1: packaging tests (dotnet pack, restore from the packed feed, dotnet tool install) are turned off.";
+        }
+    }
+}

@@ -8,10 +8,12 @@ namespace AmqpConformance.Cli.Tests.Packaging;
 /// tests. Packing happens on first use, not in the constructor, so skipped tests cost nothing. Disposing deletes the folder.
 /// </summary>
 /// <remarks>
-/// Stale packages: the consumer restores through the normal global packages folder, where an earlier run's
-/// <c>amqpconformance.*/0.1.0</c> would satisfy the restore without looking at this feed. <see cref="ClearGlobalPackagesAsync"/>
-/// deletes exactly those entries (and nothing else) before a restore, and the consumer test then checks each restored
-/// package's <c>.nupkg.metadata</c> names this feed as its source.
+/// Versions come from git (MinVer), so a pack of another commit has another version; two packs of the same commit (two
+/// test runs, say) share one, though. The consumers therefore restore into a global packages folder of this feed's own
+/// (<see cref="GlobalPackagesFolder"/>), which nothing but this run has filled: nothing is cleared, nobody's packages folder
+/// is touched, and <see cref="AssertRestoredFromFeed"/> checks each restored package's <c>.nupkg.metadata</c> names this
+/// feed. Packages other than <c>AmqpConformance.*</c> are copied from the outer global packages folder where it has them
+/// (see <see cref="WriteNugetConfigAsync"/>), so the isolation costs no downloads.
 /// </remarks>
 public sealed class PackedFeed : IDisposable
 {
@@ -25,6 +27,7 @@ public sealed class PackedFeed : IDisposable
         ["AmqpConformance.Toxiproxy.Server"] = "toxiproxy/src/AmqpConformance.Toxiproxy.Server/AmqpConformance.Toxiproxy.Server.csproj",
         ["AmqpConformance.Properties"] = "properties/src/AmqpConformance.Properties/AmqpConformance.Properties.csproj",
         ["AmqpConformance.Suites"] = "suites/src/AmqpConformance.Suites/AmqpConformance.Suites.csproj",
+        ["AmqpConformance.Suites.XunitV3"] = "suites/src/AmqpConformance.Suites.XunitV3/AmqpConformance.Suites.XunitV3.csproj",
         ["AmqpConformance.Cli"] = "cli/src/AmqpConformance.Cli/AmqpConformance.Cli.csproj",
         ["AmqpConformance.Templates"] = "templates/src/AmqpConformance.Templates/AmqpConformance.Templates.csproj",
     };
@@ -33,7 +36,8 @@ public sealed class PackedFeed : IDisposable
     private readonly SemaphoreSlim _packOnce = new(1, 1);
     private string? _packOutput;
     private Exception? _packFailure;
-    private string? _globalPackagesFolder;
+    private readonly SemaphoreSlim _outerOnce = new(1, 1);
+    private string? _outerGlobalPackages;
 
     /// <summary>A fresh temporary folder for this run: <c>feed/</c>, <c>artifacts/</c> and whatever the tests create.</summary>
     public string Root { get; } = Directory.CreateTempSubdirectory("amqpc-packaging-").FullName;
@@ -43,6 +47,10 @@ public sealed class PackedFeed : IDisposable
 
     /// <summary>The repository root (holds AmqpConformance.sln).</summary>
     public string RepoRoot { get; } = RepositoryRoot.Find();
+
+    /// <summary>The global packages folder of this feed's consumers (<c>NUGET_PACKAGES</c> in <see cref="ClientEnvironment"/>),
+    /// empty before the first restore.</summary>
+    public string GlobalPackagesFolder => Path.Combine(Root, "packages");
 
     /// <summary>The version the packages were packed with (from the Suites package's nuspec).</summary>
     public string Version { get; private set; } = "";
@@ -64,7 +72,7 @@ public sealed class PackedFeed : IDisposable
                 ProcessRun.DotnetHost,
                 ["pack", solution, "-c", "Release", "-o", FeedDirectory, "-nodeReuse:false"],
                 Root, PackTimeout,
-                new Dictionary<string, string?> { ["AMQPC_ARTIFACTS"] = Path.Combine(Root, "artifacts") });
+                new Dictionary<string, string?> { ["AMQPC_ARTIFACTS"] = Path.Combine(Root, "artifacts"), ["GIT_OPTIONAL_LOCKS"] = "0" });
             if (pack.ExitCode != 0)
             {
                 _packFailure = new InvalidOperationException($"dotnet pack failed ({pack.ExitCode}):\n{pack.Output}");
@@ -98,19 +106,26 @@ public sealed class PackedFeed : IDisposable
     }
 
     /// <summary>
-    /// Writes a nuget.config into <paramref name="directory"/> whose sources are this feed followed by the repository's own
-    /// sources (read from the repository's nuget.config), with package source mapping: <c>AmqpConformance.*</c> may come from
-    /// this feed only, everything else from the repository's sources only.
+    /// Writes a nuget.config into <paramref name="directory"/> whose sources are <paramref name="feed"/> (this feed when null),
+    /// the outer global packages folder (the one this test's own build restored into, read as a local feed) and the
+    /// repository's own sources (read from the repository's nuget.config), with package source mapping:
+    /// <c>AmqpConformance.*</c> may come from the feed only, everything else from the other sources only. The outer folder
+    /// only saves downloads (the net8.0 reference pack among them): its <c>AmqpConformance.*</c> entries, of any run, are
+    /// never used.
     /// </summary>
-    public void WriteNugetConfig(string directory)
+    public async Task WriteNugetConfigAsync(string directory, string? feed = null)
     {
         XElement[] repoSources = XDocument.Load(Path.Combine(RepoRoot, "nuget.config")).Root!.Element("packageSources")!.Elements("add").ToArray();
         const string FeedKey = "amqpc-packed";
+        string outer = await OuterGlobalPackagesAsync();
+        XElement[] others = Directory.Exists(outer)
+            ? [new XElement("add", new XAttribute("key", "amqpc-outer-packages"), new XAttribute("value", outer)), .. repoSources]
+            : repoSources;
         var sources = new XElement("packageSources", new XElement("clear"),
-            new XElement("add", new XAttribute("key", FeedKey), new XAttribute("value", FeedDirectory)), repoSources);
+            new XElement("add", new XAttribute("key", FeedKey), new XAttribute("value", feed ?? FeedDirectory)), others);
         var mapping = new XElement("packageSourceMapping",
             new XElement("packageSource", new XAttribute("key", FeedKey), new XElement("package", new XAttribute("pattern", "AmqpConformance.*"))),
-            repoSources.Select(s => new XElement("packageSource", new XAttribute("key", (string)s.Attribute("key")!),
+            others.Select(s => new XElement("packageSource", new XAttribute("key", (string)s.Attribute("key")!),
                 new XElement("package", new XAttribute("pattern", "*")))));
         new XDocument(new XElement("configuration", sources, mapping)).Save(Path.Combine(directory, "nuget.config"));
     }
@@ -119,59 +134,63 @@ public sealed class PackedFeed : IDisposable
     /// Asserts that every <c>AmqpConformance.*</c> package in <paramref name="ids"/> was restored into
     /// <paramref name="globalPackages"/> from this feed (its <c>.nupkg.metadata</c> names the feed), not from a stale copy.
     /// </summary>
-    public void AssertRestoredFromFeed(string globalPackages, IEnumerable<string> ids)
+    public void AssertRestoredFromFeed(string globalPackages, IEnumerable<string> ids) =>
+        AssertRestoredFrom(FeedDirectory, globalPackages, ids, Version);
+
+    /// <summary>
+    /// Asserts that version <paramref name="version"/> of every package in <paramref name="ids"/> was restored into
+    /// <paramref name="globalPackages"/> from the folder feed <paramref name="feed"/> (its <c>.nupkg.metadata</c> names it).
+    /// </summary>
+    public static void AssertRestoredFrom(string feed, string globalPackages, IEnumerable<string> ids, string version)
     {
         foreach (string id in ids)
         {
-            string metadata = Path.Combine(globalPackages, id.ToLowerInvariant(), Version, ".nupkg.metadata");
-            Assert.True(File.Exists(metadata), $"{id} {Version} was not restored into {globalPackages}");
+            string metadata = Path.Combine(globalPackages, id.ToLowerInvariant(), version, ".nupkg.metadata");
+            Assert.True(File.Exists(metadata), $"{id} {version} was not restored into {globalPackages}");
             using var json = System.Text.Json.JsonDocument.Parse(File.ReadAllText(metadata));
             string source = json.RootElement.GetProperty("source").GetString()!;
-            Assert.Equal(Path.TrimEndingDirectorySeparator(FeedDirectory), Path.TrimEndingDirectorySeparator(source));
+            Assert.Equal(Path.TrimEndingDirectorySeparator(feed), Path.TrimEndingDirectorySeparator(source));
         }
     }
 
     /// <summary>The environment of a child <c>dotnet</c> that builds or runs a client's project: none of this repository's
-    /// variables that would steer it, and the net8.0 test host allowed to roll forward onto the newer runtime installed here.</summary>
-    public static Dictionary<string, string?> ClientEnvironment() => new()
+    /// variables that would steer it, the net8.0 test host allowed to roll forward onto the newer runtime installed here, and
+    /// <see cref="GlobalPackagesFolder"/> as its global packages folder.</summary>
+    public Dictionary<string, string?> ClientEnvironment() => new()
     {
         ["AMQP_CONFORMANCE_CASES"] = null,
         ["AMQP_CONFORMANCE_REPLAY"] = null,
         ["AMQP_CONFORMANCE_REPORTS"] = null,
         ["AMQPC_ARTIFACTS"] = null,
         ["DOTNET_ROLL_FORWARD"] = "Major",
+        ["NUGET_PACKAGES"] = GlobalPackagesFolder,
     };
 
-    /// <summary>
-    /// Deletes every <c>amqpconformance.*</c> folder from the global packages folder that a restore in
-    /// <paramref name="workingDirectory"/> uses, and returns that folder. <see cref="Dispose"/> deletes them again, so no
-    /// entry pointing at this run's (deleted) feed stays behind.
-    /// </summary>
-    public async Task<string> ClearGlobalPackagesAsync(string workingDirectory)
+    /// <summary>The global packages folder a restore outside this feed uses (the one this test's own build restored into),
+    /// asked of <c>dotnet nuget locals</c> once.</summary>
+    private async Task<string> OuterGlobalPackagesAsync()
     {
-        ProcessResult locals = await ProcessRun.RunAsync(
-            ProcessRun.DotnetHost, ["nuget", "locals", "global-packages", "--list"], workingDirectory, TimeSpan.FromMinutes(2));
-        string line = locals.Output.Split('\n').Single(l => l.StartsWith("global-packages:", StringComparison.Ordinal));
-        string folder = line["global-packages:".Length..].Trim();
-        DeleteAmqpConformanceEntries(folder);
-        _globalPackagesFolder = folder;
-        return folder;
-    }
-
-    private static void DeleteAmqpConformanceEntries(string globalPackagesFolder)
-    {
-        if (!Directory.Exists(globalPackagesFolder)) return;
-        foreach (string entry in Directory.GetDirectories(globalPackagesFolder, "amqpconformance.*")) Directory.Delete(entry, recursive: true);
+        await _outerOnce.WaitAsync();
+        try
+        {
+            if (_outerGlobalPackages is not null) return _outerGlobalPackages;
+            ProcessResult locals = await ProcessRun.RunAsync(
+                ProcessRun.DotnetHost, ["nuget", "locals", "global-packages", "--list"], RepoRoot, TimeSpan.FromMinutes(2));
+            string line = locals.Output.Split('\n').Single(l => l.StartsWith("global-packages:", StringComparison.Ordinal));
+            _outerGlobalPackages = Path.TrimEndingDirectorySeparator(line["global-packages:".Length..].Trim());
+            return _outerGlobalPackages;
+        }
+        finally
+        {
+            _outerOnce.Release();
+        }
     }
 
     /// <inheritdoc />
     public void Dispose()
     {
         _packOnce.Dispose();
-        if (_globalPackagesFolder is not null)
-        {
-            try { DeleteAmqpConformanceEntries(_globalPackagesFolder); } catch (IOException) { /* the next run clears them first anyway */ }
-        }
+        _outerOnce.Dispose();
         try { Directory.Delete(Root, recursive: true); } catch (IOException) { /* a child still holds a file; it is a temp folder */ }
     }
 }

@@ -5,16 +5,20 @@ namespace AmqpConformance.Cli.Tests.Packaging;
 /// <summary>
 /// A copy of <c>samples/MyAmqpClient</c> in the packed feed's temporary folder, built once per feed, as a user would build it:
 /// its nuget.config points at the feed for <c>AmqpConformance.*</c> and at the repository's sources for everything else; its
-/// other files are unchanged, but for one probe file (<c>Packaging/probe/</c>) that adds a failing suite for the report tests.
+/// other files are unchanged (its floating <c>AmqpConformance.Suites</c> version takes the feed's), but for one probe file
+/// (<c>Packaging/probe/</c>) that adds a failing suite for the report tests.
 /// </summary>
 public sealed class SampleRepository
 {
     private static readonly ConditionalWeakTable<PackedFeed, Task<SampleRepository>> Built = new();
 
-    private SampleRepository(string root, string globalPackages, string buildOutput)
+    private readonly PackedFeed _feed;
+
+    private SampleRepository(string root, PackedFeed feed, string buildOutput)
     {
         Root = root;
-        GlobalPackages = globalPackages;
+        _feed = feed;
+        GlobalPackages = feed.GlobalPackagesFolder;
         BuildOutput = buildOutput;
     }
 
@@ -24,7 +28,7 @@ public sealed class SampleRepository
     /// <summary>The test project's path relative to <see cref="Root"/>.</summary>
     public static string TestProject => Path.Combine("tests", "MyAmqpClient.Tests");
 
-    /// <summary>The global packages folder the copy restored into.</summary>
+    /// <summary>The global packages folder the copy restored into (the feed's own).</summary>
     public string GlobalPackages { get; }
 
     /// <summary>What <c>dotnet build</c> printed.</summary>
@@ -48,18 +52,17 @@ public sealed class SampleRepository
             Directory.CreateDirectory(Path.GetDirectoryName(Path.Combine(root, relative))!);
             File.Copy(file, Path.Combine(root, relative));
         }
-        feed.WriteNugetConfig(root);
+        await feed.WriteNugetConfigAsync(root);
         File.Copy(Path.Combine(feed.RepoRoot, "cli", "tests", "AmqpConformance.Cli.Tests", "Packaging", "probe", "DuplicatingWriterConformance.cs.txt"),
             Path.Combine(root, TestProject, "DuplicatingWriterConformance.cs"));
 
-        string globalPackages = await feed.ClearGlobalPackagesAsync(root);
         ProcessResult build = await ProcessRun.RunAsync(ProcessRun.DotnetHost, ["build", TestProject, "-nodeReuse:false"],
-            root, TimeSpan.FromMinutes(15), PackedFeed.ClientEnvironment());
+            root, TimeSpan.FromMinutes(15), feed.ClientEnvironment());
         if (build.ExitCode != 0) throw new InvalidOperationException($"dotnet build of the sample failed ({build.ExitCode}):\n{build.Output}");
-        return new SampleRepository(root, globalPackages, build.Output);
+        return new SampleRepository(root, feed, build.Output);
     }
 
     /// <summary>Runs <c>dotnet</c> with <paramref name="arguments"/> in <see cref="Root"/>, as the user would.</summary>
     public Task<ProcessResult> DotnetAsync(params string[] arguments) =>
-        ProcessRun.RunAsync(ProcessRun.DotnetHost, arguments, Root, TimeSpan.FromMinutes(15), PackedFeed.ClientEnvironment());
+        ProcessRun.RunAsync(ProcessRun.DotnetHost, arguments, Root, TimeSpan.FromMinutes(15), _feed.ClientEnvironment());
 }

@@ -115,7 +115,8 @@ public sealed class SampleRepositoryTests(PackedFeed feed, ITestOutputHelper out
     {
         string repo = RepositoryRoot.Find();
         Dictionary<string, string> repoVersions = PackageVersions(Path.Combine(repo, "Directory.Packages.props"));
-        string version = XDocument.Load(Path.Combine(repo, "Directory.Build.props")).Descendants("Version").Single().Value;
+        // AmqpConformance.* float to the newest the feed holds, whatever version this commit packs (versions come from git).
+        const string version = "*-*";
         foreach ((string id, string wanted) in PackageVersions(Path.Combine(repo, "samples", "MyAmqpClient", "Directory.Packages.props")))
             Assert.Equal(id.StartsWith("AmqpConformance.", StringComparison.Ordinal) ? version : repoVersions[id], wanted);
     }

@@ -18,7 +18,7 @@ public sealed partial class ToolInstallTests(PackedFeed feed, ITestOutputHelper 
         await feed.EnsurePackedAsync();
         string work = Directory.CreateDirectory(Path.Combine(feed.Root, "tool-user")).FullName;
         string toolPath = Path.Combine(work, "tools");
-        feed.WriteNugetConfig(work);
+        await feed.WriteNugetConfigAsync(work);
 
         ProcessResult install = await ProcessRun.RunAsync(ProcessRun.DotnetHost,
             ["tool", "install", "--tool-path", toolPath, "AmqpConformance.Cli", "--version", feed.Version],

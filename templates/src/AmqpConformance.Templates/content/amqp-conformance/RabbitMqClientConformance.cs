@@ -4,7 +4,10 @@ using AmqpConformance.Properties.Clients;
 using AmqpConformance.Properties.Scenarios;
 using AmqpConformance.Suites;
 using Xunit;
+#if (XunitV3)
+#else
 using Xunit.Abstractions;
+#endif
 
 namespace AmqpConformanceTests;
 

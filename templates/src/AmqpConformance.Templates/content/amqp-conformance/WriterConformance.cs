@@ -1,7 +1,10 @@
 using AmqpConformance.Harness.Writers;
 using AmqpConformance.Suites;
 using Xunit;
+#if (XunitV3)
+#else
 using Xunit.Abstractions;
+#endif
 
 namespace AmqpConformanceTests;
 
