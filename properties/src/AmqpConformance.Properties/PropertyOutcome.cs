@@ -18,6 +18,9 @@ namespace AmqpConformance.Properties;
 public sealed record PropertyOutcome(string Invariant, string Subject, int CasesRun, int Shrinks, Scenario? Counterexample,
     Verdict? Verdict, RunResult? Run, ReplayToken? Replay, TimeSpan Elapsed)
 {
+    /// <summary>Where a counterexample's notation (<c>cancel:flushN</c>, <c>@a+b</c>, <c>opaque</c>, the script steps...) is explained.</summary>
+    public const string NotationReference = "AmqpConformance docs/invariants.md, \"Reading a counterexample\"";
+
     /// <summary>True when no case violated the invariant.</summary>
     public bool Holds => Counterexample is null;
 
@@ -59,6 +62,7 @@ public sealed record PropertyOutcome(string Invariant, string Subject, int Cases
         string which = ViolatedInvariants.Count == 0 ? Invariant : string.Join(", ", ViolatedInvariants);
         sb.AppendLine($"{Subject} violates {which} (property \"{Invariant}\": found after {CasesRun} case(s), shrunk {Shrinks} time(s)).");
         sb.AppendLine($"Counterexample: {Counterexample}");
+        sb.AppendLine($"  (notation: {NotationReference})");
         if (ShrunkElsewhere is not null)
             sb.AppendLine($"Not shrunk: this writer's failure was already shrunk by property {ShrunkElsewhere}.");
         if (Verdict is not null)
