@@ -109,7 +109,7 @@ public sealed class PackageContentsTests(PackedFeed feed, ITestOutputHelper outp
         string[] entries = zip.Entries.Select(e => e.FullName).ToArray();
         string[] content = entries.Where(e => e.StartsWith("content/", StringComparison.Ordinal)).Order(StringComparer.Ordinal).ToArray();
         Assert.Equal(
-            new[] { ".template.config/template.json", "AmqpConformanceTests.csproj", "RabbitMqClientAdapter.cs", "RabbitMqClientConformance.cs", "WriterConformance.cs" }
+            new[] { ".template.config/template.json", "AmqpConformanceTests.csproj", "RabbitMqClientAdapter.cs", "RabbitMqClientConformance.cs", "WriterConformance.cs", "global.json" }
                 .Select(f => "content/amqp-conformance/" + f).Order(StringComparer.Ordinal),
             content);
         Assert.DoesNotContain(entries, e => e.StartsWith("lib/", StringComparison.Ordinal));
