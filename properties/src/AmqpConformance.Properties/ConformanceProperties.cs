@@ -245,8 +245,7 @@ public static class ConformanceProperties
         private (RunResult Result, Verdict Verdict) Judge(Scenario scenario, bool candidate)
         {
             var result = run(scenario, candidate);
-            var wire = WireAssembly.From(result.Evidence);
-            var verdict = new Verdict(invariant, [.. InvariantCheckers.All.SelectMany(c => c.Check(result.Evidence, wire).Violations)]);
+            var verdict = result.Judgement.Combined(invariant);
             return (result, Filter(verdict, scenario));
         }
 

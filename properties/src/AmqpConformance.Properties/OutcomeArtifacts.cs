@@ -22,7 +22,7 @@ public static class OutcomeArtifacts
         {
             var withFolder = outcome with { ArtifactFolder = Path.GetFullPath(folder) };
             ConformanceArtifacts.Write(folder, $"{outcome.Subject} violates {outcome.Invariant}", withFolder.Describe(replayHint),
-                outcome.Run.Evidence, outcome.Run.Log, outcome.Verdict is null ? [] : [outcome.Verdict]);
+                outcome.Run.Judgement, outcome.Run.Log, outcome.Verdict is null ? [] : [outcome.Verdict]);
             return withFolder;
         }
         catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)

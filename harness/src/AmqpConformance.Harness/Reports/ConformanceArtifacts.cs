@@ -44,10 +44,10 @@ public static class ConformanceArtifacts
     /// <param name="folder">Where to write.</param>
     /// <param name="title">Heading of the timeline, such as "Inline violates order".</param>
     /// <param name="summary">The failure message (scenario, violations, replay line).</param>
-    /// <param name="evidence">The failing run.</param>
+    /// <param name="judgement">The failing run, judged.</param>
     /// <param name="log">The run's frame log.</param>
     /// <param name="verdicts">Verdicts whose violations are highlighted.</param>
-    public static string Write(string folder, string title, string summary, ConformanceEvidence evidence, FrameLog log, IReadOnlyList<Verdict> verdicts)
+    public static string Write(string folder, string title, string summary, Judgement judgement, FrameLog log, IReadOnlyList<Verdict> verdicts)
     {
         ArgumentNullException.ThrowIfNull(folder);
         ArgumentNullException.ThrowIfNull(log);
@@ -57,7 +57,7 @@ public static class ConformanceArtifacts
             JsonLinesExporter.Write(jsonl, log, "run ended");
         using (var pcap = File.Create(Path.Combine(full, "wire.pcap")))
             PcapExporter.Write(pcap, log);
-        File.WriteAllText(Path.Combine(full, "timeline.html"), HtmlTimeline.Render(title, summary, evidence, verdicts), Utf8NoBom);
+        File.WriteAllText(Path.Combine(full, "timeline.html"), HtmlTimeline.Render(title, summary, judgement, verdicts), Utf8NoBom);
         var swallowed = SwallowedExceptions.Recent(10);
         string setAside = swallowed.Count == 0 ? "" : Environment.NewLine + "Exceptions the harness caught and set aside in this process (latest " +
             $"{swallowed.Count} of {SwallowedExceptions.Count}):" + Environment.NewLine + string.Join(Environment.NewLine, swallowed.Select(x => "  " + x)) + Environment.NewLine;

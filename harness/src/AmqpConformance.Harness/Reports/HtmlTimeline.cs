@@ -20,15 +20,16 @@ public static class HtmlTimeline
     /// <summary>Renders the timeline.</summary>
     /// <param name="title">The page heading, such as "Inline violates no-interleaving".</param>
     /// <param name="description">Free text shown under the heading (the scenario, the replay line).</param>
-    /// <param name="evidence">The run.</param>
+    /// <param name="judgement">The run, judged (its commands assembled from the wire once, <see cref="Judgement.Wire"/>).</param>
     /// <param name="verdicts">Verdicts whose violations are highlighted (usually the failing one).</param>
-    public static string Render(string title, string description, ConformanceEvidence evidence, IReadOnlyList<Verdict> verdicts)
+    public static string Render(string title, string description, Judgement judgement, IReadOnlyList<Verdict> verdicts)
     {
         ArgumentNullException.ThrowIfNull(title);
         ArgumentNullException.ThrowIfNull(description);
-        ArgumentNullException.ThrowIfNull(evidence);
+        ArgumentNullException.ThrowIfNull(judgement);
         ArgumentNullException.ThrowIfNull(verdicts);
-        var wire = WireAssembly.From(evidence);
+        var evidence = judgement.Evidence;
+        var wire = judgement.Wire;
         var badFrames = verdicts.SelectMany(v => v.Violations).SelectMany(v => v.Frames).ToHashSet();
         var badCalls = verdicts.SelectMany(v => v.Violations).SelectMany(v => v.Calls).ToHashSet();
         var callOfFrame = new Dictionary<long, int>();

@@ -17,12 +17,8 @@ public static class InvariantCheckers
         All.FirstOrDefault(c => c.Invariant == invariant)
         ?? throw new ArgumentException($"Unknown invariant \"{invariant}\"; known: {string.Join(", ", InvariantNames.All)}.", nameof(invariant));
 
-    /// <summary>Checks every invariant; one verdict each, in <see cref="InvariantNames.All"/> order.</summary>
-    public static IReadOnlyList<Verdict> CheckAll(ConformanceEvidence evidence)
-    {
-        var wire = WireAssembly.From(evidence);
-        return [.. All.Select(c => c.Check(evidence, wire))];
-    }
+    /// <summary>Checks every invariant; one verdict each, in <see cref="InvariantNames.All"/> order (<see cref="Judgement.Of"/>).</summary>
+    public static IReadOnlyList<Verdict> CheckAll(ConformanceEvidence evidence) => Judgement.Of(evidence).Verdicts;
 
     /// <summary>Checks one invariant.</summary>
     public static Verdict Check(string invariant, ConformanceEvidence evidence) => For(invariant).Check(evidence, WireAssembly.From(evidence));

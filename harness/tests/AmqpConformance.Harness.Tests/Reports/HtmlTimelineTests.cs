@@ -25,7 +25,7 @@ public class HtmlTimelineTests
             Frames = [.. e.Frames.Select(f => f with { Timestamp = f.Timestamp + TimeSpan.FromSeconds(2) })],
         });
 
-        string html = HtmlTimeline.Render("t", "d", evidence, InvariantCheckers.CheckAll(evidence));
+        string html = HtmlTimeline.Render("t", "d", Judgement.Of(evidence), InvariantCheckers.CheckAll(evidence));
 
         double[] callX = [.. Regex.Matches(html, "<rect x=\"([0-9.]+)\" y=\"5\"").Select(m => double.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture))];
         Assert.NotEmpty(callX);

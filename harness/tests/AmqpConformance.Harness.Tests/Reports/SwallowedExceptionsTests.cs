@@ -26,7 +26,7 @@ public sealed class SwallowedExceptionsTests : IDisposable
 
         Assert.True(SwallowedExceptions.Count > before);
         Assert.Contains(SwallowedExceptions.Recent(), x => x.Message == marker && x.Type == nameof(TimeoutException));
-        string folder = ConformanceArtifacts.Write(_folder, "title", "the failure", new WireLogBuilder().Evidence(), new FrameLog(), []);
+        string folder = ConformanceArtifacts.Write(_folder, "title", "the failure", AmqpConformance.Harness.Verdicts.Judgement.Of(new WireLogBuilder().Evidence()), new FrameLog(), []);
         string summary = File.ReadAllText(Path.Combine(folder, "summary.txt"));
         Assert.StartsWith("the failure", summary, StringComparison.Ordinal);
         Assert.Contains($"closing the connection: waiting for the read loop: TimeoutException: {marker}", summary, StringComparison.Ordinal);

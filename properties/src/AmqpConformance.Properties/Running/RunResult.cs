@@ -19,6 +19,11 @@ public sealed record RunResult(Scenario Scenario, ConformanceEvidence Evidence, 
     /// <summary>Checks one invariant over <see cref="Evidence"/>.</summary>
     public Verdict Check(string invariant) => InvariantCheckers.Check(invariant, Evidence);
 
+    /// <summary>The run judged on every invariant (once; later reads return the same judgement).</summary>
+    public Judgement Judgement => _judgement ??= Judgement.Of(Evidence);
+
+    private Judgement? _judgement;
+
     /// <summary>Checks every invariant.</summary>
-    public IReadOnlyList<Verdict> CheckAll() => InvariantCheckers.CheckAll(Evidence);
+    public IReadOnlyList<Verdict> CheckAll() => Judgement.Verdicts;
 }
