@@ -58,7 +58,7 @@ internal sealed class RunSession(IReadOnlyList<FrameWriterFactory> factories, IR
                         if (outcome.Interrupted) { interrupted = true; return; }
                         done += perProperty;
                         task.Value = done;
-                        outcomes[(factory.Name, property)] = OutcomeArtifacts.Write(outcome, factory.Name, reportRoot, ReplayHint(factory, outcome));
+                        outcomes[(factory.Name, property)] = OutcomeArtifacts.Write(outcome, options);
                     }
                 }
             }).ConfigureAwait(false);

@@ -16,8 +16,32 @@ public static class OutcomeArtifacts
     {
         ArgumentNullException.ThrowIfNull(outcome);
         ArgumentNullException.ThrowIfNull(suite);
+        return WriteTo(outcome, ConformanceArtifacts.FolderFor(suite, outcome.Invariant, root), replayHint);
+    }
+
+    /// <summary>Writes the artifacts of <paramref name="outcome"/> into the folder the run's options name
+    /// (<see cref="PropertyRunOptions.ReportFolder"/>, where a crash report of the same run goes), its replay line followed by the
+    /// hint they make (<see cref="ReplayHintFor"/>): the folder and the replay line are named once, by whoever made the options.
+    /// Returns the outcome unchanged when it holds, has no run to show, or the options name no folder.</summary>
+    public static PropertyOutcome Write(PropertyOutcome outcome, PropertyRunOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(outcome);
+        ArgumentNullException.ThrowIfNull(options);
+        return options.ReportFolder is { } folder ? WriteTo(outcome, folder, ReplayHintFor(outcome, options)) : outcome;
+    }
+
+    /// <summary>How to replay <paramref name="outcome"/>'s failure, as the run's options say (<see cref="PropertyRunOptions.ReplayHint"/>);
+    /// null when it has no replay token or the options no hint.</summary>
+    public static string? ReplayHintFor(PropertyOutcome outcome, PropertyRunOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(outcome);
+        ArgumentNullException.ThrowIfNull(options);
+        return outcome.Replay is { } token ? options.ReplayHint?.Invoke(token) : null;
+    }
+
+    private static PropertyOutcome WriteTo(PropertyOutcome outcome, string folder, string? replayHint)
+    {
         if (outcome.Holds || outcome.Run is null) return outcome;
-        string folder = ConformanceArtifacts.FolderFor(suite, outcome.Invariant, root);
         try
         {
             var withFolder = outcome with { ArtifactFolder = Path.GetFullPath(folder) };

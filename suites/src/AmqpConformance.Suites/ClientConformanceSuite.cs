@@ -94,6 +94,6 @@ public abstract class ClientConformanceSuite(ITestOutputHelper? output = null)
         var options = PropertyVerification.OptionsFor(this, testMethod, invariant, DefaultCases) with { KnownDeviations = KnownDeviations };
         await using var runner = await ClientLevelRunner.StartAsync().ConfigureAwait(false);
         var outcome = await Task.Run(() => ConformanceProperties.Check(Client, runner, invariant, options)).ConfigureAwait(false);
-        PropertyVerification.Report(outcome, GetType().Name, testMethod, output);
+        PropertyVerification.Report(outcome, options, output);
     }
 }

@@ -70,6 +70,6 @@ public abstract class FrameWriterConformanceSuite(ITestOutputHelper? output = nu
     {
         var options = PropertyVerification.OptionsFor(this, testMethod, invariant, DefaultCases);
         var outcome = ConformanceProperties.Check(Factory, invariant, options);
-        PropertyVerification.Report(outcome, GetType().Name, testMethod, output);
+        PropertyVerification.Report(outcome, options, output);
     }
 }

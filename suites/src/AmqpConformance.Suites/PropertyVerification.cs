@@ -27,17 +27,18 @@ internal static class PropertyVerification
         return options with { ReportFolder = ConformanceArtifacts.FolderFor(suiteName, invariant), ReplayHint = _ => Hint(suiteName, testMethod) };
     }
 
-    public static void Report(PropertyOutcome outcome, string suiteName, string testMethod, ITestOutputHelper? output)
+    /// <summary>Prints <paramref name="outcome"/> to <paramref name="output"/>; a failure also gets its artifacts, in the folder and
+    /// with the replay hint <paramref name="options"/> name (<see cref="OptionsFor"/>), and fails the test with the report.</summary>
+    public static void Report(PropertyOutcome outcome, PropertyRunOptions options, ITestOutputHelper? output)
     {
-        string hint = Hint(suiteName, testMethod);
         if (outcome.Holds)
         {
             output?.WriteLine(outcome.Describe());
             output?.WriteLine("Events: " + outcome.Events);
             return;
         }
-        var written = OutcomeArtifacts.Write(outcome, suiteName, replayHint: hint);
-        string message = written.Describe(hint);
+        var written = OutcomeArtifacts.Write(outcome, options);
+        string message = written.Describe(OutcomeArtifacts.ReplayHintFor(outcome, options));
         output?.WriteLine(message);
         throw new ConformanceViolationException(message);
     }
