@@ -3,13 +3,20 @@ using AmqpConformance.Harness.Pooling;
 using AmqpConformance.Properties.Generators;
 using AmqpConformance.Properties.Running;
 using AmqpConformance.Properties.Scenarios;
+using FsCheck;
 using FsCheck.Fluent;
 
 namespace AmqpConformance.Properties.Tests.Generators;
 
 public sealed class ScenarioGeneratorsTests
 {
-    private static readonly Scenario[] Sample = ScenarioGenerators.Scenario.Sample(400, 50);
+    /// <summary>Every sample here is drawn from one fixed seed: the tests bound how often the generators produce a kind of case,
+    /// and a fresh random sample each run put a count outside its bounds now and then (19 continuing callers where at least 20
+    /// were asked for, once in a CI rehearsal). Fixed, a test passes or fails every time; a generator change that moves a rate
+    /// past its bounds still fails it.</summary>
+    private static readonly Rnd Seeded = new(20_261_207UL);
+
+    private static readonly Scenario[] Sample = ScenarioGenerators.Scenario.Sample(400, Seeded, 50);
 
     [Fact]
     public void Scenarios_stay_within_the_documented_bounds()
@@ -34,7 +41,7 @@ public sealed class ScenarioGeneratorsTests
         Assert.Contains(lengths, x => x.FrameMax > 0 && x.BodyLength == x.FrameMax - 9);
         Assert.Contains(lengths, x => x.BodyLength > 85_000);
         Assert.Contains(lengths, x => x.FrameMax > 0 && x.BodyLength == x.FrameMax - PublishCommandBuilder.FramesLengthWithoutHeaders - 3);
-        var pastOneMiB = ScenarioGenerators.For(ScenarioProfile.Mixed with { LargeBodies = 1 }).Sample(300, 50)
+        var pastOneMiB = ScenarioGenerators.For(ScenarioProfile.Mixed with { LargeBodies = 1 }).Sample(300, Seeded, 50)
             .SelectMany(s => s.Publishers.SelectMany(p => p).Select(step => (s.FrameMax, step.BodyLength))).Where(x => x.BodyLength > 1 << 20).ToList();
         Assert.Contains(pastOneMiB, x => x.FrameMax > 0 && ((x.BodyLength - (1 << 20)) % (x.FrameMax - 8)) is 0 or 1 || ((x.BodyLength + 1 - (1 << 20)) % (x.FrameMax - 8)) == 0);
         // Large sizes stay rare so cases stay fast: over 85,000 bytes mostly means the framing edges of a large frame_max.
@@ -82,7 +89,7 @@ public sealed class ScenarioGeneratorsTests
     [Fact]
     public void Transport_stalled_scenarios_run_free_and_carry_no_other_faults()
     {
-        var stalled = ScenarioGenerators.For(ScenarioProfile.For(InvariantNames.Backpressure)).Sample(200, 30).Where(s => s.StallUntilQuiet).ToList();
+        var stalled = ScenarioGenerators.For(ScenarioProfile.For(InvariantNames.Backpressure)).Sample(200, Seeded, 30).Where(s => s.StallUntilQuiet).ToList();
         Assert.NotEmpty(stalled);
         Assert.All(stalled, s =>
         {
@@ -96,7 +103,7 @@ public sealed class ScenarioGeneratorsTests
     {
         bool IsBurst(Scenario s) => s.Script is null && s.Publishers.Count >= 3
             && s.Publishers.Take(3).All(p => p.Count >= 2 && p.Take(2).All(x => x.BodyLength >= ScenarioGenerators.LargeBurstBody.Min && x.Cancel == CancelKind.None));
-        var sample = ScenarioGenerators.For(ScenarioProfile.For(InvariantNames.NoInterleaving)).Sample(300, 60);
+        var sample = ScenarioGenerators.For(ScenarioProfile.For(InvariantNames.NoInterleaving)).Sample(300, Seeded, 60);
         var bursts = sample.Where(IsBurst).ToList();
         Assert.NotEmpty(bursts);
         Assert.All(bursts, s =>
@@ -119,7 +126,7 @@ public sealed class ScenarioGeneratorsTests
         Assert.All(methods, x => Assert.Equal((0, 0, false), (x.Step.BodyLength, x.Step.HeaderBytes, x.Step.WithBodyOwner)));
         Assert.InRange(methods.Count, steps.Count / 40, steps.Count / 5);
         Assert.Contains(Sample, s => s.Publishers.Any(p => p.Count >= 2 && p.Any(x => x.MethodOnly) && p.Any(x => !x.MethodOnly)));
-        Assert.DoesNotContain(ScenarioGenerators.ClientScenario.Sample(200, 30), s => s.Publishers.Any(p => p.Any(x => x.MethodOnly)));
+        Assert.DoesNotContain(ScenarioGenerators.ClientScenario.Sample(200, Seeded, 30), s => s.Publishers.Any(p => p.Any(x => x.MethodOnly)));
     }
 
     [Fact]
@@ -162,7 +169,7 @@ public sealed class ScenarioGeneratorsTests
             var lengths = s.Publishers.SelectMany(p => p).Where(x => !x.MethodOnly).Select(x => x.BodyLength).ToList();
             return lengths.Count >= 8 && lengths[0] >= 2 && lengths.All(l => l == lengths[0]);
         }
-        var many = ScenarioGenerators.Scenario.Sample(1200, 50)
+        var many = ScenarioGenerators.Scenario.Sample(1200, Seeded, 50)
             .Where(s => s.Publishers.SelectMany(p => p).Count(x => !x.MethodOnly) >= 8).ToList();
         var uniform = many.Where(Uniform).ToList();
         Assert.InRange(uniform.Count, many.Count / 25, many.Count / 4);
@@ -173,7 +180,7 @@ public sealed class ScenarioGeneratorsTests
     [Fact]
     public void One_pipelined_case_in_eight_keeps_one_writer_busy_for_more_than_256_calls()
     {
-        var pipelined = ScenarioGenerators.Scenario.Sample(1500, 50).Where(s => s.Pipelined).ToList();
+        var pipelined = ScenarioGenerators.Scenario.Sample(1500, Seeded, 50).Where(s => s.Pipelined).ToList();
         int longLived = pipelined.Count(s => s.Publishers[0].Count > 256);
         Assert.InRange(longLived, pipelined.Count / 20, pipelined.Count / 4);
         Assert.All(pipelined.Where(s => s.Publishers[0].Count > 256), s =>
@@ -183,7 +190,7 @@ public sealed class ScenarioGeneratorsTests
     [Fact]
     public void Half_the_disposals_before_a_call_race_that_call_on_a_writer_whose_output_is_not_held()
     {
-        var disposing = ScenarioGenerators.For(ScenarioProfile.For(InvariantNames.Lifecycle)).Sample(400, 50)
+        var disposing = ScenarioGenerators.For(ScenarioProfile.For(InvariantNames.Lifecycle)).Sample(400, Seeded, 50)
             .Where(s => s.Script?.Any(a => a.Kind is ScriptActionKind.Dispose or ScriptActionKind.DisposeRacingCall) == true).ToList();
         var racing = disposing.Where(s => s.Script!.Any(a => a.Kind == ScriptActionKind.DisposeRacingCall)).ToList();
         Assert.InRange(racing.Count, disposing.Count / 5, disposing.Count * 4 / 5);
@@ -211,7 +218,7 @@ public sealed class ScenarioGeneratorsTests
     [Fact]
     public void Scripts_let_the_connection_sit_idle_now_and_then_only_while_the_output_is_not_held()
     {
-        var scripted = ScenarioGenerators.For(ScenarioProfile.For(InvariantNames.Lifecycle)).Sample(300, 50).Where(s => s.Script is not null).ToList();
+        var scripted = ScenarioGenerators.For(ScenarioProfile.For(InvariantNames.Lifecycle)).Sample(300, Seeded, 50).Where(s => s.Script is not null).ToList();
         Assert.InRange(scripted.Count(s => s.Script!.Contains(ScriptAction.Idle)), scripted.Count / 10, scripted.Count);
         Assert.All(scripted, s =>
         {
@@ -253,7 +260,7 @@ public sealed class ScenarioGeneratorsTests
             Assert.All(s.Publishers[0], x => Assert.InRange(x.BodyLength, 0, Math.Max(301, (s.FrameMax == 0 ? 131072 : s.FrameMax) - 7)));
             Assert.Contains(" pipelined", s.ToString(), StringComparison.Ordinal);
         });
-        Assert.DoesNotContain(ScenarioGenerators.ClientScenario.Sample(200, 30), s => s.Pipelined);
+        Assert.DoesNotContain(ScenarioGenerators.ClientScenario.Sample(200, Seeded, 30), s => s.Pipelined);
     }
 
     [Fact]
@@ -264,7 +271,7 @@ public sealed class ScenarioGeneratorsTests
         var steps = Sample.SelectMany(s => s.Publishers.SelectMany(p => p)).ToList();
         Assert.InRange(steps.Count(x => x.OpaqueBody), steps.Count / 20, steps.Count / 3);
         Assert.DoesNotContain(steps, x => x.OpaqueBody && x.MethodOnly);
-        var scripted = ScenarioGenerators.For(ScenarioProfile.For(InvariantNames.Lifecycle)).Sample(300, 50).Where(s => s.Script is not null).ToList();
+        var scripted = ScenarioGenerators.For(ScenarioProfile.For(InvariantNames.Lifecycle)).Sample(300, Seeded, 50).Where(s => s.Script is not null).ToList();
         Assert.Contains(scripted, s => s.Script!.Contains(ScriptAction.Stall));
         Assert.All(scripted, s =>
         {
@@ -297,13 +304,13 @@ public sealed class ScenarioGeneratorsTests
             Assert.Contains($" continuing:p{p}", s.ToString(), StringComparison.Ordinal);
         });
         Assert.DoesNotContain(Sample, s => s.Script is not null && s.Continuing);
-        Assert.DoesNotContain(ScenarioGenerators.ClientScenario.Sample(200, 30), s => s.Continuing);
+        Assert.DoesNotContain(ScenarioGenerators.ClientScenario.Sample(200, Seeded, 30), s => s.Continuing);
     }
 
     [Fact]
     public void Some_scripts_with_holds_queue_a_call_of_each_publisher_and_stall_their_flushes_one_after_another()
     {
-        var scripted = ScenarioGenerators.For(ScenarioProfile.For(InvariantNames.Lifecycle)).Sample(400, 50).Where(s => s.Script is not null).ToList();
+        var scripted = ScenarioGenerators.For(ScenarioProfile.For(InvariantNames.Lifecycle)).Sample(400, Seeded, 50).Where(s => s.Script is not null).ToList();
         var trains = scripted.Select(s => (Scenario: s, Calls: LongestStallTrain(s.Script!))).Where(t => t.Calls > 0).ToList();
         Assert.InRange(trains.Count, scripted.Count / 20, scripted.Count / 3);
         // With five publishers or more, a call queued at the back waits behind four stalled flushes (80 s) before its own is stalled.
