@@ -14,7 +14,8 @@ namespace AmqpConformance.Cli;
 /// stops cleanly on Ctrl+C or SIGTERM with everything flushed.
 /// </summary>
 /// <remarks>Everything it prints once it listens goes through a <see cref="BoundedConsoleLoggerProvider"/> at
-/// <c>--log-level</c> in <c>--log-format</c>: a console that stops reading loses lines, never stalls a connection or the stop.</remarks>
+/// <c>--log-level</c> in <c>--log-format</c>: a console that stops reading loses lines, never stalls a connection or
+/// the stop.</remarks>
 internal static class BrokerCommand
 {
     public static Command Create()
@@ -24,10 +25,21 @@ internal static class BrokerCommand
             Description = "TCP port on 127.0.0.1 (0 picks a free one; the chosen port is printed)",
             DefaultValueFactory = _ => 5672,
         };
-        port.Validators.Add(r => { if (OptionValues.TryGet(r, out int value) && value is < 0 or > 65535) r.AddError("--port must be 0-65535."); });
+        port.Validators.Add(r =>
+        {
+            if (OptionValues.TryGet(r, out int value) && value is < 0 or > 65535)
+                r.AddError("--port must be 0-65535.");
+        });
 
-        var record = new Option<FileInfo?>("--record") { Description = "JSON Lines file that receives every frame as it arrives (replaced if present)" };
-        var pcap = new Option<FileInfo?>("--pcap") { Description = "pcap file written on stop with every connection as synthesized TCP (tshark/Wireshark read it)" };
+        var record = new Option<FileInfo?>("--record")
+        {
+            Description = "JSON Lines file that receives every frame as it arrives (replaced if present)",
+        };
+        var pcap = new Option<FileInfo?>("--pcap")
+        {
+            Description =
+                "pcap file written on stop with every connection as synthesized TCP (tshark/Wireshark read it)",
+        };
 
         var frameMax = new Option<int>("--frame-max")
         {
@@ -36,7 +48,8 @@ internal static class BrokerCommand
         };
         frameMax.Validators.Add(r =>
         {
-            if (OptionValues.TryGet(r, out int value) && value != 0 && value < 4096) r.AddError($"--frame-max {value} is below the AMQP minimum 4096 (use 0 for unlimited).");
+            if (OptionValues.TryGet(r, out int value) && value != 0 && value < 4096)
+                r.AddError($"--frame-max {value} is below the AMQP minimum 4096 (use 0 for unlimited).");
         });
 
         var heartbeat = new Option<int>("--heartbeat")
@@ -44,7 +57,11 @@ internal static class BrokerCommand
             Description = "heartbeat interval offered in connection.tune, in seconds (0 = none)",
             DefaultValueFactory = _ => 60,
         };
-        heartbeat.Validators.Add(r => { if (OptionValues.TryGet(r, out int value) && value is < 0 or > ushort.MaxValue) r.AddError("--heartbeat must be 0-65535 seconds."); });
+        heartbeat.Validators.Add(r =>
+        {
+            if (OptionValues.TryGet(r, out int value) && value is < 0 or > ushort.MaxValue)
+                r.AddError("--heartbeat must be 0-65535 seconds.");
+        });
 
         var users = new Option<string[]>("--user")
         {
@@ -55,49 +72,83 @@ internal static class BrokerCommand
         users.Validators.Add(r =>
         {
             foreach (string user in OptionValues.TryGet(r, out string[]? given) ? given ?? [] : [])
-                if (user.IndexOf(':', StringComparison.Ordinal) <= 0) r.AddError($"--user \"{user}\" is not name:password.");
+                if (user.IndexOf(':', StringComparison.Ordinal) <= 0)
+                    r.AddError($"--user \"{user}\" is not name:password.");
         });
 
         var strictness = new Option<string>("--strictness")
         {
-            Description = "strict: also report what RabbitMQ lets through; rabbitmq: validate exactly like RabbitMQ 3.x",
+            Description =
+                "strict: also report what RabbitMQ lets through; rabbitmq: validate exactly like RabbitMQ 3.x",
             DefaultValueFactory = _ => "strict",
         };
         strictness.AcceptOnlyFromAmong("strict", "rabbitmq");
 
-        var captureBodies = new Option<bool>("--capture-bodies") { Description = "keep whole body payloads in the record (default: digests only)" };
+        var captureBodies = new Option<bool>("--capture-bodies")
+        {
+            Description = "keep whole body payloads in the record (default: digests only)",
+        };
         Option<string> logLevel = LogOptions.LevelOption();
         Option<string> logFormat = LogOptions.FormatOption();
 
         var command = new Command("broker", "Run the fake AMQP 0-9-1 broker on 127.0.0.1 and record every frame.")
         {
-            port, record, pcap, frameMax, heartbeat, users, strictness, captureBodies, logLevel, logFormat,
+            port,
+            record,
+            pcap,
+            frameMax,
+            heartbeat,
+            users,
+            strictness,
+            captureBodies,
+            logLevel,
+            logFormat,
         };
-        command.SetAction((result, cancellationToken) => RunAsync(new BrokerRun(
-            result.GetValue(port),
-            result.GetValue(record),
-            result.GetValue(pcap),
-            result.GetValue(frameMax),
-            (ushort)result.GetValue(heartbeat),
-            result.GetValue(users) is { Length: > 0 } given ? given : ["guest:guest"],
-            result.GetValue(strictness) == "rabbitmq" ? Strictness.RabbitMq : Strictness.Strict,
-            result.GetValue(captureBodies),
-            LogOptions.ParseLevel(result.GetValue(logLevel)!),
-            LogOptions.ParseFormat(result.GetValue(logFormat)!)), result.InvocationConfiguration.Output, result.InvocationConfiguration.Error, cancellationToken));
+        command.SetAction(
+            (result, cancellationToken) =>
+                RunAsync(
+                    new BrokerRun(
+                        result.GetValue(port),
+                        result.GetValue(record),
+                        result.GetValue(pcap),
+                        result.GetValue(frameMax),
+                        (ushort)result.GetValue(heartbeat),
+                        result.GetValue(users) is { Length: > 0 } given ? given : ["guest:guest"],
+                        result.GetValue(strictness) == "rabbitmq" ? Strictness.RabbitMq : Strictness.Strict,
+                        result.GetValue(captureBodies),
+                        LogOptions.ParseLevel(result.GetValue(logLevel)!),
+                        LogOptions.ParseFormat(result.GetValue(logFormat)!)
+                    ),
+                    result.InvocationConfiguration.Output,
+                    result.InvocationConfiguration.Error,
+                    cancellationToken
+                )
+        );
         return command;
     }
 
     /// <summary>The parsed options of one run.</summary>
-    private sealed record BrokerRun(int Port, FileInfo? Record, FileInfo? Pcap, int FrameMax, ushort Heartbeat, string[] Users,
-        Strictness Strictness, bool CaptureBodies, LogLevel LogLevel, LogFormat LogFormat);
+    private sealed record BrokerRun(
+        int Port,
+        FileInfo? Record,
+        FileInfo? Pcap,
+        int FrameMax,
+        ushort Heartbeat,
+        string[] Users,
+        Strictness Strictness,
+        bool CaptureBodies,
+        LogLevel LogLevel,
+        LogFormat LogFormat
+    );
 
     /// <summary>Without --pcap, each live connection's log holds only its newest this-many frames (the rest were
     /// streamed to --record, or nobody reads them).</summary>
     private const int LiveLogFrames = 10_000;
 
-    /// <summary>Starts the broker and runs it until <paramref name="stop"/>. Returns <see cref="ExitCodes.BadInput"/> with one line
-    /// on <paramref name="error"/> when it cannot start (the port is taken: the line names the address; a file cannot be
-    /// written), <see cref="ExitCodes.Violation"/> when a recording failed while running, else <see cref="ExitCodes.Ok"/>.</summary>
+    /// <summary>Starts the broker and runs it until <paramref name="stop"/>. Returns <see cref="ExitCodes.BadInput"/>
+    /// with one line on <paramref name="error"/> when it cannot start (the port is taken: the line names the address; a
+    /// file cannot be written), <see cref="ExitCodes.Violation"/> when a recording failed while running, else
+    /// <see cref="ExitCodes.Ok"/>.</summary>
     private static async Task<int> RunAsync(BrokerRun run, TextWriter output, TextWriter error, CancellationToken stop)
     {
         using var sink = new BoundedConsoleLoggerProvider(output, run.LogFormat);
@@ -107,7 +158,13 @@ internal static class BrokerCommand
         return exitCode;
     }
 
-    private static async Task<int> RunAsync(BrokerRun run, BoundedConsoleLoggerProvider sink, ILoggerFactory loggers, TextWriter error, CancellationToken stop)
+    private static async Task<int> RunAsync(
+        BrokerRun run,
+        BoundedConsoleLoggerProvider sink,
+        ILoggerFactory loggers,
+        TextWriter error,
+        CancellationToken stop
+    )
     {
         ILogger log = loggers.CreateLogger(CliLog.Category);
         var options = new FakeBrokerOptions
@@ -118,10 +175,15 @@ internal static class BrokerCommand
             HeartbeatSeconds = run.Heartbeat,
             Users = run.Users.Select(u => u.Split(':', 2)).ToDictionary(p => p[0], p => p[1], StringComparer.Ordinal),
             Strictness = run.Strictness,
-            // A standalone broker may run for hours. Without --pcap nothing reads the logs after the fact (--record streams
-            // them as they grow), so each live log holds only its newest frames and ended connections are evicted under
-            // the default retention budget: memory stays flat. The pcap is written on stop from memory, so it keeps all.
-            FrameLog = new FrameLogOptions { CaptureBodies = run.CaptureBodies, MaxRetainedFrames = run.Pcap is null ? LiveLogFrames : null },
+            // A standalone broker may run for hours. Without --pcap nothing reads the logs after the fact (--record
+            // streams them as they grow), so each live log holds only its newest frames and ended connections are
+            // evicted under the default retention budget: memory stays flat. The pcap is written on stop from memory,
+            // so it keeps all.
+            FrameLog = new FrameLogOptions
+            {
+                CaptureBodies = run.CaptureBodies,
+                MaxRetainedFrames = run.Pcap is null ? LiveLogFrames : null,
+            },
             Retention = run.Pcap is null ? ConnectionRetention.Default : ConnectionRetention.Unlimited,
             KeepPublished = false,
             // System.CommandLine gives the action 2 s after SIGINT/SIGTERM: close connections well within that.
@@ -129,7 +191,10 @@ internal static class BrokerCommand
         };
 
         if (run.Pcap?.Directory is { Exists: false } pcapFolder)
-            return CliApplication.BadInput(error, $"broker: --pcap {run.Pcap.FullName}: the folder {pcapFolder.FullName} does not exist.");
+            return CliApplication.BadInput(
+                error,
+                $"broker: --pcap {run.Pcap.FullName}: the folder {pcapFolder.FullName} does not exist."
+            );
         JsonLinesLiveRecorder? recorder = null;
         try
         {
@@ -146,7 +211,8 @@ internal static class BrokerCommand
         }
         catch (Exception e) when (e is IOException or System.Net.Sockets.SocketException or ArgumentException)
         {
-            if (recorder is not null) await recorder.DisposeAsync();
+            if (recorder is not null)
+                await recorder.DisposeAsync();
             string address = string.Create(CultureInfo.InvariantCulture, $"{options.Host}:{run.Port}");
             return CliApplication.BadInput(error, $"broker: cannot listen on {address}: {e.Message}");
         }
@@ -161,36 +227,46 @@ internal static class BrokerCommand
         void Track(BrokerConnection connection)
         {
             lock (early)
-                if (connection.Id <= Interlocked.Read(ref watermark) && !early.Add(connection.Id)) return;
+                if (connection.Id <= Interlocked.Read(ref watermark) && !early.Add(connection.Id))
+                    return;
             recorder?.Attach(connection.Log);
             var reported = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
             pending[connection.Id] = reported.Task; // before the continuation exists, so its removal cannot come first
-            _ = connection.Completion.ContinueWith(_ =>
-            {
-                try
+            _ = connection.Completion.ContinueWith(
+                _ =>
                 {
-                    Interlocked.Add(ref framesRecorded, connection.Log.NextSequence);
-                    OnEnded(connection, recorder, log);
-                }
-                finally
-                {
-                    pending.TryRemove(connection.Id, out Task? _);
-                    reported.SetResult();
-                }
-            }, TaskScheduler.Default);
+                    try
+                    {
+                        Interlocked.Add(ref framesRecorded, connection.Log.NextSequence);
+                        OnEnded(connection, recorder, log);
+                    }
+                    finally
+                    {
+                        pending.TryRemove(connection.Id, out Task? _);
+                        reported.SetResult();
+                    }
+                },
+                TaskScheduler.Default
+            );
             // The broker logs the connection's arrival and end itself (BrokerLog), through the same non-blocking sink.
         }
         broker.ConnectionAccepted += Track;
         Interlocked.Exchange(ref watermark, broker.AcceptedConnections);
         foreach (BrokerConnection connection in broker.Connections)
-            if (connection.Id <= watermark) Track(connection); // accepted before the handler was in place
+            if (connection.Id <= watermark)
+                Track(connection); // accepted before the handler was in place
 
-        // The start-up lines go through the sink's own logger, whatever --log-level says (they carry the port), queued ahead of
-        // any connection's lines: the writer starts after them.
+        // The start-up lines go through the sink's own logger, whatever --log-level says (they carry the port), queued
+        // ahead of any connection's lines: the writer starts after them.
         ILogger startup = sink.CreateLogger(CliLog.Category);
         CliLog.BrokerListening(startup, broker.Endpoint);
-        CliLog.BrokerSettings(startup, run.FrameMax, run.Heartbeat, run.Strictness.ToString(),
-            run.Record is null ? "" : $", recording to {run.Record.FullName}");
+        CliLog.BrokerSettings(
+            startup,
+            run.FrameMax,
+            run.Heartbeat,
+            run.Strictness.ToString(),
+            run.Record is null ? "" : $", recording to {run.Record.FullName}"
+        );
         sink.Start();
         try
         {
@@ -231,25 +307,38 @@ internal static class BrokerCommand
                 exitCode = ExitCodes.Violation;
             }
         }
-        CliLog.BrokerStopped(log, broker.AcceptedConnections, Interlocked.Read(ref framesRecorded),
-            run.Record is null ? "" : $" recorded to {run.Record.FullName}");
+        CliLog.BrokerStopped(
+            log,
+            broker.AcceptedConnections,
+            Interlocked.Read(ref framesRecorded),
+            run.Record is null ? "" : $" recorded to {run.Record.FullName}"
+        );
         return exitCode;
     }
 
-    /// <summary>Completes the connection's recording and logs the findings it reported without closing anything (the broker
-    /// logged those that closed a channel or the connection as they happened, and the connection's end).</summary>
+    /// <summary>Completes the connection's recording and logs the findings it reported without closing anything (the
+    /// broker logged those that closed a channel or the connection as they happened, and the connection's
+    /// end).</summary>
     private static void OnEnded(BrokerConnection connection, JsonLinesLiveRecorder? recorder, ILogger log)
     {
         string reason = connection.CloseInfo?.ToString() ?? "ended";
         recorder?.Complete(connection.Log, reason);
-        if (!log.IsEnabled(LogLevel.Warning)) return;
+        if (!log.IsEnabled(LogLevel.Warning))
+            return;
         List<ProtocolFinding> reported = [.. connection.Log.Findings().Where(f => !f.ClosedConnection)];
-        if (reported.Count == 0) return;
+        if (reported.Count == 0)
+            return;
         var text = new System.Text.StringBuilder();
         foreach (ProtocolFinding f in reported.Take(CliLog.MaxFindingsListed))
-            text.Append(CultureInfo.InvariantCulture, $"\n  {f.ReplyCode} {f.Rule} at frame #{f.Sequence}: {f.Message}");
+            text.Append(
+                CultureInfo.InvariantCulture,
+                $"\n  {f.ReplyCode} {f.Rule} at frame #{f.Sequence}: {f.Message}"
+            );
         if (reported.Count > CliLog.MaxFindingsListed)
-            text.Append(CultureInfo.InvariantCulture, $"\n  ... and {reported.Count - CliLog.MaxFindingsListed} more (--record has them all)");
+            text.Append(
+                CultureInfo.InvariantCulture,
+                $"\n  ... and {reported.Count - CliLog.MaxFindingsListed} more (--record has them all)"
+            );
         CliLog.FindingsReported(log, connection.Id, reported.Count, text.ToString());
     }
 }

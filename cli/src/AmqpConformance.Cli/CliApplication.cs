@@ -3,9 +3,10 @@ using System.CommandLine;
 namespace AmqpConformance.Cli;
 
 /// <summary>
-/// amqp-conformance as a callable: parses the arguments and runs the chosen command. Parse and validation errors never reach
-/// System.CommandLine's default handling (every error plus the whole help text, exit 1): the errors are printed as one line
-/// naming the command, with a pointer to its <c>--help</c>, and the exit code is <see cref="ExitCodes.BadInput"/>.
+/// amqp-conformance as a callable: parses the arguments and runs the chosen command. Parse and validation errors never
+/// reach System.CommandLine's default handling (every error plus the whole help text, exit 1): the errors are printed
+/// as one line naming the command, with a pointer to its <c>--help</c>, and the exit code is
+/// <see cref="ExitCodes.BadInput"/>.
 /// </summary>
 internal static class CliApplication
 {
@@ -21,32 +22,48 @@ internal static class CliApplication
         return root;
     }
 
-    /// <summary>Runs the command <paramref name="args"/> name, writing to <paramref name="output"/> and <paramref name="error"/>.
-    /// Returns the command's exit code, or <see cref="ExitCodes.BadInput"/> after one line on <paramref name="error"/> when the
-    /// arguments do not parse or validate.</summary>
-    public static async Task<int> RunAsync(string[] args, TextWriter output, TextWriter error, CancellationToken cancellationToken = default)
+    /// <summary>Runs the command <paramref name="args"/> name, writing to <paramref name="output"/> and
+    /// <paramref name="error"/>. Returns the command's exit code, or <see cref="ExitCodes.BadInput"/> after one line on
+    /// <paramref name="error"/> when the arguments do not parse or validate.</summary>
+    public static async Task<int> RunAsync(
+        string[] args,
+        TextWriter output,
+        TextWriter error,
+        CancellationToken cancellationToken = default
+    )
     {
         ParseResult parse = CreateRoot().Parse(args);
         if (parse.Errors.Count > 0)
         {
-            string command = string.Join(" ", CommandPath(parse.CommandResult.Command, parse.RootCommandResult.Command));
+            string command = string.Join(
+                " ",
+                CommandPath(parse.CommandResult.Command, parse.RootCommandResult.Command)
+            );
             string errors = string.Join(" ", parse.Errors.Select(e => e.Message));
             await error.WriteLineAsync(OneLine($"{command}: {errors} See: {command} --help"));
             return ExitCodes.BadInput;
         }
-        return await parse.InvokeAsync(new InvocationConfiguration { Output = output, Error = error }, cancellationToken);
+        return await parse.InvokeAsync(
+            new InvocationConfiguration { Output = output, Error = error },
+            cancellationToken
+        );
     }
 
-    /// <summary>Writes <paramref name="message"/> to <paramref name="error"/> as one line and returns <see cref="ExitCodes.BadInput"/>.</summary>
+    /// <summary>Writes <paramref name="message"/> to <paramref name="error"/> as one line and returns
+    /// <see cref="ExitCodes.BadInput"/>.</summary>
     public static int BadInput(TextWriter error, string message)
     {
         error.WriteLine(OneLine(message));
         return ExitCodes.BadInput;
     }
 
-    /// <summary><paramref name="text"/> with its line breaks (an exception message may carry some) turned into spaces.</summary>
+    /// <summary><paramref name="text"/> with its line breaks (an exception message may carry some) turned into
+    /// spaces.</summary>
     public static string OneLine(string text) =>
-        string.Join(' ', text.Split(['\r', '\n'], StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
+        string.Join(
+            ' ',
+            text.Split(['\r', '\n'], StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)
+        );
 
     private static IEnumerable<string> CommandPath(Command command, Command root)
     {

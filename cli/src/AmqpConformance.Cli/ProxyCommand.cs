@@ -12,7 +12,8 @@ namespace AmqpConformance.Cli;
 /// Ctrl+C, so any Toxiproxy client (or toxiproxy-cli) can add toxics while a client talks through it.
 /// </summary>
 /// <remarks>Everything it prints once it listens goes through a <see cref="BoundedConsoleLoggerProvider"/> at
-/// <c>--log-level</c> in <c>--log-format</c>: a console that stops reading loses lines, never stalls a connection or the stop.</remarks>
+/// <c>--log-level</c> in <c>--log-format</c>: a console that stops reading loses lines, never stalls a connection or
+/// the stop.</remarks>
 internal static class ProxyCommand
 {
     /// <summary>The command with its options.</summary>
@@ -46,20 +47,48 @@ internal static class ProxyCommand
         Option<string> logFormat = LogOptions.FormatOption();
         var command = new Command("proxy", "Run the TCP fault proxy with a Toxiproxy-compatible HTTP API until Ctrl+C.")
         {
-            listen, upstream, api, name, plan, logLevel, logFormat,
+            listen,
+            upstream,
+            api,
+            name,
+            plan,
+            logLevel,
+            logFormat,
         };
-        command.SetAction((parse, ct) => RunAsync(
-            parse.GetValue(listen)!, parse.GetValue(upstream)!, parse.GetValue(api)!, parse.GetValue(name)!, parse.GetValue(plan),
-            LogOptions.ParseLevel(parse.GetValue(logLevel)!), LogOptions.ParseFormat(parse.GetValue(logFormat)!),
-            parse.InvocationConfiguration.Output, parse.InvocationConfiguration.Error, ct));
+        command.SetAction(
+            (parse, ct) =>
+                RunAsync(
+                    parse.GetValue(listen)!,
+                    parse.GetValue(upstream)!,
+                    parse.GetValue(api)!,
+                    parse.GetValue(name)!,
+                    parse.GetValue(plan),
+                    LogOptions.ParseLevel(parse.GetValue(logLevel)!),
+                    LogOptions.ParseFormat(parse.GetValue(logFormat)!),
+                    parse.InvocationConfiguration.Output,
+                    parse.InvocationConfiguration.Error,
+                    ct
+                )
+        );
         return command;
     }
 
-    /// <summary>Runs the proxy as <see cref="RunAsync(string, string, string, string, FileInfo?, BoundedConsoleLoggerProvider, ILoggerFactory, TextWriter, CancellationToken)"/>
-    /// does, logging at <paramref name="level"/> and above in <paramref name="format"/> to <paramref name="output"/> through a
-    /// bounded sink, drained (for a bounded time) before it returns.</summary>
-    internal static async Task<int> RunAsync(string listen, string upstream, string api, string name, FileInfo? planFile,
-        LogLevel level, LogFormat format, TextWriter output, TextWriter error, CancellationToken cancellationToken)
+    /// <summary>Runs the proxy as
+    /// <see cref="RunAsync(string, string, string, string, FileInfo?, BoundedConsoleLoggerProvider, ILoggerFactory, TextWriter, CancellationToken)"/>
+    /// does, logging at <paramref name="level"/> and above in <paramref name="format"/> to <paramref name="output"/>
+    /// through a bounded sink, drained (for a bounded time) before it returns.</summary>
+    internal static async Task<int> RunAsync(
+        string listen,
+        string upstream,
+        string api,
+        string name,
+        FileInfo? planFile,
+        LogLevel level,
+        LogFormat format,
+        TextWriter output,
+        TextWriter error,
+        CancellationToken cancellationToken
+    )
     {
         using var sink = new BoundedConsoleLoggerProvider(output, format);
         using ILoggerFactory loggers = LogOptions.CreateFactory(sink, level);
@@ -69,20 +98,35 @@ internal static class ProxyCommand
     }
 
     /// <summary>Starts the API and the proxy, prints where they listen, waits for <paramref name="cancellationToken"/>,
-    /// then stops both. Returns 0 on a clean stop, 2 on bad input (one line on <paramref name="error"/> naming the address or file).</summary>
-    private static async Task<int> RunAsync(string listen, string upstream, string api, string name, FileInfo? planFile,
-        BoundedConsoleLoggerProvider sink, ILoggerFactory loggers, TextWriter error, CancellationToken cancellationToken)
+    /// then stops both. Returns 0 on a clean stop, 2 on bad input (one line on <paramref name="error"/> naming the
+    /// address or file).</summary>
+    private static async Task<int> RunAsync(
+        string listen,
+        string upstream,
+        string api,
+        string name,
+        FileInfo? planFile,
+        BoundedConsoleLoggerProvider sink,
+        ILoggerFactory loggers,
+        TextWriter error,
+        CancellationToken cancellationToken
+    )
     {
         if (!IPEndPoint.TryParse(api, out IPEndPoint? apiEndpoint) || !IPAddress.IsLoopback(apiEndpoint.Address))
         {
-            return CliApplication.BadInput(error, $"proxy: --api {api}: expected a loopback address such as 127.0.0.1:8474.");
+            return CliApplication.BadInput(
+                error,
+                $"proxy: --api {api}: expected a loopback address such as 127.0.0.1:8474."
+            );
         }
         FaultPlanToxics.Mapping? toxics = null;
         if (planFile is not null)
         {
             try
             {
-                toxics = FaultPlanToxics.Map(FaultPlan.FromJson(await File.ReadAllTextAsync(planFile.FullName, cancellationToken)));
+                toxics = FaultPlanToxics.Map(
+                    FaultPlan.FromJson(await File.ReadAllTextAsync(planFile.FullName, cancellationToken))
+                );
             }
             catch (Exception e) when (e is FormatException or IOException or UnauthorizedAccessException)
             {
@@ -104,7 +148,15 @@ internal static class ProxyCommand
             ProxyConfig proxy;
             try
             {
-                proxy = server.Registry.CreateProxy(new ProxyConfig { Name = name, Listen = listen, Upstream = upstream, Enabled = true });
+                proxy = server.Registry.CreateProxy(
+                    new ProxyConfig
+                    {
+                        Name = name,
+                        Listen = listen,
+                        Upstream = upstream,
+                        Enabled = true,
+                    }
+                );
                 foreach (ToxicConfig toxic in toxics?.Toxics ?? [])
                     server.Registry.GetProxy(name).AddToxic(toxic);
             }
@@ -112,8 +164,8 @@ internal static class ProxyCommand
             {
                 return CliApplication.BadInput(error, $"proxy: {name} ({listen} -> {upstream}): {e.Message}");
             }
-            // The start-up lines go through the sink's own logger, whatever --log-level says (they carry the ports), queued
-            // ahead of any connection's lines: the writer starts after them.
+            // The start-up lines go through the sink's own logger, whatever --log-level says (they carry the ports),
+            // queued ahead of any connection's lines: the writer starts after them.
             ILogger startup = sink.CreateLogger(CliLog.Category);
             CliLog.ProxyListening(startup, proxy.Name, proxy.Listen, proxy.Upstream);
             CliLog.ApiListening(startup, server.ApiUrl);

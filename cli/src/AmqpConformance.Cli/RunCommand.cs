@@ -7,12 +7,12 @@ using AmqpConformance.Properties;
 namespace AmqpConformance.Cli;
 
 /// <summary>
-/// <c>amqp-conformance run --writer background|inline|coalescing|&lt;assembly-path&gt;:&lt;type&gt; [--writer ...] --cases N
-/// [--invariant NAME ...] [--replay seed,gamma,size] [--seed S [--shard K/N]] [--report DIR] [--json FILE]</c>: checks the invariant properties against
-/// each writer with a progress bar, prints a verdict table (invariant x writer, with cases/s), the events the cases produced
-/// and the failure reports, and writes each failure's artifacts under DIR/&lt;writer&gt;/&lt;invariant&gt;/.
-/// Exit code 0 only if every property holds; 1 on a violation; 2 on bad input; 130 when interrupted (Ctrl+C, SIGINT, SIGTERM),
-/// after printing what had run.
+/// <c>amqp-conformance run --writer background|inline|coalescing|&lt;assembly-path&gt;:&lt;type&gt; [--writer ...]
+/// --cases N [--invariant NAME ...] [--replay seed,gamma,size] [--seed S [--shard K/N]] [--report DIR] [--json
+/// FILE]</c>: checks the invariant properties against each writer with a progress bar, prints a verdict table
+/// (invariant x writer, with cases/s), the events the cases produced and the failure reports, and writes each failure's
+/// artifacts under DIR/&lt;writer&gt;/&lt;invariant&gt;/. Exit code 0 only if every property holds; 1 on a violation; 2
+/// on bad input; 130 when interrupted (Ctrl+C, SIGINT, SIGTERM), after printing what had run.
 /// </summary>
 /// <remarks>See <see cref="WriterResolver"/> for custom writers.</remarks>
 internal static class RunCommand
@@ -22,7 +22,8 @@ internal static class RunCommand
     {
         var writer = new Option<string[]>("--writer")
         {
-            Description = "background, inline, coalescing, or <assembly-path>:<type> (your own FrameWriterFactory); repeat for several.",
+            Description =
+                "background, inline, coalescing, or <assembly-path>:<type> (your own FrameWriterFactory); repeat for several.",
             Required = true,
             AllowMultipleArgumentsPerToken = true,
         };
@@ -33,8 +34,10 @@ internal static class RunCommand
         };
         var invariant = new Option<string[]>("--invariant")
         {
-            Description = "Only these properties (default: one per invariant): " + string.Join(", ", InvariantNames.All) +
-                $"; or \"{ConformanceProperties.AllAtOnce}\" for one property drawing from the mixed profile. Every case is judged on every invariant either way.",
+            Description =
+                "Only these properties (default: one per invariant): "
+                + string.Join(", ", InvariantNames.All)
+                + $"; or \"{ConformanceProperties.AllAtOnce}\" for one property drawing from the mixed profile. Every case is judged on every invariant either way.",
             AllowMultipleArgumentsPerToken = true,
         };
         var replay = new Option<string?>("--replay")
@@ -43,34 +46,70 @@ internal static class RunCommand
         };
         var seed = new Option<ulong?>("--seed")
         {
-            Description = "The run's seed (a number): every run with it generates the same cases, as the shards of one run must. Default: a fresh random start per property.",
+            Description =
+                "The run's seed (a number): every run with it generates the same cases, as the shards of one run must. Default: a fresh random start per property.",
         };
         var shard = new Option<string?>("--shard")
         {
-            Description = "Run only shard K of N (K/N, from 1/N to N/N) of every property's cases; needs --seed. The N shards together run exactly the unsharded run's cases; combine their --json files with `amqp-conformance merge`.",
+            Description =
+                "Run only shard K of N (K/N, from 1/N to N/N) of every property's cases; needs --seed. The N shards together run exactly the unsharded run's cases; combine their --json files with `amqp-conformance merge`.",
         };
         var report = new Option<string?>("--report")
         {
-            Description = "Folder for failure artifacts (default: $AMQP_CONFORMANCE_REPORTS or ./TestResults/amqp-conformance).",
+            Description =
+                "Folder for failure artifacts (default: $AMQP_CONFORMANCE_REPORTS or ./TestResults/amqp-conformance).",
         };
         var json = new Option<string?>("--json")
         {
-            Description = "Also write the results (verdicts, violations, replay tokens, events, cases/s) as JSON to this file.",
+            Description =
+                "Also write the results (verdicts, violations, replay tokens, events, cases/s) as JSON to this file.",
         };
         var command = new Command("run", "Run the frame-writer conformance properties and print a verdict table.")
         {
-            writer, cases, invariant, replay, seed, shard, report, json,
+            writer,
+            cases,
+            invariant,
+            replay,
+            seed,
+            shard,
+            report,
+            json,
         };
-        command.SetAction((parse, ct) => RunAsync(
-            parse.GetValue(writer) ?? [], parse.GetValue(cases), parse.GetValue(invariant) ?? [], parse.GetValue(replay), parse.GetValue(report),
-            parse.GetValue(json), parse.InvocationConfiguration.Output, parse.InvocationConfiguration.Error, ct, parse.GetValue(seed), parse.GetValue(shard)));
+        command.SetAction(
+            (parse, ct) =>
+                RunAsync(
+                    parse.GetValue(writer) ?? [],
+                    parse.GetValue(cases),
+                    parse.GetValue(invariant) ?? [],
+                    parse.GetValue(replay),
+                    parse.GetValue(report),
+                    parse.GetValue(json),
+                    parse.InvocationConfiguration.Output,
+                    parse.InvocationConfiguration.Error,
+                    ct,
+                    parse.GetValue(seed),
+                    parse.GetValue(shard)
+                )
+        );
         return command;
     }
 
-    /// <summary>Runs the check. Returns 0 when every property held, 1 on any violation, 2 on bad input (reason on <paramref name="error"/>),
-    /// 130 when <paramref name="cancellationToken"/> fired (after printing the properties that had finished).</summary>
-    internal static async Task<int> RunAsync(string[] writers, int cases, string[] invariants, string? replay, string? reportRoot, string? jsonPath,
-        TextWriter output, TextWriter error, CancellationToken cancellationToken, ulong? seed = null, string? shardText = null)
+    /// <summary>Runs the check. Returns 0 when every property held, 1 on any violation, 2 on bad input (reason on
+    /// <paramref name="error"/>), 130 when <paramref name="cancellationToken"/> fired (after printing the properties
+    /// that had finished).</summary>
+    internal static async Task<int> RunAsync(
+        string[] writers,
+        int cases,
+        string[] invariants,
+        string? replay,
+        string? reportRoot,
+        string? jsonPath,
+        TextWriter output,
+        TextWriter error,
+        CancellationToken cancellationToken,
+        ulong? seed = null,
+        string? shardText = null
+    )
     {
         if (cases < 1)
         {
@@ -89,19 +128,28 @@ internal static class RunCommand
         }
         if (factories.Count == 0)
         {
-            error.WriteLine("--writer: name at least one writer (background, inline, coalescing or <assembly-path>:<type>).");
+            error.WriteLine(
+                "--writer: name at least one writer (background, inline, coalescing or <assembly-path>:<type>)."
+            );
             return 2;
         }
-        var unknown = invariants.Where(i => !InvariantNames.All.Contains(i) && i != ConformanceProperties.AllAtOnce).ToList();
+        var unknown = invariants
+            .Where(i => !InvariantNames.All.Contains(i) && i != ConformanceProperties.AllAtOnce)
+            .ToList();
         if (unknown.Count > 0)
         {
-            error.WriteLine($"--invariant {string.Join(", ", unknown)}: unknown; known: {string.Join(", ", InvariantNames.All)}, {ConformanceProperties.AllAtOnce}.");
+            error.WriteLine(
+                $"--invariant {string.Join(", ", unknown)}: unknown; known: {string.Join(", ", InvariantNames.All)}, {ConformanceProperties.AllAtOnce}."
+            );
             return 2;
         }
         ReplayToken? token = null;
         if (replay is not null)
         {
-            try { token = ReplayToken.Parse(replay); }
+            try
+            {
+                token = ReplayToken.Parse(replay);
+            }
             catch (FormatException e)
             {
                 error.WriteLine($"--replay: {e.Message}");
@@ -111,7 +159,10 @@ internal static class RunCommand
         CaseShard? shard = null;
         if (shardText is not null)
         {
-            try { shard = CaseShard.Parse(shardText); }
+            try
+            {
+                shard = CaseShard.Parse(shardText);
+            }
             catch (FormatException e)
             {
                 error.WriteLine($"--shard: {e.Message}");
@@ -119,7 +170,9 @@ internal static class RunCommand
             }
             if (seed is null)
             {
-                error.WriteLine($"--shard {shardText}: needs --seed too, the same for every shard, or the shards would not run the same cases.");
+                error.WriteLine(
+                    $"--shard {shardText}: needs --seed too, the same for every shard, or the shards would not run the same cases."
+                );
                 return 2;
             }
             if (token is not null)
@@ -133,15 +186,24 @@ internal static class RunCommand
             error.WriteLine($"--json {jsonPath}: {jsonProblem}");
             return 2;
         }
-        IReadOnlyList<string> selected = invariants.Length == 0 ? InvariantNames.All
-            : [.. InvariantNames.All.Append(ConformanceProperties.AllAtOnce).Where(invariants.Contains)];
+        IReadOnlyList<string> selected =
+            invariants.Length == 0
+                ? InvariantNames.All
+                : [.. InvariantNames.All.Append(ConformanceProperties.AllAtOnce).Where(invariants.Contains)];
         string root = reportRoot is null ? ConformanceArtifacts.DefaultRoot() : Path.GetFullPath(reportRoot);
-        // The start of a run: each writer's reports from an earlier run go, so the folder shows only this run's failures.
-        foreach (FrameWriterFactory factory in factories) StaleReports.ClearOnce(factory.Name, root);
+        // The start of a run: each writer's reports from an earlier run go, so the folder shows only this run's
+        // failures.
+        foreach (FrameWriterFactory factory in factories)
+            StaleReports.ClearOnce(factory.Name, root);
 
         var session = new RunSession(factories, selected, cases, token, root, writers) { Seed = seed, Shard = shard };
         var results = await session.RunAsync(output, cancellationToken).ConfigureAwait(false);
-        var rendered = new RunReport(results, factories, selected, session.ReplayHint) { Seed = seed, Shard = shard, CasesPerProperty = cases };
+        var rendered = new RunReport(results, factories, selected, session.ReplayHint)
+        {
+            Seed = seed,
+            Shard = shard,
+            CasesPerProperty = cases,
+        };
         rendered.Write(output);
         if (jsonPath is not null)
         {
@@ -155,23 +217,27 @@ internal static class RunCommand
                 return 2;
             }
         }
-        if (results.Interrupted) return ExitCodes.Interrupted;
+        if (results.Interrupted)
+            return ExitCodes.Interrupted;
         return rendered.AllHold ? 0 : 1;
     }
 
-    /// <summary>Why the JSON results could not be written to <paramref name="path"/> (it is a folder, or its folder can be
-    /// neither found nor made, e.g. under a file), checked before any case runs; null when it looks writable. Makes the
-    /// folder, as the write would. The write itself can still fail, and is reported then.</summary>
+    /// <summary>Why the JSON results could not be written to <paramref name="path"/> (it is a folder, or its folder can
+    /// be neither found nor made, e.g. under a file), checked before any case runs; null when it looks writable. Makes
+    /// the folder, as the write would. The write itself can still fail, and is reported then.</summary>
     private static string? JsonPathProblem(string path)
     {
         try
         {
             string full = Path.GetFullPath(path);
-            if (Directory.Exists(full)) return "is a folder; name a file.";
-            if (Path.GetDirectoryName(full) is { } folder) Directory.CreateDirectory(folder);
+            if (Directory.Exists(full))
+                return "is a folder; name a file.";
+            if (Path.GetDirectoryName(full) is { } folder)
+                Directory.CreateDirectory(folder);
             return null;
         }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
+        catch (Exception e)
+            when (e is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
         {
             return e.Message;
         }

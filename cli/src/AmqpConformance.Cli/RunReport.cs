@@ -6,10 +6,14 @@ using Spectre.Console;
 
 namespace AmqpConformance.Cli;
 
-/// <summary>Renders a run's results: the verdict table (property x writer, with cases/s), the events table (what the cases put
-/// each writer through), the failure reports, a closing line; and the same as JSON.</summary>
-internal sealed class RunReport(RunResults results, IReadOnlyList<FrameWriterFactory> factories, IReadOnlyList<string> properties,
-    Func<FrameWriterFactory, PropertyOutcome, string> replayHint)
+/// <summary>Renders a run's results: the verdict table (property x writer, with cases/s), the events table (what the
+/// cases put each writer through), the failure reports, a closing line; and the same as JSON.</summary>
+internal sealed class RunReport(
+    RunResults results,
+    IReadOnlyList<FrameWriterFactory> factories,
+    IReadOnlyList<string> properties,
+    Func<FrameWriterFactory, PropertyOutcome, string> replayHint
+)
 {
     /// <summary>The run's seed, if it had one (written to the JSON, which <c>merge</c> checks across shards).</summary>
     public ulong? Seed { get; init; }
@@ -21,44 +25,70 @@ internal sealed class RunReport(RunResults results, IReadOnlyList<FrameWriterFac
     public int CasesPerProperty { get; init; }
 
     /// <summary>Whether every selected property ran and held for every writer.</summary>
-    public bool AllHold => !results.Interrupted && results.Outcomes.Count == factories.Count * properties.Count && results.Outcomes.Values.All(o => o.Holds);
+    public bool AllHold =>
+        !results.Interrupted
+        && results.Outcomes.Count == factories.Count * properties.Count
+        && results.Outcomes.Values.All(o => o.Holds);
 
     /// <summary>Prints the tables, the failure reports and the closing line.</summary>
     public void Write(TextWriter output)
     {
         var console = ConsoleStyle.For(output);
-        var verdicts = new Table().Title(Shard is null ? "Verdicts" : $"Verdicts (shard {Shard} of seed {Seed})").AddColumn("property");
-        foreach (var f in factories) verdicts.AddColumn(Markup.Escape(f.Name));
+        var verdicts = new Table()
+            .Title(Shard is null ? "Verdicts" : $"Verdicts (shard {Shard} of seed {Seed})")
+            .AddColumn("property");
+        foreach (var f in factories)
+            verdicts.AddColumn(Markup.Escape(f.Name));
         foreach (string property in properties)
         {
             var cells = new List<string> { property };
             foreach (var f in factories)
             {
-                if (!results.Outcomes.TryGetValue((f.Name, property), out var o)) cells.Add(results.Interrupted ? "[yellow]interrupted[/]" : "[grey]not run[/]");
-                else if (o.Holds) cells.Add($"[green]holds[/] ({o.CasesRun} cases, {o.Elapsed.TotalSeconds:0.0} s)");
-                else cells.Add($"[red]VIOLATED[/] after {o.CasesRun} case(s): {Markup.Escape(string.Join(", ", o.ViolatedInvariants))}");
+                if (!results.Outcomes.TryGetValue((f.Name, property), out var o))
+                    cells.Add(results.Interrupted ? "[yellow]interrupted[/]" : "[grey]not run[/]");
+                else if (o.Holds)
+                    cells.Add($"[green]holds[/] ({o.CasesRun} cases, {o.Elapsed.TotalSeconds:0.0} s)");
+                else
+                    cells.Add(
+                        $"[red]VIOLATED[/] after {o.CasesRun} case(s): {Markup.Escape(string.Join(", ", o.ViolatedInvariants))}"
+                    );
             }
             verdicts.AddRow([.. cells]);
         }
-        verdicts.AddRow([.. new[] { "[bold]cases/s[/]" }.Concat(factories.Select(f => CasesPerSecond(f) is { } rate ? $"{rate:0.0}" : "-"))]);
+        verdicts.AddRow([
+            .. new[] { "[bold]cases/s[/]" }.Concat(
+                factories.Select(f => CasesPerSecond(f) is { } rate ? $"{rate:0.0}" : "-")
+            ),
+        ]);
         console.Write(verdicts);
 
         var events = new Table().Title("Events (what the cases put each writer through)").AddColumn("event");
-        foreach (var f in factories) events.AddColumn(Markup.Escape(f.Name));
+        foreach (var f in factories)
+            events.AddColumn(Markup.Escape(f.Name));
         var totals = factories.ToDictionary(f => f.Name, EventsOf);
         foreach (var kind in RunEvents.All)
-            events.AddRow([.. new[] { RunEvents.NameOf(kind) }.Concat(factories.Select(f => totals[f.Name][kind].ToString(System.Globalization.CultureInfo.InvariantCulture)))]);
+            events.AddRow([
+                .. new[] { RunEvents.NameOf(kind) }.Concat(
+                    factories.Select(f =>
+                        totals[f.Name][kind].ToString(System.Globalization.CultureInfo.InvariantCulture)
+                    )
+                ),
+            ]);
         console.Write(events);
 
         foreach (var f in factories)
-            foreach (string property in properties)
-                if (results.Outcomes.TryGetValue((f.Name, property), out var o) && !o.Holds)
-                {
-                    output.WriteLine();
-                    output.WriteLine(o.Describe(replayHint(f, o)));
-                }
-        output.WriteLine(results.Interrupted ? $"Interrupted: {results.Outcomes.Count} of {factories.Count * properties.Count} properties ran."
-            : AllHold ? "All properties hold." : "Some properties do not hold.");
+        foreach (string property in properties)
+            if (results.Outcomes.TryGetValue((f.Name, property), out var o) && !o.Holds)
+            {
+                output.WriteLine();
+                output.WriteLine(o.Describe(replayHint(f, o)));
+            }
+        output.WriteLine(
+            results.Interrupted
+                ? $"Interrupted: {results.Outcomes.Count} of {factories.Count * properties.Count} properties ran."
+            : AllHold ? "All properties hold."
+            : "Some properties do not hold."
+        );
     }
 
     /// <summary>Writes the results as JSON to <paramref name="path"/>.</summary>
@@ -76,30 +106,42 @@ internal sealed class RunReport(RunResults results, IReadOnlyList<FrameWriterFac
                 name = f.Name,
                 casesPerSecond = CasesPerSecond(f),
                 events = EventsOf(f).ToDictionary(),
-                properties = properties.Where(p => results.Outcomes.ContainsKey((f.Name, p))).Select(p => results.Outcomes[(f.Name, p)]).Select(o => new
-                {
-                    property = o.Invariant,
-                    holds = o.Holds,
-                    cases = o.CasesRun,
-                    seconds = Math.Round(o.Elapsed.TotalSeconds, 3),
-                    violatedInvariants = o.ViolatedInvariants,
-                    counterexample = o.Counterexample?.ToString(),
-                    violations = o.Verdict?.Violations.Select(v => new { invariant = v.Invariant, rule = v.Rule, message = v.Message, calls = v.Calls, frames = v.Frames }),
-                    replay = o.Replay?.ToString(),
-                    artifacts = o.ArtifactFolder,
-                    events = o.Events.ToDictionary(),
-                }),
+                properties = properties
+                    .Where(p => results.Outcomes.ContainsKey((f.Name, p)))
+                    .Select(p => results.Outcomes[(f.Name, p)])
+                    .Select(o => new
+                    {
+                        property = o.Invariant,
+                        holds = o.Holds,
+                        cases = o.CasesRun,
+                        seconds = Math.Round(o.Elapsed.TotalSeconds, 3),
+                        violatedInvariants = o.ViolatedInvariants,
+                        counterexample = o.Counterexample?.ToString(),
+                        violations = o.Verdict?.Violations.Select(v => new
+                        {
+                            invariant = v.Invariant,
+                            rule = v.Rule,
+                            message = v.Message,
+                            calls = v.Calls,
+                            frames = v.Frames,
+                        }),
+                        replay = o.Replay?.ToString(),
+                        artifacts = o.ArtifactFolder,
+                        events = o.Events.ToDictionary(),
+                    }),
             }),
         };
         string? folder = Path.GetDirectoryName(Path.GetFullPath(path));
-        if (folder is not null) Directory.CreateDirectory(folder);
+        if (folder is not null)
+            Directory.CreateDirectory(folder);
         File.WriteAllText(path, JsonSerializer.Serialize(document, new JsonSerializerOptions { WriteIndented = true }));
     }
 
     private RunEvents EventsOf(FrameWriterFactory factory)
     {
         var sum = new RunEvents();
-        foreach (var o in results.Outcomes.Where(o => o.Key.Writer == factory.Name)) sum.Add(o.Value.Events);
+        foreach (var o in results.Outcomes.Where(o => o.Key.Writer == factory.Name))
+            sum.Add(o.Value.Events);
         return sum;
     }
 

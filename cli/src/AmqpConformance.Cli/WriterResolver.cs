@@ -5,21 +5,29 @@ using AmqpConformance.SelfTest.Zoo;
 
 namespace AmqpConformance.Cli;
 
-/// <summary>Turns a <c>--writer</c> value into a <see cref="FrameWriterFactory"/>: a reference writer's name, a self-test zoo
-/// writer's name (<c>Zoo:LazyFlush</c>, <c>Broken:SplitLock</c>: see <c>amqp-conformance selftest</c>), or a writer of the user's own as <c>path/to/Assembly.dll:Namespace.Type</c> (a <see cref="FrameWriterFactory"/> with a public parameterless
-/// constructor) or <c>path:Namespace.Type.Member</c> (a public static property or field returning one).</summary>
+/// <summary>Turns a <c>--writer</c> value into a <see cref="FrameWriterFactory"/>: a reference writer's name, a
+/// self-test zoo writer's name (<c>Zoo:LazyFlush</c>, <c>Broken:SplitLock</c>: see <c>amqp-conformance selftest</c>),
+/// or a writer of the user's own as <c>path/to/Assembly.dll:Namespace.Type</c> (a <see cref="FrameWriterFactory"/> with
+/// a public parameterless constructor) or <c>path:Namespace.Type.Member</c> (a public static property or field
+/// returning one).</summary>
 internal static class WriterResolver
 {
-    /// <summary>Resolves a --writer value: a reference writer's name, or <c>assembly-path:type</c> / <c>assembly-path:type.member</c>.</summary>
+    /// <summary>Resolves a --writer value: a reference writer's name, or <c>assembly-path:type</c> /
+    /// <c>assembly-path:type.member</c>.</summary>
     public static bool TryResolve(string spec, out FrameWriterFactory? factory, out string? problem)
     {
-        factory = WriterModes.FromName(spec) ?? ZooWriters.All.FirstOrDefault(e => e.Name.Equals(spec.Trim(), StringComparison.OrdinalIgnoreCase))?.Factory;
+        factory = WriterModes.FromName(spec)
+            ?? ZooWriters
+                .All.FirstOrDefault(e => e.Name.Equals(spec.Trim(), StringComparison.OrdinalIgnoreCase))
+                ?.Factory;
         problem = null;
-        if (factory is not null) return true;
+        if (factory is not null)
+            return true;
         int colon = spec.LastIndexOf(':');
         if (colon <= 0 || colon == spec.Length - 1)
         {
-            problem = "unknown writer; expected background, inline, coalescing or <assembly-path>:<type> (your own writer).";
+            problem =
+                "unknown writer; expected background, inline, coalescing or <assembly-path>:<type> (your own writer).";
             return false;
         }
         string path = Path.GetFullPath(spec[..colon]);
@@ -29,7 +37,8 @@ internal static class WriterResolver
         {
             assembly = AssemblyLoadContext.Default.LoadFromAssemblyPath(path);
         }
-        catch (Exception e) when (e is FileNotFoundException or FileLoadException or BadImageFormatException or ArgumentException)
+        catch (Exception e)
+            when (e is FileNotFoundException or FileLoadException or BadImageFormatException or ArgumentException)
         {
             problem = $"cannot load assembly {path}: {e.Message}";
             return false;
@@ -66,7 +75,9 @@ internal static class WriterResolver
                 return false;
             }
         }
-        catch (Exception e) when (e is TargetInvocationException or TypeLoadException or MissingMethodException or FileNotFoundException)
+        catch (Exception e)
+            when (e is TargetInvocationException or TypeLoadException or MissingMethodException or FileNotFoundException
+            )
         {
             problem = $"cannot create {typeName}: {(e.InnerException ?? e).Message}";
             return false;
@@ -74,5 +85,4 @@ internal static class WriterResolver
         problem = $"no type {typeName} in {path}.";
         return false;
     }
-
 }

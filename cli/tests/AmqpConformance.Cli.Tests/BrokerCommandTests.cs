@@ -33,7 +33,9 @@ public sealed partial class BrokerCommandTests(ITestOutputHelper output)
     public void Good_options_parse()
     {
         var root = new RootCommand { BrokerCommand.Create() };
-        ParseResult result = root.Parse("broker --port 0 --record a.jsonl --pcap a.pcap --frame-max 0 --heartbeat 5 --user a:b --user c:d:e --strictness rabbitmq --capture-bodies");
+        ParseResult result = root.Parse(
+            "broker --port 0 --record a.jsonl --pcap a.pcap --frame-max 0 --heartbeat 5 --user a:b --user c:d:e --strictness rabbitmq --capture-bodies"
+        );
         Assert.Empty(result.Errors);
     }
 
@@ -43,10 +45,23 @@ public sealed partial class BrokerCommandTests(ITestOutputHelper output)
     public async Task Records_live_and_stops_on_a_signal_with_the_log_flushed(string signal)
     {
         string dir = Directory.CreateTempSubdirectory("amqpc-cli-broker-").FullName;
-        string jsonl = Path.Combine(dir, "frames.jsonl"), pcap = Path.Combine(dir, "frames.pcap");
+        string jsonl = Path.Combine(dir, "frames.jsonl"),
+            pcap = Path.Combine(dir, "frames.pcap");
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));
         CancellationToken ct = timeout.Token;
-        using var cli = RunningCli.Start(["broker", "--port", "0", "--record", jsonl, "--pcap", pcap, "--frame-max", "4096", "--heartbeat", "0"]);
+        using var cli = RunningCli.Start([
+            "broker",
+            "--port",
+            "0",
+            "--record",
+            jsonl,
+            "--pcap",
+            pcap,
+            "--frame-max",
+            "4096",
+            "--heartbeat",
+            "0",
+        ]);
         try
         {
             int port = await ReadPortAsync(cli, ct);
@@ -59,10 +74,19 @@ public sealed partial class BrokerCommandTests(ITestOutputHelper output)
             } // disposal closes with connection.close 200 and waits for close-ok
             // Connection 2 stays open: its frames must be in the file before the broker stops ...
             await using var second = await HarnessConnection.ConnectAsync("127.0.0.1", port, cancellationToken: ct);
-            await (await second.OpenChannelAsync(cancellationToken: ct)).PublishAsync("", "cli", new byte[5], cancellationToken: ct);
+            await (await second.OpenChannelAsync(cancellationToken: ct)).PublishAsync(
+                "",
+                "cli",
+                new byte[5],
+                cancellationToken: ct
+            );
             IReadOnlyList<FrameLogSnapshot> live;
             // (connection 1's end line follows its close-ok asynchronously, so wait for it too)
-            while ((live = JsonLinesReader.ReadFile(jsonl)).Count < 2 || !live[0].Ended || !live[1].Frames.Any(f => f.Type == FrameType.Body))
+            while (
+                (live = JsonLinesReader.ReadFile(jsonl)).Count < 2
+                || !live[0].Ended
+                || !live[1].Frames.Any(f => f.Type == FrameType.Body)
+            )
                 await Task.Delay(50, ct);
             Assert.False(live[1].Ended);
 
@@ -81,12 +105,15 @@ public sealed partial class BrokerCommandTests(ITestOutputHelper output)
             Assert.All(logs, l => Assert.True(l.Ended));
             Assert.Equal([4088, 4088, 1824], logs[0].Frames.Where(f => f.Type == FrameType.Body).Select(f => f.Size));
             Assert.Contains(logs[1].Frames, f => f.MethodName == "basic.publish");
-            Assert.Contains(logs[1].Frames, f => f.Direction == FrameDirection.Sent && f.MethodName == "connection.close");
+            Assert.Contains(logs[1].Frames, f =>
+                f.Direction == FrameDirection.Sent && f.MethodName == "connection.close"
+            );
             Assert.Equal(0xA1B23C4Du, BitConverter.ToUInt32(File.ReadAllBytes(pcap), 0));
         }
         finally
         {
-            if (!cli.Process.HasExited) cli.Process.Kill(entireProcessTree: true);
+            if (!cli.Process.HasExited)
+                cli.Process.Kill(entireProcessTree: true);
             Directory.Delete(dir, recursive: true);
         }
     }
@@ -102,7 +129,10 @@ public sealed partial class BrokerCommandTests(ITestOutputHelper output)
         using var cli = RunningCli.Start(["broker", "--port", busy.ToString()]);
         await cli.Process.WaitForExitAsync(timeout.Token);
         Assert.Equal(2, cli.Process.ExitCode);
-        Assert.Equal($"broker: cannot listen on 127.0.0.1:{busy}:", cli.Errors().Trim().Split('\n').Single()[..$"broker: cannot listen on 127.0.0.1:{busy}:".Length]);
+        Assert.Equal(
+            $"broker: cannot listen on 127.0.0.1:{busy}:",
+            cli.Errors().Trim().Split('\n').Single()[..$"broker: cannot listen on 127.0.0.1:{busy}:".Length]
+        );
         Assert.Equal("", cli.Output().Trim());
     }
 
@@ -111,8 +141,10 @@ public sealed partial class BrokerCommandTests(ITestOutputHelper output)
         while (true)
         {
             Match match = ListeningLine().Match(cli.Output());
-            if (match.Success) return int.Parse(match.Groups[1].Value);
-            if (cli.Process.HasExited) throw new InvalidOperationException($"the broker exited early: {cli.Output()}{cli.Errors()}");
+            if (match.Success)
+                return int.Parse(match.Groups[1].Value);
+            if (cli.Process.HasExited)
+                throw new InvalidOperationException($"the broker exited early: {cli.Output()}{cli.Errors()}");
             await Task.Delay(50, ct);
         }
     }

@@ -5,9 +5,9 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.Cli.Tests;
 
 /// <summary>
-/// Every way amqp-conformance refuses its input: one line on standard error that says what is wrong (naming the option, file
-/// or address), nothing on standard output, exit code 2, and nothing run. Parse and validation errors (System.CommandLine's)
-/// and the commands' own checks alike.
+/// Every way amqp-conformance refuses its input: one line on standard error that says what is wrong (naming the option,
+/// file or address), nothing on standard output, exit code 2, and nothing run. Parse and validation errors
+/// (System.CommandLine's) and the commands' own checks alike.
 /// </summary>
 public sealed class CliErrorTests : IDisposable
 {
@@ -28,73 +28,127 @@ public sealed class CliErrorTests : IDisposable
     private static string TempFolder => Path.TrimEndingDirectorySeparator(Path.GetTempPath());
 
     /// <summary>Arguments, and what the one line must contain.</summary>
-    public static TheoryData<string[], string> ParseAndValidationErrors() => new()
-    {
-        { [], "Required command was not provided" },
-        { ["frobnicate"], "frobnicate" },
-        { ["broker", "--no-such-option"], "--no-such-option" },
-        { ["broker", "--port", "abc"], "abc" },
-        { ["broker", "--port", "70000"], "--port must be 0-65535" },
-        { ["broker", "--frame-max", "100"], "--frame-max 100 is below the AMQP minimum 4096" },
-        { ["broker", "--heartbeat", "70000"], "--heartbeat must be 0-65535" },
-        { ["broker", "--user", "guest"], "--user \"guest\" is not name:password" },
-        { ["broker", "--strictness", "lax"], "lax" },
-        { ["proxy", "--upstream", "127.0.0.1:5672"], "--listen" },
-        { ["proxy", "--listen", "127.0.0.1:0"], "--upstream" },
-        { ["run", "--cases", "5"], "--writer" },
-        { ["run", "--writer", "inline", "--cases", "many"], "many" },
-        { ["fuzz"], "target" },
-        { ["fuzz", "everything"], "everything" },
-        { ["fuzz", "broker", "--frames", "0"], "--frames must be at least 1" },
-        { ["fuzz", "proxy-api", "--requests", "0"], "--requests must be at least 1" },
-        { ["fuzz", "broker", "--seconds", "0"], "--seconds must be positive" },
-        { ["fuzz", "broker", "--parallel", "0"], "--parallel must be at least 1" },
-        // Values that do not convert: the parser's own error, not a validator's exception (which used to abort with exit 134).
-        { ["fuzz", "broker", "--seconds", "abc"], "abc" },
-        { ["fuzz", "broker", "--frames", "abc"], "abc" },
-        { ["fuzz", "proxy-api", "--requests", "abc"], "abc" },
-        { ["fuzz", "broker", "--parallel", "abc"], "abc" },
-        { ["fuzz", "broker", "--seed", "abc"], "System.Int32" },
-        { ["fuzz", "broker", "--seconds", "1e999"], "--seconds must be positive and at most 604800" },
-        { ["broker", "--frame-max", "abc"], "abc" },
-        { ["broker", "--heartbeat", "abc"], "abc" },
-    };
+    public static TheoryData<string[], string> ParseAndValidationErrors() =>
+        new()
+        {
+            { [], "Required command was not provided" },
+            { ["frobnicate"], "frobnicate" },
+            { ["broker", "--no-such-option"], "--no-such-option" },
+            { ["broker", "--port", "abc"], "abc" },
+            { ["broker", "--port", "70000"], "--port must be 0-65535" },
+            { ["broker", "--frame-max", "100"], "--frame-max 100 is below the AMQP minimum 4096" },
+            { ["broker", "--heartbeat", "70000"], "--heartbeat must be 0-65535" },
+            { ["broker", "--user", "guest"], "--user \"guest\" is not name:password" },
+            { ["broker", "--strictness", "lax"], "lax" },
+            { ["proxy", "--upstream", "127.0.0.1:5672"], "--listen" },
+            { ["proxy", "--listen", "127.0.0.1:0"], "--upstream" },
+            { ["run", "--cases", "5"], "--writer" },
+            { ["run", "--writer", "inline", "--cases", "many"], "many" },
+            { ["fuzz"], "target" },
+            { ["fuzz", "everything"], "everything" },
+            { ["fuzz", "broker", "--frames", "0"], "--frames must be at least 1" },
+            { ["fuzz", "proxy-api", "--requests", "0"], "--requests must be at least 1" },
+            { ["fuzz", "broker", "--seconds", "0"], "--seconds must be positive" },
+            { ["fuzz", "broker", "--parallel", "0"], "--parallel must be at least 1" },
+            // Values that do not convert: the parser's own error, not a validator's exception (which used to abort with
+            // exit 134).
+            { ["fuzz", "broker", "--seconds", "abc"], "abc" },
+            { ["fuzz", "broker", "--frames", "abc"], "abc" },
+            { ["fuzz", "proxy-api", "--requests", "abc"], "abc" },
+            { ["fuzz", "broker", "--parallel", "abc"], "abc" },
+            { ["fuzz", "broker", "--seed", "abc"], "System.Int32" },
+            { ["fuzz", "broker", "--seconds", "1e999"], "--seconds must be positive and at most 604800" },
+            { ["broker", "--frame-max", "abc"], "abc" },
+            { ["broker", "--heartbeat", "abc"], "abc" },
+        };
 
     /// <summary>Arguments that parse, and what the command's own check must say.</summary>
-    public static TheoryData<string[], string> CommandErrors() => new()
-    {
-        { ["run", "--writer", "custom"], "--writer custom: unknown writer" },
-        { ["run", "--writer", "inline", "--cases", "0"], "--cases 0: must be at least 1" },
-        { ["run", "--writer", "/no/such/Writers.dll:My.Factory"], "cannot load assembly" },
-        { ["run", "--writer", $"{TestAssembly}:AmqpConformance.Cli.Tests.CliErrorTests"], "is not a concrete FrameWriterFactory" },
-        { ["run", "--writer", $"{TestAssembly}:AmqpConformance.Cli.Tests.CliErrorTests+FactoryNeedingArguments"], "no public parameterless constructor" },
-        { ["run", "--writer", "inline", "--invariant", "speed"], "--invariant speed: unknown" },
-        { ["run", "--writer", "inline", "--replay", "not-a-token"], "--replay" },
-        { ["run", "--writer", "Zoo:NoSuchWriter"], "Zoo:NoSuchWriter" },
-        { ["run", "--writer", "inline", "--json", Path.Combine(TestAssembly, "results.json")], $"--json {Path.Combine(TestAssembly, "results.json")}: " },
-        { ["run", "--writer", "inline", "--json", TempFolder], $"--json {TempFolder}: is a folder" },
-        { ["selftest", "--cases", "0"], "--cases 0: must be at least 1" },
-        { ["selftest", "--replays", "-1"], "--replays -1: must be 0 or more" },
-        { ["selftest", "--writer", "NoSuchWriter"], "--writer NoSuchWriter: no zoo writer" },
-        { ["broker", "--port", "0", "--record", "/no/such/folder/frames.jsonl"], "--record /no/such/folder/frames.jsonl" },
-        { ["broker", "--port", "0", "--pcap", "/no/such/folder/frames.pcap"], "--pcap /no/such/folder/frames.pcap" },
-        { ["proxy", "--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:5672", "--api", "10.1.2.3:8474"], "--api 10.1.2.3:8474: expected a loopback address" },
-        { ["proxy", "--listen", "10.1.2.3:25672", "--upstream", "127.0.0.1:5672", "--api", "127.0.0.1:0"], "10.1.2.3:25672" },
-        { ["proxy", "--listen", "127.0.0.1:0", "--upstream", "no-port-here", "--api", "127.0.0.1:0"], "no-port-here" },
-        { ["proxy", "--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:5672", "--api", "127.0.0.1:0", "--plan", "/no/such/plan.json"], "--plan /no/such/plan.json" },
-    };
+    public static TheoryData<string[], string> CommandErrors() =>
+        new()
+        {
+            { ["run", "--writer", "custom"], "--writer custom: unknown writer" },
+            { ["run", "--writer", "inline", "--cases", "0"], "--cases 0: must be at least 1" },
+            { ["run", "--writer", "/no/such/Writers.dll:My.Factory"], "cannot load assembly" },
+            {
+                ["run", "--writer", $"{TestAssembly}:AmqpConformance.Cli.Tests.CliErrorTests"],
+                "is not a concrete FrameWriterFactory"
+            },
+            {
+                ["run", "--writer", $"{TestAssembly}:AmqpConformance.Cli.Tests.CliErrorTests+FactoryNeedingArguments"],
+                "no public parameterless constructor"
+            },
+            { ["run", "--writer", "inline", "--invariant", "speed"], "--invariant speed: unknown" },
+            { ["run", "--writer", "inline", "--replay", "not-a-token"], "--replay" },
+            { ["run", "--writer", "Zoo:NoSuchWriter"], "Zoo:NoSuchWriter" },
+            {
+                ["run", "--writer", "inline", "--json", Path.Combine(TestAssembly, "results.json")],
+                $"--json {Path.Combine(TestAssembly, "results.json")}: "
+            },
+            { ["run", "--writer", "inline", "--json", TempFolder], $"--json {TempFolder}: is a folder" },
+            { ["selftest", "--cases", "0"], "--cases 0: must be at least 1" },
+            { ["selftest", "--replays", "-1"], "--replays -1: must be 0 or more" },
+            { ["selftest", "--writer", "NoSuchWriter"], "--writer NoSuchWriter: no zoo writer" },
+            {
+                ["broker", "--port", "0", "--record", "/no/such/folder/frames.jsonl"],
+                "--record /no/such/folder/frames.jsonl"
+            },
+            {
+                ["broker", "--port", "0", "--pcap", "/no/such/folder/frames.pcap"],
+                "--pcap /no/such/folder/frames.pcap"
+            },
+            {
+                ["proxy", "--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:5672", "--api", "10.1.2.3:8474"],
+                "--api 10.1.2.3:8474: expected a loopback address"
+            },
+            {
+                ["proxy", "--listen", "10.1.2.3:25672", "--upstream", "127.0.0.1:5672", "--api", "127.0.0.1:0"],
+                "10.1.2.3:25672"
+            },
+            {
+                ["proxy", "--listen", "127.0.0.1:0", "--upstream", "no-port-here", "--api", "127.0.0.1:0"],
+                "no-port-here"
+            },
+            {
+                [
+                    "proxy",
+                    "--listen",
+                    "127.0.0.1:0",
+                    "--upstream",
+                    "127.0.0.1:5672",
+                    "--api",
+                    "127.0.0.1:0",
+                    "--plan",
+                    "/no/such/plan.json",
+                ],
+                "--plan /no/such/plan.json"
+            },
+        };
 
     [Theory]
     [MemberData(nameof(ParseAndValidationErrors))]
     [MemberData(nameof(CommandErrors))]
-    public async Task Bad_input_is_one_line_and_exit_code_2(string[] args, string expected) => await AssertRefusedAsync(args, expected);
+    public async Task Bad_input_is_one_line_and_exit_code_2(string[] args, string expected) =>
+        await AssertRefusedAsync(args, expected);
 
     [Fact]
     public async Task A_fault_plan_that_does_not_parse_is_one_line_and_exit_code_2()
     {
         string plan = Path.Combine(_dir, "plan.json");
         await File.WriteAllTextAsync(plan, "{\"seed\":1,\"faults\":[{\"type\":\"gremlin\"}]}");
-        await AssertRefusedAsync(["proxy", "--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:5672", "--api", "127.0.0.1:0", "--plan", plan], $"--plan {plan}");
+        await AssertRefusedAsync(
+            [
+                "proxy",
+                "--listen",
+                "127.0.0.1:0",
+                "--upstream",
+                "127.0.0.1:5672",
+                "--api",
+                "127.0.0.1:0",
+                "--plan",
+                plan,
+            ],
+            $"--plan {plan}"
+        );
     }
 
     [Fact]
@@ -107,8 +161,14 @@ public sealed class CliErrorTests : IDisposable
         string port = ((IPEndPoint)busy.LocalEndPoint).Port.ToString(System.Globalization.CultureInfo.InvariantCulture);
 
         await AssertRefusedAsync(["broker", "--port", port], $"broker: cannot listen on {address}");
-        await AssertRefusedAsync(["proxy", "--listen", address, "--upstream", "127.0.0.1:5672", "--api", "127.0.0.1:0"], address);
-        await AssertRefusedAsync(["proxy", "--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:5672", "--api", address], $"--api {address}: cannot listen");
+        await AssertRefusedAsync(
+            ["proxy", "--listen", address, "--upstream", "127.0.0.1:5672", "--api", "127.0.0.1:0"],
+            address
+        );
+        await AssertRefusedAsync(
+            ["proxy", "--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:5672", "--api", address],
+            $"--api {address}: cannot listen"
+        );
     }
 
     [Fact]
@@ -121,7 +181,8 @@ public sealed class CliErrorTests : IDisposable
     {
         var outputText = new StringWriter();
         var errorText = new StringWriter();
-        TextWriter output = TextWriter.Synchronized(outputText), error = TextWriter.Synchronized(errorText);
+        TextWriter output = TextWriter.Synchronized(outputText),
+            error = TextWriter.Synchronized(errorText);
         // A command that wrongly starts is stopped here, and then fails the exit-code assertion instead of hanging.
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
         int code = await CliApplication.RunAsync(args, output, error, timeout.Token);

@@ -28,7 +28,17 @@ public sealed partial class ProxyCommandTests
         var root = new RootCommand { ProxyCommand.Create() };
         var output = new SynchronizedWriter();
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(timeout.Token);
-        Task<int> running = root.Parse(["proxy", "--listen", "127.0.0.1:0", "--upstream", $"127.0.0.1:{echoPort}", "--api", "127.0.0.1:0", "--name", "amqp"])
+        Task<int> running = root.Parse([
+                "proxy",
+                "--listen",
+                "127.0.0.1:0",
+                "--upstream",
+                $"127.0.0.1:{echoPort}",
+                "--api",
+                "127.0.0.1:0",
+                "--name",
+                "amqp",
+            ])
             .InvokeAsync(new InvocationConfiguration { Output = output, Error = output }, stop.Token);
 
         string text;
@@ -39,12 +49,21 @@ public sealed partial class ProxyCommandTests
         }
         string listen = ListenLine().Match(text).Groups[1].Value;
         var api = new Uri(ApiLine().Match(text).Groups[1].Value);
-        int port = int.Parse(listen[(listen.LastIndexOf(':') + 1)..], System.Globalization.CultureInfo.InvariantCulture);
+        int port = int.Parse(
+            listen[(listen.LastIndexOf(':') + 1)..],
+            System.Globalization.CultureInfo.InvariantCulture
+        );
 
         using var client = new ToxiproxyClient(api);
         ProxyConfig proxy = await client.GetProxyAsync("amqp", timeout.Token);
         Assert.Equal(port, proxy.ListenPort);
-        await client.AddToxicAsync("amqp", "latency", "downstream", new Dictionary<string, long> { ["latency"] = 100 }, cancellationToken: timeout.Token);
+        await client.AddToxicAsync(
+            "amqp",
+            "latency",
+            "downstream",
+            new Dictionary<string, long> { ["latency"] = 100 },
+            cancellationToken: timeout.Token
+        );
 
         using (var tcp = new TcpClient())
         {
@@ -56,9 +75,12 @@ public sealed partial class ProxyCommandTests
             await stream.ReadExactlyAsync(back, timeout.Token);
             Assert.Equal("ping"u8.ToArray(), back);
             // A lower bound only, which load cannot break: the toxic existed before the connection, so even its first
-            // byte is held (the proxy applies toxics before it forwards anything), and a toxic's delay never ends early.
-            // The exact delays are proven on virtual time in the toxiproxy tests (VirtualTimeToxicTests).
-            Assert.True(watch.ElapsedMilliseconds >= 80, $"echo came back after {watch.ElapsedMilliseconds} ms through 100 ms of latency");
+            // byte is held (the proxy applies toxics before it forwards anything), and a toxic's delay never ends
+            // early. The exact delays are proven on virtual time in the toxiproxy tests (VirtualTimeToxicTests).
+            Assert.True(
+                watch.ElapsedMilliseconds >= 80,
+                $"echo came back after {watch.ElapsedMilliseconds} ms through 100 ms of latency"
+            );
         }
 
         stop.Cancel();
@@ -66,7 +88,9 @@ public sealed partial class ProxyCommandTests
         Assert.Contains("stopping proxy", output.Text);
         await Assert.ThrowsAsync<HttpRequestException>(() => client.GetVersionAsync(timeout.Token));
         using var refused = new TcpClient();
-        await Assert.ThrowsAsync<SocketException>(() => refused.ConnectAsync(IPAddress.Loopback, port, timeout.Token).AsTask());
+        await Assert.ThrowsAsync<SocketException>(() =>
+            refused.ConnectAsync(IPAddress.Loopback, port, timeout.Token).AsTask()
+        );
         await echoing;
     }
 
@@ -75,7 +99,15 @@ public sealed partial class ProxyCommandTests
     {
         var root = new RootCommand { ProxyCommand.Create() };
         var output = new SynchronizedWriter();
-        int code = await root.Parse(["proxy", "--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:5672", "--api", "10.1.2.3:8474"])
+        int code = await root.Parse([
+                "proxy",
+                "--listen",
+                "127.0.0.1:0",
+                "--upstream",
+                "127.0.0.1:5672",
+                "--api",
+                "10.1.2.3:8474",
+            ])
             .InvokeAsync(new InvocationConfiguration { Output = output, Error = output });
         Assert.Equal(2, code);
         Assert.Contains("loopback", output.Text);
@@ -89,12 +121,31 @@ public sealed partial class ProxyCommandTests
         try
         {
             string good = Path.Combine(dir, "plan.json");
-            await File.WriteAllTextAsync(good, new AmqpConformance.Harness.Faults.FaultPlan(5,
-                [new AmqpConformance.Harness.Faults.LatencyFault(30), new AmqpConformance.Harness.Faults.StallFault(10)]).ToJson(), timeout.Token);
+            await File.WriteAllTextAsync(
+                good,
+                new AmqpConformance.Harness.Faults.FaultPlan(
+                    5,
+                    [
+                        new AmqpConformance.Harness.Faults.LatencyFault(30),
+                        new AmqpConformance.Harness.Faults.StallFault(10),
+                    ]
+                ).ToJson(),
+                timeout.Token
+            );
             var root = new RootCommand { ProxyCommand.Create() };
             var output = new SynchronizedWriter();
             using var stop = CancellationTokenSource.CreateLinkedTokenSource(timeout.Token);
-            Task<int> running = root.Parse(["proxy", "--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:5672", "--api", "127.0.0.1:0", "--plan", good])
+            Task<int> running = root.Parse([
+                    "proxy",
+                    "--listen",
+                    "127.0.0.1:0",
+                    "--upstream",
+                    "127.0.0.1:5672",
+                    "--api",
+                    "127.0.0.1:0",
+                    "--plan",
+                    good,
+                ])
                 .InvokeAsync(new InvocationConfiguration { Output = output, Error = output }, stop.Token);
             while (!output.Text.Contains("Press Ctrl+C to stop.")) // the last line of the start-up, after the plan's notes
             {
@@ -116,7 +167,17 @@ public sealed partial class ProxyCommandTests
             await File.WriteAllTextAsync(bad, "{\"seed\":1,\"faults\":[{\"type\":\"gremlin\"}]}", timeout.Token);
             var badOutput = new SynchronizedWriter();
             int code = await new RootCommand { ProxyCommand.Create() }
-                .Parse(["proxy", "--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:5672", "--api", "127.0.0.1:0", "--plan", bad])
+                .Parse([
+                    "proxy",
+                    "--listen",
+                    "127.0.0.1:0",
+                    "--upstream",
+                    "127.0.0.1:5672",
+                    "--api",
+                    "127.0.0.1:0",
+                    "--plan",
+                    bad,
+                ])
                 .InvokeAsync(new InvocationConfiguration { Output = badOutput, Error = badOutput }, timeout.Token);
             Assert.Equal(2, code);
             Assert.Contains("--plan", badOutput.Text);
@@ -133,18 +194,53 @@ public sealed partial class ProxyCommandTests
         NetworkStream s = peer.GetStream();
         byte[] buffer = new byte[256];
         int n;
-        while ((n = await s.ReadAsync(buffer, ct)) > 0) await s.WriteAsync(buffer.AsMemory(0, n), ct);
+        while ((n = await s.ReadAsync(buffer, ct)) > 0)
+            await s.WriteAsync(buffer.AsMemory(0, n), ct);
     }
 
     private sealed class SynchronizedWriter : StringWriter
     {
         private readonly object _gate = new();
-        public string Text { get { lock (_gate) return ToString(); } }
-        public override void Write(char value) { lock (_gate) base.Write(value); }
-        public override void Write(string? value) { lock (_gate) base.Write(value); }
-        public override void Write(char[] buffer, int index, int count) { lock (_gate) base.Write(buffer, index, count); }
-        public override Task WriteAsync(string? value) { Write(value); return Task.CompletedTask; }
-        public override Task WriteLineAsync(string? value) { lock (_gate) base.WriteLine(value); return Task.CompletedTask; }
+        public string Text
+        {
+            get
+            {
+                lock (_gate)
+                    return ToString();
+            }
+        }
+
+        public override void Write(char value)
+        {
+            lock (_gate)
+                base.Write(value);
+        }
+
+        public override void Write(string? value)
+        {
+            lock (_gate)
+                base.Write(value);
+        }
+
+        public override void Write(char[] buffer, int index, int count)
+        {
+            lock (_gate)
+                base.Write(buffer, index, count);
+        }
+
+        public override Task WriteAsync(string? value)
+        {
+            Write(value);
+            return Task.CompletedTask;
+        }
+
+        public override Task WriteLineAsync(string? value)
+        {
+            lock (_gate)
+                base.WriteLine(value);
+            return Task.CompletedTask;
+        }
+
         public override Task FlushAsync() => Task.CompletedTask;
     }
 }

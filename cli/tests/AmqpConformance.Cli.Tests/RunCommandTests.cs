@@ -9,11 +9,15 @@ namespace AmqpConformance.Cli.Tests;
 [Trait("Area", "Run")]
 public sealed class RunCommandTests : IDisposable
 {
-    private readonly string _reports = Path.Combine(Path.GetTempPath(), "amqpc-run-tests-" + Guid.NewGuid().ToString("N"));
+    private readonly string _reports = Path.Combine(
+        Path.GetTempPath(),
+        "amqpc-run-tests-" + Guid.NewGuid().ToString("N")
+    );
 
-    /// <summary>A deliberately broken custom writer: writes each command's method and header frames but never its body. Not sealed:
-    /// another test class that runs it derives its own type, since what the harness learns of a writer's failure is kept
-    /// process-wide by the factory's type and name (ShrunkFailures), and would change how this class's runs report it.</summary>
+    /// <summary>A deliberately broken custom writer: writes each command's method and header frames but never its body.
+    /// Not sealed: another test class that runs it derives its own type, since what the harness learns of a writer's
+    /// failure is kept process-wide by the factory's type and name (ShrunkFailures), and would change how this class's
+    /// runs report it.</summary>
     public class DropsBodiesFactory : FrameWriterFactory
     {
         public override string Name => "DropsBodies";
@@ -51,12 +55,15 @@ public sealed class RunCommandTests : IDisposable
         var output = new StringWriter();
         var error = new StringWriter();
         var root = new RootCommand { RunCommand.Create() };
-        int code = root.Parse(["run", .. args, "--report", _reports]).InvokeAsync(new InvocationConfiguration { Output = output, Error = error }, timeout.Token)
-            .GetAwaiter().GetResult();
+        int code = root.Parse(["run", .. args, "--report", _reports])
+            .InvokeAsync(new InvocationConfiguration { Output = output, Error = error }, timeout.Token)
+            .GetAwaiter()
+            .GetResult();
         return (code, output.ToString(), error.ToString());
     }
 
-    /// <summary>The invariants the report's "SUBJECT violates A, B (property ..." line names; fails when there is no such line.</summary>
+    /// <summary>The invariants the report's "SUBJECT violates A, B (property ..." line names; fails when there is no
+    /// such line.</summary>
     private static string[] ViolatedInvariants(string output, string subject)
     {
         string marker = subject + " violates ";
@@ -89,7 +96,8 @@ public sealed class RunCommandTests : IDisposable
     {
         var (code, output, error) = Invoke("--writer", "inline", "--cases", "5");
         Assert.True(code == 0, output + error);
-        foreach (string invariant in InvariantNames.All) Assert.Contains(invariant, output, StringComparison.Ordinal);
+        foreach (string invariant in InvariantNames.All)
+            Assert.Contains(invariant, output, StringComparison.Ordinal);
         Assert.Contains("All properties hold.", output, StringComparison.Ordinal);
         Assert.False(Directory.Exists(_reports), "no artifacts are written when everything holds");
     }
@@ -97,11 +105,19 @@ public sealed class RunCommandTests : IDisposable
     [Fact]
     public void A_broken_custom_writer_given_as_assembly_and_type_fails_with_a_report_and_artifacts()
     {
-        var (code, output, _) = Invoke("--writer", $"{TestAssembly}:{typeof(DropsBodiesFactory).FullName}", "--cases", "50", "--invariant", "command-shape");
+        var (code, output, _) = Invoke(
+            "--writer",
+            $"{TestAssembly}:{typeof(DropsBodiesFactory).FullName}",
+            "--cases",
+            "50",
+            "--invariant",
+            "command-shape"
+        );
         Assert.Equal(1, code);
         Assert.Contains("VIOLATED", output, StringComparison.Ordinal);
-        // A lone command's missing body is command-shape/body-incomplete; with a later command on the channel the next method
-        // frame arrives inside the unfinished content, which RabbitMQ (and the harness) reports as no-interleaving.
+        // A lone command's missing body is command-shape/body-incomplete; with a later command on the channel the next
+        // method frame arrives inside the unfinished content, which RabbitMQ (and the harness) reports as
+        // no-interleaving.
         Assert.Contains(ViolatedInvariants(output, "DropsBodies"), i => i is "command-shape" or "no-interleaving");
         Assert.Contains("property \"command-shape\"", output, StringComparison.Ordinal);
         Assert.Contains("--replay ", output, StringComparison.Ordinal);
@@ -112,8 +128,14 @@ public sealed class RunCommandTests : IDisposable
     [Fact]
     public void A_static_factory_member_can_name_the_writer()
     {
-        var (code, output, error) = Invoke("--writer", $"{typeof(WriterModes).Assembly.Location}:{typeof(WriterModes).FullName}.Background",
-            "--cases", "3", "--invariant", "order");
+        var (code, output, error) = Invoke(
+            "--writer",
+            $"{typeof(WriterModes).Assembly.Location}:{typeof(WriterModes).FullName}.Background",
+            "--cases",
+            "3",
+            "--invariant",
+            "order"
+        );
         Assert.True(code == 0, output + error);
         Assert.Contains("Background", output, StringComparison.Ordinal);
     }
@@ -143,15 +165,32 @@ public sealed class RunCommandTests : IDisposable
     public void Bad_cases_invariant_or_replay_values_are_usage_errors()
     {
         Assert.Equal(2, Invoke("--writer", "inline", "--cases", "0").ExitCode);
-        Assert.Contains("unknown", Invoke("--writer", "inline", "--invariant", "speed").Error, StringComparison.Ordinal);
-        Assert.Contains("not a replay token", Invoke("--writer", "inline", "--replay", "x,y").Error, StringComparison.Ordinal);
+        Assert.Contains(
+            "unknown",
+            Invoke("--writer", "inline", "--invariant", "speed").Error,
+            StringComparison.Ordinal
+        );
+        Assert.Contains(
+            "not a replay token",
+            Invoke("--writer", "inline", "--replay", "x,y").Error,
+            StringComparison.Ordinal
+        );
     }
 
     [Fact]
     public void The_json_report_carries_verdicts_events_and_cases_per_second()
     {
         string json = Path.Combine(_reports, "run.json");
-        var (code, output, error) = Invoke("--writer", "inline", "--cases", "20", "--invariant", "lifecycle", "--json", json);
+        var (code, output, error) = Invoke(
+            "--writer",
+            "inline",
+            "--cases",
+            "20",
+            "--invariant",
+            "lifecycle",
+            "--json",
+            json
+        );
         Assert.True(code == 0, output + error);
         Assert.Contains("cancel-while-parked", output, StringComparison.Ordinal);
         Assert.Contains("cases/s", output, StringComparison.Ordinal);
@@ -164,8 +203,13 @@ public sealed class RunCommandTests : IDisposable
         Assert.True(property.GetProperty("holds").GetBoolean());
         Assert.Equal(20, property.GetProperty("cases").GetInt32());
         var events = writer.GetProperty("events");
-        Assert.All(Properties.Running.RunEvents.All, kind => Assert.True(events.TryGetProperty(Properties.Running.RunEvents.NameOf(kind), out _)));
-        Assert.True(events.GetProperty("call-after-dispose").GetInt64() > 0, "the lifecycle property disposes writers with calls after it");
+        Assert.All(Properties.Running.RunEvents.All, kind =>
+            Assert.True(events.TryGetProperty(Properties.Running.RunEvents.NameOf(kind), out _))
+        );
+        Assert.True(
+            events.GetProperty("call-after-dispose").GetInt64() > 0,
+            "the lifecycle property disposes writers with calls after it"
+        );
     }
 
     [Fact]
@@ -183,11 +227,19 @@ public sealed class RunCommandTests : IDisposable
         var output = new StringWriter();
         var error = new StringWriter();
         string json = Path.Combine(_reports, "selftest.json");
-        int code = await CliApplication.RunAsync(["selftest", "--writer", "LifoQueue", "--writer", "OneBufferPerCommand", "--cases", "20", "--json", json],
-            output, error, CancellationToken.None);
+        int code = await CliApplication.RunAsync(
+            ["selftest", "--writer", "LifoQueue", "--writer", "OneBufferPerCommand", "--cases", "20", "--json", json],
+            output,
+            error,
+            CancellationToken.None
+        );
         Assert.True(code == 0, output.ToString() + error);
         Assert.Contains("Kill matrix", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains("Broken writers caught: 1/1; correct writers holding: 1/1", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains(
+            "Broken writers caught: 1/1; correct writers holding: 1/1",
+            output.ToString(),
+            StringComparison.Ordinal
+        );
         using var document = System.Text.Json.JsonDocument.Parse(File.ReadAllText(json));
         var rows = document.RootElement.EnumerateArray().ToDictionary(r => r.GetProperty("writer").GetString()!);
         Assert.True(rows["Zoo:LifoQueue"].GetProperty("caught").GetBoolean());
@@ -202,33 +254,71 @@ public sealed class RunCommandTests : IDisposable
         var output = new StringWriter();
         var error = new StringWriter();
         string json = Path.Combine(_reports, "selftest-suite.json");
-        int code = await CliApplication.RunAsync(["selftest", "--suite", "--writer", "LifoQueue", "--writer", "OneBufferPerCommand", "--cases", "20",
-            "--json", json], output, error, CancellationToken.None);
+        int code = await CliApplication.RunAsync(
+            [
+                "selftest",
+                "--suite",
+                "--writer",
+                "LifoQueue",
+                "--writer",
+                "OneBufferPerCommand",
+                "--cases",
+                "20",
+                "--json",
+                json,
+            ],
+            output,
+            error,
+            CancellationToken.None
+        );
         string text = output.ToString();
         Assert.True(code == 0, text + error);
-        Assert.Matches(@"Zoo:LifoQueue: caught \(\d+ cases, first failure after \d+\.\d s, suite ended after \d+\.\d s\)", text);
+        Assert.Matches(
+            @"Zoo:LifoQueue: caught \(\d+ cases, first failure after \d+\.\d s, suite ended after \d+\.\d s\)",
+            text
+        );
         Assert.Contains("Correct writers: 0 false positive(s) in 240 cases.", text, StringComparison.Ordinal);
-        Assert.Matches(@"Time to first failure \(s\): p50 \d+\.\d, p95 \d+\.\d, max \d+\.\d; time to the end of the suite \(s\): p50", text);
+        Assert.Matches(
+            @"Time to first failure \(s\): p50 \d+\.\d, p95 \d+\.\d, max \d+\.\d; time to the end of the suite \(s\): p50",
+            text
+        );
         using var document = System.Text.Json.JsonDocument.Parse(File.ReadAllText(json));
         var rows = document.RootElement.EnumerateArray().ToDictionary(r => r.GetProperty("writer").GetString()!);
         var lifo = rows["Zoo:LifoQueue"];
         Assert.True(lifo.GetProperty("wholeSuite").GetBoolean());
-        // Every property ran (the run did not stop at the first failure), and the first failure came before the suite's end.
-        Assert.True(lifo.GetProperty("totalCases").GetInt32() > lifo.GetProperty("casesRun").GetInt32(), lifo.ToString());
-        Assert.True(lifo.GetProperty("firstFailureSeconds").GetDouble() <= lifo.GetProperty("seconds").GetDouble(), lifo.ToString());
+        // Every property ran (the run did not stop at the first failure), and the first failure came before the suite's
+        // end.
+        Assert.True(
+            lifo.GetProperty("totalCases").GetInt32() > lifo.GetProperty("casesRun").GetInt32(),
+            lifo.ToString()
+        );
+        Assert.True(
+            lifo.GetProperty("firstFailureSeconds").GetDouble() <= lifo.GetProperty("seconds").GetDouble(),
+            lifo.ToString()
+        );
         Assert.Equal(JsonValueKind.Null, rows["Zoo:OneBufferPerCommand"].GetProperty("firstFailureSeconds").ValueKind);
     }
 
-    /// <summary>A stalled-through-dispose case in which Background's 25 ms drain timeout runs out before the script releases the
-    /// output (as it does, deterministically, when the tool runs without tiered compilation): the writer gives up and drops the
-    /// calls it had completed on enqueue. That give-up counts as a fault, so the harness must not then judge those calls'
-    /// visibility (it once reported visibility/not-flushed for them, a false alarm on a reference writer).</summary>
+    /// <summary>A stalled-through-dispose case in which Background's 25 ms drain timeout runs out before the script
+    /// releases the output (as it does, deterministically, when the tool runs without tiered compilation): the writer
+    /// gives up and drops the calls it had completed on enqueue. That give-up counts as a fault, so the harness must
+    /// not then judge those calls' visibility (it once reported visibility/not-flushed for them, a false alarm on a
+    /// reference writer).</summary>
     [Fact]
     public async Task A_reference_writer_that_gives_up_on_an_output_stalled_through_disposal_is_not_blamed_for_visibility()
     {
         using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(2));
-        using var cli = RunningCli.Start(["run", "--writer", "background", "--invariant", "backpressure",
-            "--replay", "4418946646217011109,13196088371388815003,46", "--report", _reports]);
+        using var cli = RunningCli.Start([
+            "run",
+            "--writer",
+            "background",
+            "--invariant",
+            "backpressure",
+            "--replay",
+            "4418946646217011109,13196088371388815003,46",
+            "--report",
+            _reports,
+        ]);
         await cli.Process.WaitForExitAsync(timeout.Token);
         Assert.True(cli.Process.ExitCode == 0, cli.Output() + cli.Errors());
     }
@@ -237,7 +327,18 @@ public sealed class RunCommandTests : IDisposable
     public async Task Sigint_stops_a_run_prints_what_ran_and_exits_130()
     {
         using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(2));
-        using var cli = RunningCli.Start(["run", "--writer", "inline", "--cases", "1000000", "--invariant", "order", "cancellation", "--report", _reports]);
+        using var cli = RunningCli.Start([
+            "run",
+            "--writer",
+            "inline",
+            "--cases",
+            "1000000",
+            "--invariant",
+            "order",
+            "cancellation",
+            "--report",
+            _reports,
+        ]);
         await cli.WaitForOutputAsync("Inline", timeout.Token); // the progress bar is up: properties are running
         cli.Signal("INT");
         await cli.Process.WaitForExitAsync(timeout.Token);
@@ -246,14 +347,16 @@ public sealed class RunCommandTests : IDisposable
         Assert.Contains("interrupted", cli.Output(), StringComparison.Ordinal);
     }
 
-    /// <summary>Output redirected to a file or a CI log carries no escape codes, even where TERM names a colour terminal
-    /// (it used to colour the verdicts: "\e[38;5;2mholds\e[0m").</summary>
+    /// <summary>Output redirected to a file or a CI log carries no escape codes, even where TERM names a colour
+    /// terminal (it used to colour the verdicts: "\e[38;5;2mholds\e[0m").</summary>
     [Fact]
     public async Task Redirected_output_is_plain_text_even_under_a_colour_terminal()
     {
         using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(2));
-        using var cli = RunningCli.Start(["run", "--writer", "inline", "--cases", "2", "--invariant", "order", "--report", _reports],
-            new Dictionary<string, string> { ["TERM"] = "xterm-256color", ["COLORTERM"] = "truecolor" });
+        using var cli = RunningCli.Start(
+            ["run", "--writer", "inline", "--cases", "2", "--invariant", "order", "--report", _reports],
+            new Dictionary<string, string> { ["TERM"] = "xterm-256color", ["COLORTERM"] = "truecolor" }
+        );
         await cli.Process.WaitForExitAsync(timeout.Token);
         Assert.True(cli.Process.ExitCode == 0, cli.Output() + cli.Errors());
         Assert.Contains("holds", cli.Output(), StringComparison.Ordinal);
@@ -262,6 +365,7 @@ public sealed class RunCommandTests : IDisposable
 
     public void Dispose()
     {
-        if (Directory.Exists(_reports)) Directory.Delete(_reports, recursive: true);
+        if (Directory.Exists(_reports))
+            Directory.Delete(_reports, recursive: true);
     }
 }

@@ -1,7 +1,7 @@
 namespace AmqpConformance.Cli.Tests;
 
-/// <summary><c>selftest --writer NAME</c>: a zoo writer's exact name selects that writer alone; anything else selects every writer
-/// whose name contains it.</summary>
+/// <summary><c>selftest --writer NAME</c>: a zoo writer's exact name selects that writer alone; anything else selects
+/// every writer whose name contains it.</summary>
 public sealed class SelftestWriterFilterTests
 {
     [Theory]

@@ -10,12 +10,12 @@ namespace AmqpConformance.FakeBroker.Benchmarks;
 /// <summary>
 /// The race's ceiling: the smallest loopback server the same <see cref="ConfirmPublisher"/> can run against. Per
 /// connection it plays the broker's side of the setup with the test peer (<see cref="AmqpTestBroker"/>: handshake with
-/// frame_max 131072 and no heartbeats, channel.open-ok, confirm.select-ok, queue.declare-ok naming a queue that does not
-/// exist), then reads the socket straight into one reused 256 KiB buffer, walks it with a <see cref="PublishScanner"/>
-/// (frame headers and end octets, no copy of a body, nothing recorded or kept) and, after each read that completed
-/// publishes, sends one basic.ack with multiple=true up to the last complete one. It answers connection.close with
-/// close-ok. What it measures is the socket, the kernel's copies and the publisher: any broker that stores what it
-/// confirms does at least this much, so fake/RabbitMQ cannot honestly exceed sink/RabbitMQ by much.
+/// frame_max 131072 and no heartbeats, channel.open-ok, confirm.select-ok, queue.declare-ok naming a queue that does
+/// not exist), then reads the socket straight into one reused 256 KiB buffer, walks it with a
+/// <see cref="PublishScanner"/> (frame headers and end octets, no copy of a body, nothing recorded or kept) and, after
+/// each read that completed publishes, sends one basic.ack with multiple=true up to the last complete one. It answers
+/// connection.close with close-ok. What it measures is the socket, the kernel's copies and the publisher: any broker
+/// that stores what it confirms does at least this much, so fake/RabbitMQ cannot honestly exceed sink/RabbitMQ by much.
 /// </summary>
 internal sealed class ConfirmingSink : IAsyncDisposable
 {
@@ -39,7 +39,8 @@ internal sealed class ConfirmingSink : IAsyncDisposable
     /// <summary>Where it listens (127.0.0.1, an ephemeral port).</summary>
     public IPEndPoint Endpoint { get; }
 
-    /// <summary>The first failure of any connection (a frame that did not end with 0xCE, an unexpected setup method), or null.</summary>
+    /// <summary>The first failure of any connection (a frame that did not end with 0xCE, an unexpected setup method),
+    /// or null.</summary>
     public Exception? Failure => Volatile.Read(ref _failure);
 
     private async Task AcceptLoopAsync()
@@ -47,10 +48,17 @@ internal sealed class ConfirmingSink : IAsyncDisposable
         while (!_stop.IsCancellationRequested)
         {
             Socket socket;
-            try { socket = await _listener.AcceptAsync(_stop.Token).ConfigureAwait(false); }
-            catch (Exception) { return; }
+            try
+            {
+                socket = await _listener.AcceptAsync(_stop.Token).ConfigureAwait(false);
+            }
+            catch (Exception)
+            {
+                return;
+            }
             int id = Interlocked.Increment(ref _accepted);
-            lock (_connections) _connections.Add(Task.Run(() => ServeAsync(socket, id)));
+            lock (_connections)
+                _connections.Add(Task.Run(() => ServeAsync(socket, id)));
         }
     }
 
@@ -64,7 +72,9 @@ internal sealed class ConfirmingSink : IAsyncDisposable
                 ushort channel = await SetUpAsync(socket, id, _stop.Token).ConfigureAwait(false);
                 await ConfirmLoopAsync(socket, channel, _stop.Token).ConfigureAwait(false);
             }
-            catch (Exception e) when (e is OperationCanceledException or SocketException or IOException && _stop.IsCancellationRequested)
+            catch (Exception e)
+                when (e is OperationCanceledException or SocketException or IOException && _stop.IsCancellationRequested
+                )
             {
                 // Disposed while a connection was still open.
             }
@@ -75,18 +85,30 @@ internal sealed class ConfirmingSink : IAsyncDisposable
         }
     }
 
-    /// <summary>Handshake, channel, confirms and the queue, with the test peer over pipes that leave the socket open. The
-    /// publisher sends nothing after queue.declare until it has declare-ok, so no publish byte is left in these pipes.
-    /// Returns the channel the publisher opened.</summary>
+    /// <summary>Handshake, channel, confirms and the queue, with the test peer over pipes that leave the socket open.
+    /// The publisher sends nothing after queue.declare until it has declare-ok, so no publish byte is left in these
+    /// pipes. Returns the channel the publisher opened.</summary>
     private static async Task<ushort> SetUpAsync(Socket socket, int id, CancellationToken ct)
     {
         await using var stream = new NetworkStream(socket, ownsSocket: false);
         await using AmqpTestBroker peer = AmqpTestBroker.Over(
             PipeReader.Create(stream, new StreamPipeReaderOptions(leaveOpen: true)),
-            PipeWriter.Create(stream, new StreamPipeWriterOptions(leaveOpen: true)));
-        await peer.HandshakeAsync(new ConnectionTune { ChannelMax = 2047, FrameMax = 131072, Heartbeat = 0 }, ct, "PLAIN").ConfigureAwait(false);
+            PipeWriter.Create(stream, new StreamPipeWriterOptions(leaveOpen: true))
+        );
+        await peer.HandshakeAsync(
+                new ConnectionTune
+                {
+                    ChannelMax = 2047,
+                    FrameMax = 131072,
+                    Heartbeat = 0,
+                },
+                ct,
+                "PLAIN"
+            )
+            .ConfigureAwait(false);
         (ushort channel, IAmqpMethod open) = await peer.ReadMethodAsync(ct).ConfigureAwait(false);
-        if (open is not ChannelOpen) throw new InvalidDataException($"expected channel.open, got {open}");
+        if (open is not ChannelOpen)
+            throw new InvalidDataException($"expected channel.open, got {open}");
         await peer.SendMethodAsync(channel, new ChannelOpenOk(), ct).ConfigureAwait(false);
         await peer.ExpectAsync<ConfirmSelect>(ct).ConfigureAwait(false);
         await peer.SendMethodAsync(channel, new ConfirmSelectOk(), ct).ConfigureAwait(false);
@@ -95,8 +117,8 @@ internal sealed class ConfirmingSink : IAsyncDisposable
         return channel;
     }
 
-    /// <summary>Reads and discards until connection.close, acking (multiple, on <paramref name="channel"/>) after every read
-    /// that completed publishes.</summary>
+    /// <summary>Reads and discards until connection.close, acking (multiple, on <paramref name="channel"/>) after every
+    /// read that completed publishes.</summary>
     private static async Task ConfirmLoopAsync(Socket socket, ushort channel, CancellationToken ct)
     {
         var buffer = GC.AllocateUninitializedArray<byte>(ReadBuffer, pinned: true);
@@ -106,7 +128,8 @@ internal sealed class ConfirmingSink : IAsyncDisposable
         while (true)
         {
             int read = await socket.ReceiveAsync(buffer, SocketFlags.None, ct).ConfigureAwait(false);
-            if (read == 0) return;
+            if (read == 0)
+                return;
             scanner.Scan(buffer.AsSpan(0, read));
             reply.ResetWrittenCount();
             if (scanner.Completed > acked)
@@ -114,9 +137,12 @@ internal sealed class ConfirmingSink : IAsyncDisposable
                 acked = scanner.Completed;
                 reply.WriteMethodFrame(channel, new BasicAck { DeliveryTag = (ulong)acked, Multiple = true });
             }
-            if (scanner.CloseRequested) reply.WriteMethodFrame(0, new ConnectionCloseOk());
-            if (reply.WrittenCount > 0) await socket.SendAsync(reply.WrittenMemory, SocketFlags.None, ct).ConfigureAwait(false);
-            if (scanner.CloseRequested) return;
+            if (scanner.CloseRequested)
+                reply.WriteMethodFrame(0, new ConnectionCloseOk());
+            if (reply.WrittenCount > 0)
+                await socket.SendAsync(reply.WrittenMemory, SocketFlags.None, ct).ConfigureAwait(false);
+            if (scanner.CloseRequested)
+                return;
         }
     }
 
@@ -127,7 +153,8 @@ internal sealed class ConfirmingSink : IAsyncDisposable
         _listener.Dispose();
         await _accept.ConfigureAwait(false);
         Task[] connections;
-        lock (_connections) connections = [.. _connections];
+        lock (_connections)
+            connections = [.. _connections];
         await Task.WhenAll(connections).ConfigureAwait(false);
         _stop.Dispose();
     }

@@ -29,18 +29,32 @@ internal static class InMemoryIngestBenchmark
         int repeats = Math.Max(1, messages / batch.Commands);
         long perRound = (long)repeats * batch.Commands;
         // The handshake must not time out under valgrind, which runs everything ~50x slower.
-        await using var broker = FakeBroker.CreateWithoutListener(new FakeBrokerOptions
-        {
-            FrameMax = FrameMax,
-            HeartbeatSeconds = 0,
-            KeepPublished = false,
-            HandshakeTimeout = Timeout.InfiniteTimeSpan,
-        });
-        var inline = new PipeOptions(readerScheduler: PipeScheduler.Inline, writerScheduler: PipeScheduler.Inline, useSynchronizationContext: false);
+        await using var broker = FakeBroker.CreateWithoutListener(
+            new FakeBrokerOptions
+            {
+                FrameMax = FrameMax,
+                HeartbeatSeconds = 0,
+                KeepPublished = false,
+                HandshakeTimeout = Timeout.InfiniteTimeSpan,
+            }
+        );
+        var inline = new PipeOptions(
+            readerScheduler: PipeScheduler.Inline,
+            writerScheduler: PipeScheduler.Inline,
+            useSynchronizationContext: false
+        );
         for (int round = 0; round < rounds; round++)
         {
-            var toBroker = new Pipe(new PipeOptions(readerScheduler: PipeScheduler.Inline, writerScheduler: PipeScheduler.Inline,
-                minimumSegmentSize: 65536, pauseWriterThreshold: 8 << 20, resumeWriterThreshold: 4 << 20, useSynchronizationContext: false));
+            var toBroker = new Pipe(
+                new PipeOptions(
+                    readerScheduler: PipeScheduler.Inline,
+                    writerScheduler: PipeScheduler.Inline,
+                    minimumSegmentSize: 65536,
+                    pauseWriterThreshold: 8 << 20,
+                    resumeWriterThreshold: 4 << 20,
+                    useSynchronizationContext: false
+                )
+            );
             var fromBroker = new Pipe(inline);
             var connection = broker.Serve(new DuplexPipe(toBroker.Reader, fromBroker.Writer));
             TimeSpan cpu;
@@ -63,8 +77,12 @@ internal static class InMemoryIngestBenchmark
             GC.WaitForPendingFinalizers();
             if (connection.Log.Findings() is { Count: > 0 } findings)
                 throw new InvalidOperationException($"the broker flagged the benchmark's own traffic: {findings[0]}");
-            Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"round {round}: {perRound} messages of {size} B, {connection.Log.NextSequence} frames, wall {watch.Elapsed.TotalNanoseconds / perRound:F0} ns/msg, cpu {cpu.TotalNanoseconds / perRound:F0} ns/msg"));
+            Console.WriteLine(
+                string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"round {round}: {perRound} messages of {size} B, {connection.Log.NextSequence} frames, wall {watch.Elapsed.TotalNanoseconds / perRound:F0} ns/msg, cpu {cpu.TotalNanoseconds / perRound:F0} ns/msg"
+                )
+            );
         }
         return 0;
     }

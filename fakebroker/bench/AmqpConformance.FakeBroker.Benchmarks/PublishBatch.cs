@@ -15,7 +15,8 @@ internal sealed class PublishBatch
         // so the numbers are ingest, not queueing.
         byte[] command = FrameBytes.Publish(channel, "", "bench-nowhere", body, frameMax);
         var output = new ArrayBufferWriter<byte>(command.Length * commands);
-        for (int i = 0; i < commands; i++) output.Write(command);
+        for (int i = 0; i < commands; i++)
+            output.Write(command);
         Bytes = output.WrittenMemory.ToArray();
         BodySize = bodySize;
         Commands = commands;

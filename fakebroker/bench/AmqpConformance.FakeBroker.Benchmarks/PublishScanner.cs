@@ -7,8 +7,9 @@ namespace AmqpConformance.FakeBroker.Benchmarks;
 /// frame (bytes fed in any slices, as they come off the socket), reads each frame's 7-byte header, the class and method
 /// ids of a method frame and the body size of a content header, skips every other byte without copying it, and checks
 /// each frame's end octet. It counts a basic.publish as <see cref="Completed"/> once its last body frame (or, for an
-/// empty body, its header frame) has fully arrived, so a confirm for it is never sent before all its bytes were read, and
-/// it notes connection.close. No other validation, no recording, nothing is kept. Not thread-safe: one reader feeds it.
+/// empty body, its header frame) has fully arrived, so a confirm for it is never sent before all its bytes were read,
+/// and it notes connection.close. No other validation, no recording, nothing is kept. Not thread-safe: one reader feeds
+/// it.
 /// </summary>
 internal sealed class PublishScanner
 {
@@ -18,14 +19,14 @@ internal sealed class PublishScanner
     private readonly byte[] _head = new byte[FrameHeaderSize + 12]; // frame header + the payload bytes looked at
     private int _headFilled;
     private int _headNeeded = FrameHeaderSize;
-    private long _skip;          // payload bytes of the current frame still to skip
-    private bool _atEnd;         // the next byte is the current frame's end octet
+    private long _skip; // payload bytes of the current frame still to skip
+    private bool _atEnd; // the next byte is the current frame's end octet
     private byte _type;
     private long _size;
-    private uint _classMethod;   // class id << 16 | method id of the current method frame
+    private uint _classMethod; // class id << 16 | method id of the current method frame
     private ulong _declaredBody; // body size of the current content header
-    private bool _inContent;     // a basic.publish waits for its header or body frames
-    private ulong _bodyLeft;     // body bytes the current publish still lacks
+    private bool _inContent; // a basic.publish waits for its header or body frames
+    private ulong _bodyLeft; // body bytes the current publish still lacks
 
     /// <summary>basic.publish commands whose frames have all arrived.</summary>
     public long Completed { get; private set; }
@@ -37,7 +38,8 @@ internal sealed class PublishScanner
     public long Bytes { get; private set; }
 
     /// <summary>Walks <paramref name="data"/>, the next bytes of the stream.</summary>
-    /// <exception cref="InvalidDataException">A frame does not end with 0xCE: the stream is not what it should be.</exception>
+    /// <exception cref="InvalidDataException">A frame does not end with 0xCE: the stream is not what it should
+    /// be.</exception>
     public void Scan(ReadOnlySpan<byte> data)
     {
         Bytes += data.Length;
@@ -46,7 +48,9 @@ internal sealed class PublishScanner
             if (_atEnd)
             {
                 if (data[0] != FrameEnd)
-                    throw new InvalidDataException($"frame end octet 0x{data[0]:x2} (expected 0xce) at stream byte {Bytes - data.Length}");
+                    throw new InvalidDataException(
+                        $"frame end octet 0x{data[0]:x2} (expected 0xce) at stream byte {Bytes - data.Length}"
+                    );
                 data = data[1..];
                 _atEnd = false;
                 EndOfFrame();
@@ -64,7 +68,8 @@ internal sealed class PublishScanner
             data[..take].CopyTo(_head.AsSpan(_headFilled));
             data = data[take..];
             _headFilled += take;
-            if (_headFilled == _headNeeded) HeadComplete();
+            if (_headFilled == _headNeeded)
+                HeadComplete();
         }
     }
 
@@ -78,7 +83,7 @@ internal sealed class PublishScanner
             _size = BinaryPrimitives.ReadUInt32BigEndian(_head.AsSpan(3));
             int look = _type switch
             {
-                1 when _size >= 4 => 4,   // class id, method id
+                1 when _size >= 4 => 4, // class id, method id
                 2 when _size >= 12 => 12, // class id, weight, body size
                 _ => 0,
             };
@@ -88,8 +93,10 @@ internal sealed class PublishScanner
                 return;
             }
         }
-        if (_type == 1 && _headNeeded > FrameHeaderSize) _classMethod = BinaryPrimitives.ReadUInt32BigEndian(_head.AsSpan(FrameHeaderSize));
-        if (_type == 2 && _headNeeded > FrameHeaderSize) _declaredBody = BinaryPrimitives.ReadUInt64BigEndian(_head.AsSpan(FrameHeaderSize + 4));
+        if (_type == 1 && _headNeeded > FrameHeaderSize)
+            _classMethod = BinaryPrimitives.ReadUInt32BigEndian(_head.AsSpan(FrameHeaderSize));
+        if (_type == 2 && _headNeeded > FrameHeaderSize)
+            _declaredBody = BinaryPrimitives.ReadUInt64BigEndian(_head.AsSpan(FrameHeaderSize + 4));
         _skip = _size - (_headNeeded - FrameHeaderSize);
         _atEnd = _skip == 0;
         _headFilled = 0;
@@ -110,11 +117,13 @@ internal sealed class PublishScanner
                 break;
             case 2 when _inContent:
                 _bodyLeft = _declaredBody;
-                if (_bodyLeft == 0) Complete();
+                if (_bodyLeft == 0)
+                    Complete();
                 break;
             case 3 when _inContent && _bodyLeft != ulong.MaxValue:
                 _bodyLeft -= Math.Min(_bodyLeft, (ulong)_size);
-                if (_bodyLeft == 0) Complete();
+                if (_bodyLeft == 0)
+                    Complete();
                 break;
         }
     }

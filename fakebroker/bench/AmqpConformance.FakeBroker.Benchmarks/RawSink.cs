@@ -25,7 +25,8 @@ internal sealed class RawSink : IAsyncDisposable
 
     public int Port { get; }
 
-    /// <summary>Resets the byte count and returns a task that completes once <paramref name="bytes"/> more have arrived.</summary>
+    /// <summary>Resets the byte count and returns a task that completes once <paramref name="bytes"/> more have
+    /// arrived.</summary>
     public Task ExpectAsync(long bytes)
     {
         _reached = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -39,9 +40,16 @@ internal sealed class RawSink : IAsyncDisposable
         while (!_stop.IsCancellationRequested)
         {
             Socket socket;
-            try { socket = await _listener.AcceptAsync(_stop.Token); }
-            catch (Exception) { return; }
-            lock (_readers) _readers.Add(Task.Run(() => ReadLoopAsync(socket)));
+            try
+            {
+                socket = await _listener.AcceptAsync(_stop.Token);
+            }
+            catch (Exception)
+            {
+                return;
+            }
+            lock (_readers)
+                _readers.Add(Task.Run(() => ReadLoopAsync(socket)));
         }
     }
 
@@ -53,10 +61,18 @@ internal sealed class RawSink : IAsyncDisposable
             while (true)
             {
                 int read;
-                try { read = await socket.ReceiveAsync(buffer, SocketFlags.None, _stop.Token); }
-                catch (Exception) { return; }
-                if (read == 0) return;
-                if (Interlocked.Add(ref _received, read) >= Volatile.Read(ref _target)) _reached.TrySetResult();
+                try
+                {
+                    read = await socket.ReceiveAsync(buffer, SocketFlags.None, _stop.Token);
+                }
+                catch (Exception)
+                {
+                    return;
+                }
+                if (read == 0)
+                    return;
+                if (Interlocked.Add(ref _received, read) >= Volatile.Read(ref _target))
+                    _reached.TrySetResult();
             }
         }
     }
@@ -67,7 +83,8 @@ internal sealed class RawSink : IAsyncDisposable
         _listener.Dispose();
         await _accept;
         Task[] readers;
-        lock (_readers) readers = [.. _readers];
+        lock (_readers)
+            readers = [.. _readers];
         await Task.WhenAll(readers);
         _stop.Dispose();
     }

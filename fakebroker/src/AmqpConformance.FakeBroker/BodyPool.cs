@@ -1,21 +1,21 @@
 namespace AmqpConformance.FakeBroker;
 
 /// <summary>
-/// The process-wide store of large message-body buffers that queues held and gave back: arrays of a power-of-two
-/// length from <see cref="MinimumPooledLength"/> to <see cref="MaximumPooledLength"/>, kept for the next body that
-/// needs one, by any broker in the process, up to <see cref="RetainedLimit"/> bytes in all. Why: a routed body stays in
-/// its queue until the queue or the connection goes, so it can never go back to <see cref="System.Buffers.ArrayPool{T}"/>
-/// within a publish; each large body then landed in memory the process had never touched, and on a virtual machine the
-/// kernel's page faults and page clearing for that cost several times the copy itself. Bodies handed back here when their
-/// queue drops them unread (<see cref="PooledBody"/>) are written again by later publishes instead.
+/// The process-wide store of large message-body buffers that queues held and gave back: arrays of a power-of-two length
+/// from <see cref="MinimumPooledLength"/> to <see cref="MaximumPooledLength"/>, kept for the next body that needs one,
+/// by any broker in the process, up to <see cref="RetainedLimit"/> bytes in all. Why: a routed body stays in its queue
+/// until the queue or the connection goes, so it can never go back to <see cref="System.Buffers.ArrayPool{T}"/> within
+/// a publish; each large body then landed in memory the process had never touched, and on a virtual machine the
+/// kernel's page faults and page clearing for that cost several times the copy itself. Bodies handed back here when
+/// their queue drops them unread (<see cref="PooledBody"/>) are written again by later publishes instead.
 /// </summary>
 /// <remarks>
 /// Contract: <see cref="Rent"/> returns an array nobody else holds (contents undefined); the renter owns it until it
 /// passes it to <see cref="Return"/>, after which it must not read or write it, and no reference to it may be left
 /// anywhere a reader could reach (see <see cref="PooledBody"/> for how the broker makes sure). Arrays not of a pooled
-/// length are ignored by <see cref="Return"/>. Thread-safe (one lock; a rent or return is a list push or pop).
-/// Free arrays are not kept for ever: at the first full (gen2) garbage collection after the pool sat unused (no rent and
-/// no return) for <see cref="IdleBeforeTrim"/>, it drops them all (<see cref="TrimIfIdle"/>), so a process that stopped
+/// length are ignored by <see cref="Return"/>. Thread-safe (one lock; a rent or return is a list push or pop). Free
+/// arrays are not kept for ever: at the first full (gen2) garbage collection after the pool sat unused (no rent and no
+/// return) for <see cref="IdleBeforeTrim"/>, it drops them all (<see cref="TrimIfIdle"/>), so a process that stopped
 /// publishing large bodies gives the memory back.
 /// </remarks>
 internal sealed class BodyPool
@@ -24,44 +24,55 @@ internal sealed class BodyPool
     /// small-object heap.</summary>
     public const int MinimumPooledLength = 64 * 1024;
 
-    /// <summary>The largest pooled array; a larger body gets an array of its own, left to the garbage collector.</summary>
+    /// <summary>The largest pooled array; a larger body gets an array of its own, left to the garbage
+    /// collector.</summary>
     public const int MaximumPooledLength = 16 * 1024 * 1024;
 
     private readonly Stack<byte[]>[] _free;
     private long _retained;
     private long _lastUse = Environment.TickCount64;
 
-    /// <summary>A pool that keeps at most <paramref name="retainedLimit"/> bytes of free arrays, and drops them at a full
-    /// collection once it sat unused for <paramref name="idleBeforeTrim"/> (default one minute).</summary>
+    /// <summary>A pool that keeps at most <paramref name="retainedLimit"/> bytes of free arrays, and drops them at a
+    /// full collection once it sat unused for <paramref name="idleBeforeTrim"/> (default one minute).</summary>
     public BodyPool(long retainedLimit, TimeSpan? idleBeforeTrim = null)
     {
         RetainedLimit = retainedLimit;
         IdleBeforeTrim = idleBeforeTrim ?? TimeSpan.FromMinutes(1);
         _free = new Stack<byte[]>[SizeClass(MaximumPooledLength) + 1];
-        for (int i = 0; i < _free.Length; i++) _free[i] = new Stack<byte[]>();
+        for (int i = 0; i < _free.Length; i++)
+            _free[i] = new Stack<byte[]>();
         Gen2Trimmer.Register(this);
     }
 
     /// <summary>The pool all brokers of the process share; keeps at most 256 MiB of free arrays.</summary>
     public static BodyPool Shared { get; } = new(256L * 1024 * 1024);
 
-    /// <summary>The most bytes of free arrays kept; an array returned beyond it is left to the garbage collector.</summary>
+    /// <summary>The most bytes of free arrays kept; an array returned beyond it is left to the garbage
+    /// collector.</summary>
     public long RetainedLimit { get; }
 
     /// <summary>How long the pool must sit unused before a full collection makes it drop its free arrays.</summary>
     public TimeSpan IdleBeforeTrim { get; }
 
     /// <summary>Bytes of free arrays kept now.</summary>
-    public long Retained { get { lock (_free) return _retained; } }
+    public long Retained
+    {
+        get
+        {
+            lock (_free)
+                return _retained;
+        }
+    }
 
     /// <summary>Whether a body of <paramref name="length"/> bytes is rented from here.</summary>
     public static bool Pools(long length) => length is >= MinimumPooledLength and <= MaximumPooledLength;
 
-    /// <summary>An array of at least <paramref name="length"/> bytes (a pooled length when <see cref="Pools"/> says so),
-    /// reused if one is free, else new and uninitialised.</summary>
+    /// <summary>An array of at least <paramref name="length"/> bytes (a pooled length when <see cref="Pools"/> says
+    /// so), reused if one is free, else new and uninitialised.</summary>
     public byte[] Rent(int length)
     {
-        if (!Pools(length)) return GC.AllocateUninitializedArray<byte>(length);
+        if (!Pools(length))
+            return GC.AllocateUninitializedArray<byte>(length);
         int sizeClass = SizeClass(length);
         lock (_free)
         {
@@ -75,28 +86,33 @@ internal sealed class BodyPool
         return GC.AllocateUninitializedArray<byte>(MinimumPooledLength << sizeClass);
     }
 
-    /// <summary>Takes back an array from <see cref="Rent"/>; the caller must hold no reference to it any more.</summary>
+    /// <summary>Takes back an array from <see cref="Rent"/>; the caller must hold no reference to it any
+    /// more.</summary>
     public void Return(byte[] array)
     {
         ArgumentNullException.ThrowIfNull(array);
-        if (!Pools(array.Length) || (MinimumPooledLength << SizeClass(array.Length)) != array.Length) return;
+        if (!Pools(array.Length) || (MinimumPooledLength << SizeClass(array.Length)) != array.Length)
+            return;
         lock (_free)
         {
             _lastUse = Environment.TickCount64;
-            if (_retained + array.Length > RetainedLimit) return;
+            if (_retained + array.Length > RetainedLimit)
+                return;
             _free[SizeClass(array.Length)].Push(array);
             _retained += array.Length;
         }
     }
 
-    /// <summary>Drops every free array if the pool has been unused for <see cref="IdleBeforeTrim"/>; returns whether it did.
-    /// Called after every full collection.</summary>
+    /// <summary>Drops every free array if the pool has been unused for <see cref="IdleBeforeTrim"/>; returns whether it
+    /// did. Called after every full collection.</summary>
     public bool TrimIfIdle()
     {
         lock (_free)
         {
-            if (_retained == 0 || Environment.TickCount64 - _lastUse < (long)IdleBeforeTrim.TotalMilliseconds) return false;
-            foreach (var stack in _free) stack.Clear();
+            if (_retained == 0 || Environment.TickCount64 - _lastUse < (long)IdleBeforeTrim.TotalMilliseconds)
+                return false;
+            foreach (var stack in _free)
+                stack.Clear();
             _retained = 0;
             return true;
         }
@@ -107,29 +123,36 @@ internal sealed class BodyPool
     {
         lock (_free)
         {
-            foreach (var stack in _free) stack.Clear();
+            foreach (var stack in _free)
+                stack.Clear();
             _retained = 0;
         }
     }
 
     /// <summary>Calls <see cref="TrimIfIdle"/> after every full collection while its pool lives: an object with a
-    /// finalizer that re-registers itself, so it is found unreachable (and finalized) once per gen2 collection. It holds
-    /// its pool through a weak GC handle (not a <see cref="WeakReference{T}"/>, whose own finalizer could run first and
-    /// end the chain), so the pool itself can still be collected; the handle is freed once the pool is gone.</summary>
+    /// finalizer that re-registers itself, so it is found unreachable (and finalized) once per gen2 collection. It
+    /// holds its pool through a weak GC handle (not a <see cref="WeakReference{T}"/>, whose own finalizer could run
+    /// first and end the chain), so the pool itself can still be collected; the handle is freed once the pool is
+    /// gone.</summary>
     private sealed class Gen2Trimmer
     {
         private System.Runtime.InteropServices.GCHandle _pool;
         private int _lastGen2 = GC.CollectionCount(2);
 
-        private Gen2Trimmer(BodyPool pool) => _pool = System.Runtime.InteropServices.GCHandle.Alloc(pool, System.Runtime.InteropServices.GCHandleType.Weak);
+        private Gen2Trimmer(BodyPool pool) =>
+            _pool = System.Runtime.InteropServices.GCHandle.Alloc(
+                pool,
+                System.Runtime.InteropServices.GCHandleType.Weak
+            );
 
         public static void Register(BodyPool pool) => _ = new Gen2Trimmer(pool);
 
-        /// <summary>Runs after a collection found this object unreachable: a young one's first runs may follow ephemeral
-        /// collections, so it trims only when a gen2 collection happened since the last run.</summary>
+        /// <summary>Runs after a collection found this object unreachable: a young one's first runs may follow
+        /// ephemeral collections, so it trims only when a gen2 collection happened since the last run.</summary>
         ~Gen2Trimmer()
         {
-            if (Environment.HasShutdownStarted) return;
+            if (Environment.HasShutdownStarted)
+                return;
             if (_pool.Target is not BodyPool pool)
             {
                 _pool.Free();

@@ -5,8 +5,8 @@ using AmqpConformance.Protocol;
 
 namespace AmqpConformance.FakeBroker;
 
-/// <content>Content assembly: a basic.publish's header and body frames gathered into one message (validated as they come),
-/// routed when complete, and the publisher confirms that completion makes due.</content>
+/// <content>Content assembly: a basic.publish's header and body frames gathered into one message (validated as they
+/// come), routed when complete, and the publisher confirms that completion makes due.</content>
 public sealed partial class BrokerConnection
 {
     private readonly HashSet<ChannelState> _confirmsDue = [];
@@ -15,10 +15,16 @@ public sealed partial class BrokerConnection
 
     private FrameOutcome HandleHeaderFrame(in RawFrame frame)
     {
-        if (!_channels.TryGetValue(frame.Channel, out var ch) || ch.Content is not { } pending) throw ContentWithoutMethod();
+        if (!_channels.TryGetValue(frame.Channel, out var ch) || ch.Content is not { } pending)
+            throw ContentWithoutMethod();
         if (pending.HeaderReceived)
-            throw new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "header-during-body",
-                "expected content body, got non content body frame instead", pending.Method.ClassId, pending.Method.MethodId);
+            throw new ProtocolViolationException(
+                ReplyCodes.UnexpectedFrame,
+                "header-during-body",
+                "expected content body, got non content body frame instead",
+                pending.Method.ClassId,
+                pending.Method.MethodId
+            );
         // The header a publisher sent last time, if these are the same bytes: already decoded, and its array kept.
         bool repeated = _headers.TryGet(frame.Payload, out var header);
         byte[] payload = repeated ? _headers.Bytes : frame.Payload.ToArray();
@@ -35,31 +41,46 @@ public sealed partial class BrokerConnection
             }
             catch (AmqpDecodeException ex)
             {
-                throw new ProtocolViolationException(ReplyCodes.FrameError, "undecodable-content-header",
-                    $"cannot decode content header properties ({ex.Message})", pending.Method.ClassId, pending.Method.MethodId);
+                throw new ProtocolViolationException(
+                    ReplyCodes.FrameError,
+                    "undecodable-content-header",
+                    $"cannot decode content header properties ({ex.Message})",
+                    pending.Method.ClassId,
+                    pending.Method.MethodId
+                );
             }
             _headers.Remember(payload, header);
         }
         pending.SetHeader(header, payload);
-        if (pending.IsComplete) CompleteContent(ch);
+        if (pending.IsComplete)
+            CompleteContent(ch);
         return FrameOutcome.Continue;
     }
 
     private FrameOutcome HandleBodyFrame(long sequence, in RawFrame frame)
     {
-        if (!_channels.TryGetValue(frame.Channel, out var ch) || ch.Content is not { } pending) throw ContentWithoutMethod();
-        if (!pending.HeaderReceived) throw BodyWithoutHeader(pending);
+        if (!_channels.TryGetValue(frame.Channel, out var ch) || ch.Content is not { } pending)
+            throw ContentWithoutMethod();
+        if (!pending.HeaderReceived)
+            throw BodyWithoutHeader(pending);
         bool overranBefore = pending.Overran;
-        if (!pending.TryTakeWhole(frame.Payload)) pending.Append(frame.Payload);
+        if (!pending.TryTakeWhole(frame.Payload))
+            pending.Append(frame.Payload);
         if (Strict)
         {
             if (pending.Overran && !overranBefore)
                 ReportBodyOverrun(sequence, ch.Number, pending);
-            // At frame_max 0 (unlimited) a body fits one frame (MaxPayloadWhenUnlimited bounds both), so any non-final one is short.
-            else if (!pending.IsComplete && !pending.Overran && (FrameMax == 0 || frame.ClaimedSize != FrameMax - AmqpConstants.FrameOverhead))
+            // At frame_max 0 (unlimited) a body fits one frame (MaxPayloadWhenUnlimited bounds both), so any non-final
+            // one is short.
+            else if (
+                !pending.IsComplete
+                && !pending.Overran
+                && (FrameMax == 0 || frame.ClaimedSize != FrameMax - AmqpConstants.FrameOverhead)
+            )
                 ReportBodyFrameNotFull(sequence, ch.Number, frame.ClaimedSize);
         }
-        if (pending.IsComplete) CompleteContent(ch);
+        if (pending.IsComplete)
+            CompleteContent(ch);
         return FrameOutcome.Continue;
     }
 
@@ -68,42 +89,79 @@ public sealed partial class BrokerConnection
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static ProtocolViolationException ContentWithoutMethod() =>
-        new(ReplyCodes.UnexpectedFrame, "content-without-method", "expected method frame, got non method frame instead", 0, 0);
+        new(
+            ReplyCodes.UnexpectedFrame,
+            "content-without-method",
+            "expected method frame, got non method frame instead",
+            0,
+            0
+        );
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static ProtocolViolationException BodyWithoutHeader(PendingContent pending) =>
-        new(ReplyCodes.UnexpectedFrame, "body-without-header",
+        new(
+            ReplyCodes.UnexpectedFrame,
+            "body-without-header",
             $"expected content header for class {pending.Method.ClassId}, got non content header frame instead",
-            pending.Method.ClassId, pending.Method.MethodId);
+            pending.Method.ClassId,
+            pending.Method.MethodId
+        );
 
-    /// <summary>The violation a content header's fixed fields make (checked in this order: class, weight, body size).</summary>
+    /// <summary>The violation a content header's fixed fields make (checked in this order: class, weight, body
+    /// size).</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private ProtocolViolationException BadContentHeader(PendingContent pending, ushort classId, ushort weight, ulong bodySize)
+    private ProtocolViolationException BadContentHeader(
+        PendingContent pending,
+        ushort classId,
+        ushort weight,
+        ulong bodySize
+    )
     {
         if (classId != pending.Method.ClassId)
-            return new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "header-wrong-class",
+            return new ProtocolViolationException(
+                ReplyCodes.UnexpectedFrame,
+                "header-wrong-class",
                 $"expected content header for class {pending.Method.ClassId}, got one for class {classId} instead",
-                pending.Method.ClassId, pending.Method.MethodId);
+                pending.Method.ClassId,
+                pending.Method.MethodId
+            );
         if (weight != 0)
-            return new ProtocolViolationException(ReplyCodes.UnexpectedFrame, "header-nonzero-weight",
+            return new ProtocolViolationException(
+                ReplyCodes.UnexpectedFrame,
+                "header-nonzero-weight",
                 $"expected content header for class {pending.Method.ClassId}, got non content header frame instead (weight {weight})",
-                pending.Method.ClassId, pending.Method.MethodId);
-        return new ProtocolViolationException(ReplyCodes.FrameError, "body-size-too-large",
+                pending.Method.ClassId,
+                pending.Method.MethodId
+            );
+        return new ProtocolViolationException(
+            ReplyCodes.FrameError,
+            "body-size-too-large",
             $"content body size {bodySize} exceeds maximum allowed size {_options.MaxPayloadWhenUnlimited}",
-            pending.Method.ClassId, pending.Method.MethodId);
+            pending.Method.ClassId,
+            pending.Method.MethodId
+        );
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void ReportBodyOverrun(long sequence, ushort channel, PendingContent pending) =>
-        Report(sequence, ReplyCodes.UnexpectedFrame, "body-exceeds-declared-size",
-            $"Body frames on channel {channel} carry {pending.Received} bytes but the content header declared {pending.DeclaredSize}; " +
-            "RabbitMQ 3.x keeps waiting and closes with 505 on the channel's next non-body frame.");
+        Report(
+            sequence,
+            ReplyCodes.UnexpectedFrame,
+            "body-exceeds-declared-size",
+            $"Body frames on channel {channel} carry {pending.Received} bytes but the content header declared {pending.DeclaredSize}; "
+                + "RabbitMQ 3.x keeps waiting and closes with 505 on the channel's next non-body frame."
+        );
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void ReportBodyFrameNotFull(long sequence, ushort channel, long size) =>
-        Report(sequence, ReplyCodes.FrameError, "body-frame-not-full", FrameMax == 0
-            ? $"A non-final body frame on channel {channel} carries {size} bytes; frame_max is 0 (unlimited), so a body is one body frame."
-            : $"A non-final body frame on channel {channel} carries {size} bytes, not frame_max - 8 = {FrameMax - AmqpConstants.FrameOverhead}.");
+        Report(
+            sequence,
+            ReplyCodes.FrameError,
+            "body-frame-not-full",
+            FrameMax == 0
+                ? $"A non-final body frame on channel {channel} carries {size} bytes; frame_max is 0 (unlimited), so a body is one body frame."
+                : $"A non-final body frame on channel {channel} carries {size} bytes, not frame_max - 8 = {FrameMax - AmqpConstants.FrameOverhead}."
+        );
 
     /// <summary>Where this connection's published messages keep their small bodies.</summary>
     private readonly BodySlab _bodySlab = new();
@@ -155,8 +213,19 @@ public sealed partial class BrokerConnection
             };
             AddPublished(message);
             if (queues.Count == 0 && publish.Mandatory)
-                SendContent(ch.Number, new BasicReturn { ReplyCode = ReplyCodes.NoRoute, ReplyText = "NO_ROUTE", Exchange = publish.Exchange, RoutingKey = publish.RoutingKey }, message);
-            if (queues.Count > 0) host.Enqueue(message, queues, storage);
+                SendContent(
+                    ch.Number,
+                    new BasicReturn
+                    {
+                        ReplyCode = ReplyCodes.NoRoute,
+                        ReplyText = "NO_ROUTE",
+                        Exchange = publish.Exchange,
+                        RoutingKey = publish.RoutingKey,
+                    },
+                    message
+                );
+            if (queues.Count > 0)
+                host.Enqueue(message, queues, storage);
         }
         else
         {
@@ -171,11 +240,13 @@ public sealed partial class BrokerConnection
         }
     }
 
-    /// <summary>The names of <paramref name="queues"/>, in routing order, as a message's <see cref="DeliveredMessage.RoutedTo"/>.</summary>
+    /// <summary>The names of <paramref name="queues"/>, in routing order, as a message's
+    /// <see cref="DeliveredMessage.RoutedTo"/>.</summary>
     private static string[] RoutedTo(IReadOnlyList<BrokerQueue> queues)
     {
         var names = new string[queues.Count];
-        for (int i = 0; i < names.Length; i++) names[i] = queues[i].Name;
+        for (int i = 0; i < names.Length; i++)
+            names[i] = queues[i].Name;
         return names;
     }
 
@@ -183,17 +254,23 @@ public sealed partial class BrokerConnection
     /// multiple=true covering them all when <see cref="FakeBrokerOptions.CoalesceConfirms"/> is on.</summary>
     private void FlushConfirms()
     {
-        if (_confirmsDue.Count == 0) return;
+        if (_confirmsDue.Count == 0)
+            return;
         foreach (var ch in _confirmsDue)
         {
-            if (ch.PendingConfirmCount == 0 || ch.Closing || ch.Closed) continue;
+            if (ch.PendingConfirmCount == 0 || ch.Closing || ch.Closed)
+                continue;
             if (_options.CoalesceConfirms && ch.PendingConfirmCount > 1)
             {
                 SendMethod(ch.Number, new BasicAck { DeliveryTag = ch.PendingConfirmUpTo, Multiple = true });
             }
             else
             {
-                for (ulong tag = ch.PendingConfirmUpTo - (ulong)ch.PendingConfirmCount + 1; tag <= ch.PendingConfirmUpTo; tag++)
+                for (
+                    ulong tag = ch.PendingConfirmUpTo - (ulong)ch.PendingConfirmCount + 1;
+                    tag <= ch.PendingConfirmUpTo;
+                    tag++
+                )
                     SendMethod(ch.Number, new BasicAck { DeliveryTag = tag, Multiple = false });
             }
             ch.PendingConfirmCount = 0;

@@ -9,15 +9,24 @@ namespace AmqpConformance.FakeBroker;
 public sealed partial class BrokerConnection
 {
     private long _sentOffset;
-    /// <summary>When the writer loop last put a frame on the wire, heartbeats included (on the heartbeat clock).</summary>
+
+    /// <summary>When the writer loop last put a frame on the wire, heartbeats included (on the heartbeat
+    /// clock).</summary>
     private long _lastSentTimestamp;
 
     /// <summary>One thing for the writer loop to put on the wire, whole: a method (with its content, if any), a
     /// heartbeat, or raw bytes (the protocol header sent back on a version mismatch). A heartbeat carries the last-sent
-    /// timestamp its decision was based on (<paramref name="QuietSince"/>): the writer drops it if anything else went out
-    /// since, so a frame queued just before it cannot make it a heartbeat on a busy connection.</summary>
-    private sealed record OutboundItem(ushort Channel, IAmqpMethod? Method, ReadOnlyMemory<byte> HeaderPayload,
-        ReadOnlyMemory<byte> Body, bool Heartbeat = false, byte[]? Raw = null, long QuietSince = 0);
+    /// timestamp its decision was based on (<paramref name="QuietSince"/>): the writer drops it if anything else went
+    /// out since, so a frame queued just before it cannot make it a heartbeat on a busy connection.</summary>
+    private sealed record OutboundItem(
+        ushort Channel,
+        IAmqpMethod? Method,
+        ReadOnlyMemory<byte> HeaderPayload,
+        ReadOnlyMemory<byte> Body,
+        bool Heartbeat = false,
+        byte[]? Raw = null,
+        long QuietSince = 0
+    );
 
     /// <summary>Queues a method frame. Safe from any thread; dropped once the connection ended.</summary>
     internal void SendMethod(ushort channel, IAmqpMethod method) =>
@@ -31,7 +40,8 @@ public sealed partial class BrokerConnection
     private void SendHeartbeat(long quietSince) =>
         _outbound.Writer.TryWrite(new OutboundItem(0, null, default, default, Heartbeat: true, QuietSince: quietSince));
 
-    private void SendRaw(byte[] bytes) => _outbound.Writer.TryWrite(new OutboundItem(0, null, default, default, Raw: bytes));
+    private void SendRaw(byte[] bytes) =>
+        _outbound.Writer.TryWrite(new OutboundItem(0, null, default, default, Raw: bytes));
 
     private async Task WriterLoopAsync()
     {
@@ -50,9 +60,11 @@ public sealed partial class BrokerConnection
                         Write(output, item);
                         Interlocked.Exchange(ref _lastSentTimestamp, _clock.GetTimestamp());
                     }
-                    if (output.UnflushedBytes < 256 * 1024 && reader.TryPeek(out _)) continue;
+                    if (output.UnflushedBytes < 256 * 1024 && reader.TryPeek(out _))
+                        continue;
                     var flush = await output.FlushAsync(_abort.Token).ConfigureAwait(false);
-                    if (flush.IsCompleted || flush.IsCanceled) return;
+                    if (flush.IsCompleted || flush.IsCanceled)
+                        return;
                 }
             }
         }
@@ -70,9 +82,24 @@ public sealed partial class BrokerConnection
             // A frame the broker cannot encode is its own bug: record it and end the connection (the socket closes),
             // rather than leave the peer waiting for frames that will never come.
             BrokerLog.InternalError(_logger, Id, "writing", ex);
-            Log.AddFinding(new ProtocolFinding(-1, ReplyCodes.InternalError, "internal-error",
-                $"The fake broker failed while writing to this connection: {ex}", ClosedConnection: true));
-            SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Broker, ReplyCodes.InternalError, ReplyText.Fit("INTERNAL_ERROR - " + ex.Message), 0, 0));
+            Log.AddFinding(
+                new ProtocolFinding(
+                    -1,
+                    ReplyCodes.InternalError,
+                    "internal-error",
+                    $"The fake broker failed while writing to this connection: {ex}",
+                    ClosedConnection: true
+                )
+            );
+            SetCloseInfo(
+                new ConnectionCloseInfo(
+                    CloseInitiator.Broker,
+                    ReplyCodes.InternalError,
+                    ReplyText.Fit("INTERNAL_ERROR - " + ex.Message),
+                    0,
+                    0
+                )
+            );
             Abort();
         }
     }
@@ -85,7 +112,8 @@ public sealed partial class BrokerConnection
             _sentOffset += raw.Length;
             return;
         }
-        // One clock read per command: its frames go out together, and the log stores a timestamp once per run of equal ones.
+        // One clock read per command: its frames go out together, and the log stores a timestamp once per run of equal
+        // ones.
         var at = Log.Elapsed;
         if (item.Heartbeat)
         {
@@ -93,7 +121,8 @@ public sealed partial class BrokerConnection
             return;
         }
         WriteFrame(output, at, FrameType.Method, item.Channel, MethodCodec.ToPayload(item.Method!));
-        if (!item.Method!.HasContent) return;
+        if (!item.Method!.HasContent)
+            return;
         WriteFrame(output, at, FrameType.Header, item.Channel, item.HeaderPayload);
         int max = AmqpConstants.MaxBodyFramePayload(FrameMax);
         var body = item.Body;
@@ -105,13 +134,27 @@ public sealed partial class BrokerConnection
         }
     }
 
-    private void WriteFrame(PipeWriter output, TimeSpan at, FrameType type, ushort channel, ReadOnlyMemory<byte> payload)
+    private void WriteFrame(
+        PipeWriter output,
+        TimeSpan at,
+        FrameType type,
+        ushort channel,
+        ReadOnlyMemory<byte> payload
+    )
     {
         FrameFormat.WriteFrame(output, type, channel, payload.Span);
         long offset = _sentOffset;
         _sentOffset += payload.Length + AmqpConstants.FrameOverhead;
         if (Log.Options.RecordSent)
-            Log.Record(FrameDirection.Sent, offset, at, (byte)type, channel, payload.Length, new ReadOnlySequence<byte>(payload));
+            Log.Record(
+                FrameDirection.Sent,
+                offset,
+                at,
+                (byte)type,
+                channel,
+                payload.Length,
+                new ReadOnlySequence<byte>(payload)
+            );
     }
 
     private long _heartbeatTicks;
@@ -122,14 +165,15 @@ public sealed partial class BrokerConnection
 
     private readonly TaskCompletionSource _heartbeatArmed = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
-    /// <summary>Completes once the heartbeat loop has started its timer: on a fake clock, ticks count from then.</summary>
+    /// <summary>Completes once the heartbeat loop has started its timer: on a fake clock, ticks count from
+    /// then.</summary>
     internal Task HeartbeatArmed => _heartbeatArmed.Task;
 
     /// <summary>
-    /// Heartbeats as RabbitMQ 3.x sends and expects them (measured against 3.10): every half interval the broker
-    /// sends a heartbeat only if it wrote nothing (a heartbeat included) during that half interval, so a connection with
-    /// other traffic sees none and two heartbeats are never closer than about half an interval; and it closes the socket,
-    /// without connection.close, once nothing arrived for two whole intervals. Runs on
+    /// Heartbeats as RabbitMQ 3.x sends and expects them (measured against 3.10): every half interval the broker sends
+    /// a heartbeat only if it wrote nothing (a heartbeat included) during that half interval, so a connection with
+    /// other traffic sees none and two heartbeats are never closer than about half an interval; and it closes the
+    /// socket, without connection.close, once nothing arrived for two whole intervals. Runs on
     /// <see cref="FakeBrokerOptions.HeartbeatClock"/>.
     /// </summary>
     private async Task HeartbeatLoopAsync(int seconds)
@@ -142,22 +186,38 @@ public sealed partial class BrokerConnection
         {
             while (await timer.WaitForNextTickAsync(_abort.Token).ConfigureAwait(false))
             {
-                if (_completion.Task.IsCompleted) return;
+                if (_completion.Task.IsCompleted)
+                    return;
                 var silent = _clock.GetElapsedTime(Interlocked.Read(ref _lastReceivedTimestamp));
                 if (silent > interval * 2)
                 {
-                    Log.AddFinding(new ProtocolFinding(-1, 0, "missed-heartbeats",
-                        $"Nothing arrived from the client for {silent.TotalSeconds:0.0} s, more than 2 heartbeat intervals of {seconds} s; " +
-                        "the socket was closed without connection.close, as RabbitMQ does.", ClosedConnection: true));
-                    SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Broker, 0,
-                        $"missed heartbeats from client, timeout: {seconds}s", 0, 0));
+                    Log.AddFinding(
+                        new ProtocolFinding(
+                            -1,
+                            0,
+                            "missed-heartbeats",
+                            $"Nothing arrived from the client for {silent.TotalSeconds:0.0} s, more than 2 heartbeat intervals of {seconds} s; "
+                                + "the socket was closed without connection.close, as RabbitMQ does.",
+                            ClosedConnection: true
+                        )
+                    );
+                    SetCloseInfo(
+                        new ConnectionCloseInfo(
+                            CloseInitiator.Broker,
+                            0,
+                            $"missed heartbeats from client, timeout: {seconds}s",
+                            0,
+                            0
+                        )
+                    );
                     BrokerLog.MissedHeartbeats(_logger, Id, silent.TotalSeconds, seconds);
                     Abort();
                     return;
                 }
                 // A little slack: the timer and the writer's clock reads are not exact.
                 long lastSent = Interlocked.Read(ref _lastSentTimestamp);
-                if (_clock.GetElapsedTime(lastSent) >= half - TimeSpan.FromMilliseconds(20)) SendHeartbeat(lastSent);
+                if (_clock.GetElapsedTime(lastSent) >= half - TimeSpan.FromMilliseconds(20))
+                    SendHeartbeat(lastSent);
                 Interlocked.Increment(ref _heartbeatTicks);
             }
         }

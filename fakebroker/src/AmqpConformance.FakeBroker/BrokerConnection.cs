@@ -25,8 +25,9 @@ public sealed partial class BrokerConnection
     private readonly FakeBrokerOptions _options;
     private readonly IDuplexPipe _transport;
     private readonly Action? _onEnded;
-    private readonly Channel<OutboundItem> _outbound =
-        Channel.CreateUnbounded<OutboundItem>(new UnboundedChannelOptions { SingleReader = true });
+    private readonly Channel<OutboundItem> _outbound = Channel.CreateUnbounded<OutboundItem>(
+        new UnboundedChannelOptions { SingleReader = true }
+    );
     private readonly CancellationTokenSource _abort = new();
     private readonly TaskCompletionSource _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly TaskCompletionSource<bool> _opened = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -68,14 +69,16 @@ public sealed partial class BrokerConnection
     /// released (unacked deliveries requeued, exclusive queues deleted). Never faults.</summary>
     public Task Completion => _completion.Task;
 
-    /// <summary>Completes with true once connection.open-ok was sent; with false if the connection ended before.</summary>
+    /// <summary>Completes with true once connection.open-ok was sent; with false if the connection ended
+    /// before.</summary>
     public Task<bool> Opened => _opened.Task;
 
     /// <summary>How the connection ended; null while it runs (and, briefly, while the broker's close is in flight
     /// it already holds the broker's reason).</summary>
     public ConnectionCloseInfo? CloseInfo => _closeInfo;
 
-    /// <summary>The frame_max in force: 4096 until tune-ok (as in RabbitMQ), then the client's tune-ok value (0 = unlimited).</summary>
+    /// <summary>The frame_max in force: 4096 until tune-ok (as in RabbitMQ), then the client's tune-ok value (0 =
+    /// unlimited).</summary>
     public int FrameMax { get; private set; }
 
     /// <summary>The channel_max from tune-ok (0 until then, and 0 = no limit).</summary>
@@ -98,7 +101,14 @@ public sealed partial class BrokerConnection
 
     /// <summary>Every publish completed on this connection (method, header and whole body), in completion order,
     /// whether or not it was routed. Empty when <see cref="FakeBrokerOptions.KeepPublished"/> is off.</summary>
-    public IReadOnlyList<DeliveredMessage> Published { get { lock (_published) return [.. _published]; } }
+    public IReadOnlyList<DeliveredMessage> Published
+    {
+        get
+        {
+            lock (_published)
+                return [.. _published];
+        }
+    }
 
     internal bool IsClosing => _closing;
 
@@ -119,9 +129,12 @@ public sealed partial class BrokerConnection
 
     /// <summary>Asks the connection to close: sends connection.close with <paramref name="replyCode"/> and
     /// <paramref name="replyText"/> (cut to 252 bytes and "..." when longer than a short string holds, as RabbitMQ
-    /// does), waits up to <see cref="FakeBrokerOptions.CloseTimeout"/> for close-ok, then closes
-    /// the transport. Completes with <see cref="Completion"/>. Does nothing more if the connection is already closing.</summary>
-    public Task CloseAsync(ushort replyCode = ReplyCodes.ConnectionForced, string replyText = "CONNECTION_FORCED - broker forced connection closure")
+    /// does), waits up to <see cref="FakeBrokerOptions.CloseTimeout"/> for close-ok, then closes the transport.
+    /// Completes with <see cref="Completion"/>. Does nothing more if the connection is already closing.</summary>
+    public Task CloseAsync(
+        ushort replyCode = ReplyCodes.ConnectionForced,
+        string replyText = "CONNECTION_FORCED - broker forced connection closure"
+    )
     {
         ArgumentNullException.ThrowIfNull(replyText);
         replyText = ReplyText.Fit(replyText);
@@ -144,7 +157,10 @@ public sealed partial class BrokerConnection
 
     internal void Abort()
     {
-        try { _abort.Cancel(); }
+        try
+        {
+            _abort.Cancel();
+        }
         catch (ObjectDisposedException) { } // the connection ended and disposed its token source: nothing left to abort
     }
 
@@ -153,17 +169,24 @@ public sealed partial class BrokerConnection
     {
         lock (_stateGate)
         {
-            if (_closing || _completion.Task.IsCompleted) return false;
+            if (_closing || _completion.Task.IsCompleted)
+                return false;
             _closing = true;
             _closeInfo ??= info;
-            _closeTimer = new Timer(static s => ((BrokerConnection)s!).Abort(), this, _options.CloseTimeout, Timeout.InfiniteTimeSpan);
+            _closeTimer = new Timer(
+                static s => ((BrokerConnection)s!).Abort(),
+                this,
+                _options.CloseTimeout,
+                Timeout.InfiniteTimeSpan
+            );
             return true;
         }
     }
 
     private void SetCloseInfo(ConnectionCloseInfo info)
     {
-        lock (_stateGate) _closeInfo ??= info;
+        lock (_stateGate)
+            _closeInfo ??= info;
     }
 
     /// <summary>Runs the connection to its end. Never throws.</summary>
@@ -171,9 +194,15 @@ public sealed partial class BrokerConnection
     {
         Task writer = Task.CompletedTask;
         Task heartbeat = Task.CompletedTask;
-        using var handshakeTimer = _options.HandshakeTimeout == Timeout.InfiniteTimeSpan
-            ? null
-            : new Timer(static s => ((BrokerConnection)s!).OnHandshakeTimeout(), this, _options.HandshakeTimeout, Timeout.InfiniteTimeSpan);
+        using var handshakeTimer =
+            _options.HandshakeTimeout == Timeout.InfiniteTimeSpan
+                ? null
+                : new Timer(
+                    static s => ((BrokerConnection)s!).OnHandshakeTimeout(),
+                    this,
+                    _options.HandshakeTimeout,
+                    Timeout.InfiniteTimeSpan
+                );
         try
         {
             writer = Task.Run(WriterLoopAsync);
@@ -181,7 +210,9 @@ public sealed partial class BrokerConnection
         }
         catch (OperationCanceledException) when (_abort.IsCancellationRequested)
         {
-            SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Broker, 0, "close timed out or the connection was aborted", 0, 0));
+            SetCloseInfo(
+                new ConnectionCloseInfo(CloseInitiator.Broker, 0, "close timed out or the connection was aborted", 0, 0)
+            );
         }
         catch (Exception ex) when (IsTransportFailure(ex))
         {
@@ -194,8 +225,15 @@ public sealed partial class BrokerConnection
             // The broker's own bug: say so in the log and to the client (541, as RabbitMQ does for an internal
             // error), then end the connection; the other connections carry on.
             BrokerLog.InternalError(_logger, Id, "serving", ex);
-            Log.AddFinding(new ProtocolFinding(-1, ReplyCodes.InternalError, "internal-error",
-                $"The fake broker failed while serving this connection: {ex}", ClosedConnection: true));
+            Log.AddFinding(
+                new ProtocolFinding(
+                    -1,
+                    ReplyCodes.InternalError,
+                    "internal-error",
+                    $"The fake broker failed while serving this connection: {ex}",
+                    ClosedConnection: true
+                )
+            );
             string text = ReplyText.Fit("INTERNAL_ERROR - " + ex.Message);
             if (BeginClose(new ConnectionCloseInfo(CloseInitiator.Broker, ReplyCodes.InternalError, text, 0, 0)))
                 SendMethod(0, new ConnectionClose { ReplyCode = ReplyCodes.InternalError, ReplyText = text });
@@ -206,13 +244,22 @@ public sealed partial class BrokerConnection
         }
     }
 
-    /// <summary>RabbitMQ's handshake_timeout: a client that has not got connection.open-ok in time loses the socket.</summary>
+    /// <summary>RabbitMQ's handshake_timeout: a client that has not got connection.open-ok in time loses the
+    /// socket.</summary>
     private void OnHandshakeTimeout()
     {
-        if (_opened.Task.IsCompleted || _completion.Task.IsCompleted) return;
-        Log.AddFinding(new ProtocolFinding(-1, 0, "handshake-timeout",
-            $"The client did not complete the handshake (up to connection.open-ok) within {_options.HandshakeTimeout.TotalSeconds:0.###} s; " +
-            "the socket was closed without connection.close, as RabbitMQ does after its handshake_timeout.", ClosedConnection: true));
+        if (_opened.Task.IsCompleted || _completion.Task.IsCompleted)
+            return;
+        Log.AddFinding(
+            new ProtocolFinding(
+                -1,
+                0,
+                "handshake-timeout",
+                $"The client did not complete the handshake (up to connection.open-ok) within {_options.HandshakeTimeout.TotalSeconds:0.###} s; "
+                    + "the socket was closed without connection.close, as RabbitMQ does after its handshake_timeout.",
+                ClosedConnection: true
+            )
+        );
         SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Broker, 0, "handshake_timeout", 0, 0));
         BrokerLog.HandshakeTimedOut(_logger, Id, _options.HandshakeTimeout);
         Abort();
@@ -228,11 +275,20 @@ public sealed partial class BrokerConnection
         try
         {
             _closing = true;
-            SetCloseInfo(new ConnectionCloseInfo(CloseInitiator.Transport, 0, "the client closed the transport without connection.close", 0, 0));
+            SetCloseInfo(
+                new ConnectionCloseInfo(
+                    CloseInitiator.Transport,
+                    0,
+                    "the client closed the transport without connection.close",
+                    0,
+                    0
+                )
+            );
             ReleaseChannels();
             _outbound.Writer.TryComplete();
             // Let queued frames (close-ok, connection.close) go out, but never wait forever for a stalled peer.
-            writerStalled = !await CompletesWithin(writer, _options.CloseTimeout + TimeSpan.FromSeconds(1)).ConfigureAwait(false);
+            writerStalled = !await CompletesWithin(writer, _options.CloseTimeout + TimeSpan.FromSeconds(1))
+                .ConfigureAwait(false);
             Abort();
             await CompletesWithin(writer, TimeSpan.FromSeconds(5)).ConfigureAwait(false);
             await CompletesWithin(heartbeat, TimeSpan.FromSeconds(5)).ConfigureAwait(false);
@@ -240,21 +296,63 @@ public sealed partial class BrokerConnection
         catch (Exception ex)
         {
             BrokerLog.InternalError(_logger, Id, "cleaning up", ex);
-            Log.AddFinding(new ProtocolFinding(-1, ReplyCodes.InternalError, "internal-error", $"Cleanup failed: {ex}", ClosedConnection: true));
+            Log.AddFinding(
+                new ProtocolFinding(
+                    -1,
+                    ReplyCodes.InternalError,
+                    "internal-error",
+                    $"Cleanup failed: {ex}",
+                    ClosedConnection: true
+                )
+            );
         }
         finally
         {
             // A stalled peer may leave bytes buffered in the output: close the socket first, so completing the
             // output cannot block on a flush that never ends.
-            if (writerStalled) EndTransport();
-            try { await _transport.Output.CompleteAsync().ConfigureAwait(false); } catch (Exception) { /* the peer may be gone */ }
-            try { await _transport.Input.CompleteAsync().ConfigureAwait(false); } catch (Exception) { /* the peer may be gone */ }
+            if (writerStalled)
+                EndTransport();
+            try
+            {
+                await _transport.Output.CompleteAsync().ConfigureAwait(false);
+            }
+            catch (Exception)
+            { /* the peer may be gone */
+            }
+            try
+            {
+                await _transport.Input.CompleteAsync().ConfigureAwait(false);
+            }
+            catch (Exception)
+            { /* the peer may be gone */
+            }
             EndTransport();
-            lock (_stateGate) _closeTimer?.Dispose();
-            try { _broker.OnConnectionEnded(this); }
-            catch (Exception ex) { Log.AddFinding(new ProtocolFinding(-1, ReplyCodes.InternalError, "internal-error", $"Retention failed: {ex}", ClosedConnection: true)); }
+            lock (_stateGate)
+                _closeTimer?.Dispose();
+            try
+            {
+                _broker.OnConnectionEnded(this);
+            }
+            catch (Exception ex)
+            {
+                Log.AddFinding(
+                    new ProtocolFinding(
+                        -1,
+                        ReplyCodes.InternalError,
+                        "internal-error",
+                        $"Retention failed: {ex}",
+                        ClosedConnection: true
+                    )
+                );
+            }
             if (_logger.IsEnabled(LogLevel.Information))
-                BrokerLog.ConnectionClosed(_logger, Id, _closeInfo?.ToString() ?? "ended", Log.NextSequence, Log.Findings().Count);
+                BrokerLog.ConnectionClosed(
+                    _logger,
+                    Id,
+                    _closeInfo?.ToString() ?? "ended",
+                    Log.NextSequence,
+                    Log.Findings().Count
+                );
             _opened.TrySetResult(false);
             _completion.TrySetResult();
         }
@@ -262,7 +360,13 @@ public sealed partial class BrokerConnection
 
     private void EndTransport()
     {
-        try { _onEnded?.Invoke(); } catch (Exception) { /* closing a socket cannot fail the connection's end */ }
+        try
+        {
+            _onEnded?.Invoke();
+        }
+        catch (Exception)
+        { /* closing a socket cannot fail the connection's end */
+        }
     }
 
     private static async Task<bool> CompletesWithin(Task task, TimeSpan timeout)
@@ -286,7 +390,8 @@ public sealed partial class BrokerConnection
     private void ReleaseChannels()
     {
         var host = Host;
-        if (host is null) return;
+        if (host is null)
+            return;
         lock (host.Gate)
         {
             var touched = new HashSet<BrokerQueue>();
@@ -298,7 +403,8 @@ public sealed partial class BrokerConnection
             foreach (var queue in touched)
             {
                 host.MaybeAutoDelete(queue);
-                if (!queue.Deleted) queue.Dispatch();
+                if (!queue.Deleted)
+                    queue.Dispatch();
             }
         }
         host.RemoveExclusiveQueues(Id);
@@ -306,7 +412,9 @@ public sealed partial class BrokerConnection
 
     private void AddPublished(DeliveredMessage message)
     {
-        if (!_options.KeepPublished) return;
-        lock (_published) _published.Add(message);
+        if (!_options.KeepPublished)
+            return;
+        lock (_published)
+            _published.Add(message);
     }
 }

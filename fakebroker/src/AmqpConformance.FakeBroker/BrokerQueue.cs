@@ -11,7 +11,15 @@ public sealed class BrokerQueue
     private int _cursor;
     private long _enqueued;
 
-    internal BrokerQueue(VirtualHost host, string name, bool durable, bool exclusive, bool autoDelete, FieldTable arguments, long? exclusiveOwner)
+    internal BrokerQueue(
+        VirtualHost host,
+        string name,
+        bool durable,
+        bool exclusive,
+        bool autoDelete,
+        FieldTable arguments,
+        long? exclusiveOwner
+    )
     {
         Host = host;
         Name = name;
@@ -24,12 +32,12 @@ public sealed class BrokerQueue
         NameAsRoutedTo = Array.AsReadOnly([name]);
     }
 
-    /// <summary>This queue as a routing result of one queue (the default exchange's), made once: routing a message there
-    /// allocates no list.</summary>
+    /// <summary>This queue as a routing result of one queue (the default exchange's), made once: routing a message
+    /// there allocates no list.</summary>
     internal IReadOnlyList<BrokerQueue> AsRoute { get; }
 
-    /// <summary><see cref="DeliveredMessage.RoutedTo"/> of a message routed here alone, made once and read-only, so messages
-    /// can share it.</summary>
+    /// <summary><see cref="DeliveredMessage.RoutedTo"/> of a message routed here alone, made once and read-only, so
+    /// messages can share it.</summary>
     internal IReadOnlyList<string> NameAsRoutedTo { get; }
 
     internal VirtualHost Host { get; }
@@ -59,16 +67,38 @@ public sealed class BrokerQueue
     internal bool Deleted { get; set; }
 
     /// <summary>Messages ready for delivery (not counting deliveries waiting for an ack).</summary>
-    public int MessageCount { get { lock (Host.Gate) return _ready.Count; } }
+    public int MessageCount
+    {
+        get
+        {
+            lock (Host.Gate)
+                return _ready.Count;
+        }
+    }
 
     /// <summary>Active consumers.</summary>
-    public int ConsumerCount { get { lock (Host.Gate) return _consumers.Count; } }
+    public int ConsumerCount
+    {
+        get
+        {
+            lock (Host.Gate)
+                return _consumers.Count;
+        }
+    }
 
     /// <summary>Messages ever routed to this queue.</summary>
-    public long EnqueuedCount { get { lock (Host.Gate) return _enqueued; } }
+    public long EnqueuedCount
+    {
+        get
+        {
+            lock (Host.Gate)
+                return _enqueued;
+        }
+    }
 
-    /// <summary>A snapshot of the ready messages, oldest first. The messages (and their bodies) stay valid for as long as
-    /// the caller holds them, whatever happens to the queue afterwards: their body arrays are never reused.</summary>
+    /// <summary>A snapshot of the ready messages, oldest first. The messages (and their bodies) stay valid for as long
+    /// as the caller holds them, whatever happens to the queue afterwards: their body arrays are never
+    /// reused.</summary>
     public IReadOnlyList<DeliveredMessage> ReadyMessages()
     {
         lock (Host.Gate)
@@ -92,8 +122,8 @@ public sealed class BrokerQueue
 
     internal IReadOnlyList<Consumer> Consumers => _consumers;
 
-    /// <summary>Adds <paramref name="message"/> at the tail; <paramref name="storage"/>, the pooled array behind its body if
-    /// any, gets this queue as one more holder.</summary>
+    /// <summary>Adds <paramref name="message"/> at the tail; <paramref name="storage"/>, the pooled array behind its
+    /// body if any, gets this queue as one more holder.</summary>
     internal void Enqueue(DeliveredMessage message, PooledBody? storage)
     {
         _enqueued++;
@@ -104,11 +134,12 @@ public sealed class BrokerQueue
     /// <summary>Puts a returned delivery back at the head of the queue, marked redelivered.</summary>
     internal void Requeue(QueuedMessage entry) => _ready.AddFirst(entry with { Redelivered = true });
 
-    /// <summary>Takes the head message out for delivery (to a consumer or basic.get): its body escapes the pool, since the
-    /// send loop and the client will read it.</summary>
+    /// <summary>Takes the head message out for delivery (to a consumer or basic.get): its body escapes the pool, since
+    /// the send loop and the client will read it.</summary>
     internal bool TryDequeue(out QueuedMessage entry)
     {
-        if (!_ready.TryRemoveFirst(out entry)) return false;
+        if (!_ready.TryRemoveFirst(out entry))
+            return false;
         entry.Storage?.Escape();
         return true;
     }
@@ -118,7 +149,8 @@ public sealed class BrokerQueue
     internal int Purge()
     {
         int n = _ready.Count;
-        foreach (var entry in _ready) entry.Storage?.Release();
+        foreach (var entry in _ready)
+            entry.Storage?.Release();
         _ready.Clear();
         return n;
     }
@@ -147,7 +179,8 @@ public sealed class BrokerQueue
                     break;
                 }
             }
-            if (chosen is null) return;
+            if (chosen is null)
+                return;
             TryDequeue(out var entry);
             chosen.Channel.Deliver(chosen, entry, this);
         }

@@ -34,7 +34,8 @@ internal sealed class ChannelState(BrokerConnection owner, ushort number)
     /// <summary>The command being assembled, if any.</summary>
     public PendingContent? Content { get; set; }
 
-    /// <summary>A completed command's assembler, kept to assemble the next one (<see cref="PendingContent.Start"/>).</summary>
+    /// <summary>A completed command's assembler, kept to assemble the next one
+    /// (<see cref="PendingContent.Start"/>).</summary>
     public PendingContent? SpareContent { get; set; }
 
     // ---- under the virtual host's lock ----
@@ -51,7 +52,8 @@ internal sealed class ChannelState(BrokerConnection owner, ushort number)
 
     public Dictionary<string, Consumer> Consumers { get; } = new(StringComparer.Ordinal);
 
-    /// <summary>Sends one message to <paramref name="consumer"/> (called by the queue's dispatch, under the lock).</summary>
+    /// <summary>Sends one message to <paramref name="consumer"/> (called by the queue's dispatch, under the
+    /// lock).</summary>
     public void Deliver(Consumer consumer, QueuedMessage entry, BrokerQueue queue)
     {
         ulong tag = ++LastDeliveryTag;
@@ -60,14 +62,18 @@ internal sealed class ChannelState(BrokerConnection owner, ushort number)
             Unacked[tag] = new UnackedDelivery(entry, queue, consumer);
             consumer.Unacked++;
         }
-        Owner.SendContent(Number, new BasicDeliver
-        {
-            ConsumerTag = consumer.Tag,
-            DeliveryTag = tag,
-            Redelivered = entry.Redelivered,
-            Exchange = entry.Message.Exchange,
-            RoutingKey = entry.Message.RoutingKey,
-        }, entry.Message);
+        Owner.SendContent(
+            Number,
+            new BasicDeliver
+            {
+                ConsumerTag = consumer.Tag,
+                DeliveryTag = tag,
+                Redelivered = entry.Redelivered,
+                Exchange = entry.Message.Exchange,
+                RoutingKey = entry.Message.RoutingKey,
+            },
+            entry.Message
+        );
     }
 
     /// <summary>Settles deliveries (ack, or nack/reject with or without requeue); throws 406 for an unknown tag.
@@ -79,22 +85,27 @@ internal sealed class ChannelState(BrokerConnection owner, ushort number)
         if (multiple)
         {
             tags = deliveryTag == 0 ? [.. Unacked.Keys] : [.. Unacked.Keys.TakeWhile(t => t <= deliveryTag)];
-            if (deliveryTag != 0 && tags.Count == 0) throw UnknownTag(deliveryTag);
+            if (deliveryTag != 0 && tags.Count == 0)
+                throw UnknownTag(deliveryTag);
         }
         else
         {
-            if (!Unacked.ContainsKey(deliveryTag)) throw UnknownTag(deliveryTag);
+            if (!Unacked.ContainsKey(deliveryTag))
+                throw UnknownTag(deliveryTag);
             tags = [deliveryTag];
         }
         foreach (var tag in tags)
         {
             var delivery = Unacked[tag];
             Unacked.Remove(tag);
-            if (delivery.Consumer is { } c) c.Unacked--;
-            if (!isAck && requeue && !delivery.Queue.Deleted) delivery.Queue.Requeue(delivery.Entry);
+            if (delivery.Consumer is { } c)
+                c.Unacked--;
+            if (!isAck && requeue && !delivery.Queue.Deleted)
+                delivery.Queue.Requeue(delivery.Entry);
             touched.Add(delivery.Queue);
         }
-        foreach (var consumer in Consumers.Values) touched.Add(consumer.Queue);
+        foreach (var consumer in Consumers.Values)
+            touched.Add(consumer.Queue);
         return touched;
     }
 
@@ -111,7 +122,8 @@ internal sealed class ChannelState(BrokerConnection owner, ushort number)
         Consumers.Clear();
         foreach (var delivery in Unacked.Values.Reverse())
         {
-            if (!delivery.Queue.Deleted) delivery.Queue.Requeue(delivery.Entry);
+            if (!delivery.Queue.Deleted)
+                delivery.Queue.Requeue(delivery.Entry);
             touched.Add(delivery.Queue);
         }
         Unacked.Clear();

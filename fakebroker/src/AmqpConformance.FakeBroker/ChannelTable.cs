@@ -25,7 +25,8 @@ internal sealed class ChannelTable
             channel = last;
             return true;
         }
-        if (!_byNumber.TryGetValue(number, out channel)) return false;
+        if (!_byNumber.TryGetValue(number, out channel))
+            return false;
         _last = channel;
         return true;
     }
@@ -43,7 +44,8 @@ internal sealed class ChannelTable
     /// <summary>Forgets the channel numbered <paramref name="number"/>.</summary>
     public bool Remove(ushort number)
     {
-        if (_last?.Number == number) _last = null;
+        if (_last?.Number == number)
+            _last = null;
         return _byNumber.Remove(number);
     }
 }

@@ -21,8 +21,14 @@ public sealed record ConnectionRetention
     public int? MaxEndedConnections
     {
         get;
-        init => field = value is null or >= 0 ? value
-            : throw new ArgumentOutOfRangeException(nameof(MaxEndedConnections), value, "MaxEndedConnections cannot be negative (null = no limit).");
+        init =>
+            field = value is null or >= 0
+                ? value
+                : throw new ArgumentOutOfRangeException(
+                    nameof(MaxEndedConnections),
+                    value,
+                    "MaxEndedConnections cannot be negative (null = no limit)."
+                );
     } = 100;
 
     /// <summary>How many bytes of frame logs the ended connections may hold together, as estimated by
@@ -32,8 +38,14 @@ public sealed record ConnectionRetention
     public long? MaxEndedLogBytes
     {
         get;
-        init => field = value is null or >= 0 ? value
-            : throw new ArgumentOutOfRangeException(nameof(MaxEndedLogBytes), value, "MaxEndedLogBytes cannot be negative (null = no limit).");
+        init =>
+            field = value is null or >= 0
+                ? value
+                : throw new ArgumentOutOfRangeException(
+                    nameof(MaxEndedLogBytes),
+                    value,
+                    "MaxEndedLogBytes cannot be negative (null = no limit)."
+                );
     } = 64L * 1024 * 1024;
 
     /// <summary>How many summaries of ended connections <see cref="FakeBroker.ConnectionSummaries"/> keeps (the newest;
@@ -41,13 +53,27 @@ public sealed record ConnectionRetention
     public int MaxSummaries
     {
         get;
-        init => field = value >= 0 ? value
-            : throw new ArgumentOutOfRangeException(nameof(MaxSummaries), value, "MaxSummaries cannot be negative.");
+        init =>
+            field =
+                value >= 0
+                    ? value
+                    : throw new ArgumentOutOfRangeException(
+                        nameof(MaxSummaries),
+                        value,
+                        "MaxSummaries cannot be negative."
+                    );
     } = 10_000;
 
     /// <summary>The defaults: 100 ended connections, 64 MiB of estimated frame logs, 10,000 summaries.</summary>
     public static ConnectionRetention Default { get; } = new();
 
-    /// <summary>Keeps every connection and every summary for the broker's lifetime (memory grows with each connection).</summary>
-    public static ConnectionRetention Unlimited { get; } = new() { MaxEndedConnections = null, MaxEndedLogBytes = null, MaxSummaries = int.MaxValue };
+    /// <summary>Keeps every connection and every summary for the broker's lifetime (memory grows with each
+    /// connection).</summary>
+    public static ConnectionRetention Unlimited { get; } =
+        new()
+        {
+            MaxEndedConnections = null,
+            MaxEndedLogBytes = null,
+            MaxSummaries = int.MaxValue,
+        };
 }

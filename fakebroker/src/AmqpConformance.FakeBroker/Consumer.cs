@@ -1,7 +1,14 @@
 namespace AmqpConformance.FakeBroker;
 
 /// <summary>A basic.consume subscription. Mutated only under the virtual host's lock.</summary>
-internal sealed class Consumer(string tag, BrokerQueue queue, ChannelState channel, bool noAck, bool exclusive, ushort prefetchCount)
+internal sealed class Consumer(
+    string tag,
+    BrokerQueue queue,
+    ChannelState channel,
+    bool noAck,
+    bool exclusive,
+    ushort prefetchCount
+)
 {
     public string Tag { get; } = tag;
     public BrokerQueue Queue { get; } = queue;
@@ -17,7 +24,13 @@ internal sealed class Consumer(string tag, BrokerQueue queue, ChannelState chann
 
     /// <summary>Whether one more delivery may go out under this consumer's and its channel's prefetch.</summary>
     public bool CanTakeDelivery =>
-        Channel.IsUsable && Channel.FlowActive &&
-        (NoAck || ((PrefetchCount == 0 || Unacked < PrefetchCount) &&
-                   (Channel.PrefetchCount == 0 || Channel.Unacked.Count < Channel.PrefetchCount)));
+        Channel.IsUsable
+        && Channel.FlowActive
+        && (
+            NoAck
+            || (
+                (PrefetchCount == 0 || Unacked < PrefetchCount)
+                && (Channel.PrefetchCount == 0 || Channel.Unacked.Count < Channel.PrefetchCount)
+            )
+        );
 }

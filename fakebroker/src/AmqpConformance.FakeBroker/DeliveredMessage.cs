@@ -29,19 +29,20 @@ public sealed record DeliveredMessage
     /// <summary>The decoded content properties.</summary>
     public required BasicProperties Properties { get; init; }
 
-    /// <summary>The content header frame's payload exactly as received (class, weight, body size, properties).</summary>
+    /// <summary>The content header frame's payload exactly as received (class, weight, body size,
+    /// properties).</summary>
     public required ReadOnlyMemory<byte> HeaderPayload { get; init; }
 
     /// <summary>The body: the body frames' payloads, concatenated (a copy owned by the broker).</summary>
-    /// <remarks>Ownership: the bytes stay valid and unchanged for as long as anybody holds this message. A small body (up to
-    /// 4 KiB) is a slice of an array the publishing connection packs small bodies into, end to end, and never reuses; the
-    /// array lives while any of its bodies is referred to. A large body
-    /// (64 KiB to 16 MiB) of a message that went only to queues, with <see cref="FakeBrokerOptions.KeepPublished"/> off,
-    /// lives in an array of the process-wide <see cref="BodyPool"/> (so it may be a slice of a longer array), and that
-    /// array is reused for later bodies only if every queue dropped the message unread (purge, queue deletion, an exclusive
-    /// queue's connection ending) and it never became reachable from outside the queues: a delivery, basic.get,
-    /// <see cref="BrokerQueue.ReadyMessages"/>, <see cref="BrokerConnection.Published"/> or a basic.return makes its array
-    /// the message's for good (<see cref="PooledBody"/>).</remarks>
+    /// <remarks>Ownership: the bytes stay valid and unchanged for as long as anybody holds this message. A small body
+    /// (up to 4 KiB) is a slice of an array the publishing connection packs small bodies into, end to end, and never
+    /// reuses; the array lives while any of its bodies is referred to. A large body (64 KiB to 16 MiB) of a message
+    /// that went only to queues, with <see cref="FakeBrokerOptions.KeepPublished"/> off, lives in an array of the
+    /// process-wide <see cref="BodyPool"/> (so it may be a slice of a longer array), and that array is reused for later
+    /// bodies only if every queue dropped the message unread (purge, queue deletion, an exclusive queue's connection
+    /// ending) and it never became reachable from outside the queues: a delivery, basic.get,
+    /// <see cref="BrokerQueue.ReadyMessages"/>, <see cref="BrokerConnection.Published"/> or a basic.return makes its
+    /// array the message's for good (<see cref="PooledBody"/>).</remarks>
     public required ReadOnlyMemory<byte> Body { get; init; }
 
     /// <summary>The frame-log sequence number of the basic.publish method frame.</summary>

@@ -1,17 +1,19 @@
 namespace AmqpConformance.FakeBroker;
 
-/// <summary>A double-ended queue in fixed-size chunks of <typeparamref name="T"/>: add at either end, take from the front,
-/// enumerate front to back. A queue's ready messages live in one, so holding a message costs no node object (a linked
-/// list's node per message was a sixth of what the broker allocated per stored 256 B message), and growing never copies
-/// what is held (one ring doubling as it grew allocated about twice what it held, the larger rings on the large-object
-/// heap, whose allocations bring on full collections). Not thread-safe: the broker uses it under the virtual host's lock.</summary>
-/// <remarks>The chunks in use form a ring of chunk references. A chunk emptied at the front is kept as a spare for the next
-/// chunk needed, up to <see cref="KeptSpares"/> of them, so a queue filled and drained in turn by up to that many chunks'
-/// worth allocates nothing once warm, and a queue that held many messages once lets go of the memory when it drains (the
-/// single ring it replaced never shrank).</remarks>
+/// <summary>A double-ended queue in fixed-size chunks of <typeparamref name="T"/>: add at either end, take from the
+/// front, enumerate front to back. A queue's ready messages live in one, so holding a message costs no node object (a
+/// linked list's node per message was a sixth of what the broker allocated per stored 256 B message), and growing never
+/// copies what is held (one ring doubling as it grew allocated about twice what it held, the larger rings on the
+/// large-object heap, whose allocations bring on full collections). Not thread-safe: the broker uses it under the
+/// virtual host's lock.</summary>
+/// <remarks>The chunks in use form a ring of chunk references. A chunk emptied at the front is kept as a spare for the
+/// next chunk needed, up to <see cref="KeptSpares"/> of them, so a queue filled and drained in turn by up to that many
+/// chunks' worth allocates nothing once warm, and a queue that held many messages once lets go of the memory when it
+/// drains (the single ring it replaced never shrank).</remarks>
 internal sealed class Deque<T>
 {
-    /// <summary>Items per chunk by default: 1,024 (24 KiB of 24-byte entries, under the large-object threshold).</summary>
+    /// <summary>Items per chunk by default: 1,024 (24 KiB of 24-byte entries, under the large-object
+    /// threshold).</summary>
     public const int DefaultChunkLength = 1024;
 
     /// <summary>The most emptied chunks kept for reuse.</summary>
@@ -22,8 +24,8 @@ internal sealed class Deque<T>
     private int _spareCount;
     private T[][] _ring = [];
     private int _firstChunk; // ring index of the chunk holding the first item
-    private int _chunks;     // chunks in use, from _firstChunk on
-    private int _head;       // index of the first item in its chunk
+    private int _chunks; // chunks in use, from _firstChunk on
+    private int _head; // index of the first item in its chunk
     private int _count;
 
     /// <summary>An empty deque whose chunks hold <paramref name="chunkLength"/> items each.</summary>
@@ -79,8 +81,10 @@ internal sealed class Deque<T>
         chunk[_head] = default!; // the deque does not keep what it gave away alive
         _head++;
         _count--;
-        if (_head == _chunkLength) ReleaseFirstChunk();
-        else if (_count == 0) _head = 0; // empty: start the chunk over rather than crawl along it
+        if (_head == _chunkLength)
+            ReleaseFirstChunk();
+        else if (_count == 0)
+            _head = 0; // empty: start the chunk over rather than crawl along it
         return true;
     }
 
@@ -90,7 +94,8 @@ internal sealed class Deque<T>
         for (int i = 0; i < _chunks; i++)
         {
             T[] chunk = _ring[(_firstChunk + i) % _ring.Length];
-            if (_spareCount == KeptSpares) break;
+            if (_spareCount == KeptSpares)
+                break;
             Array.Clear(chunk);
             _spares[_spareCount++] = chunk;
         }
@@ -106,7 +111,8 @@ internal sealed class Deque<T>
 
     private T[] NewChunk()
     {
-        if (_spareCount == 0) return new T[_chunkLength];
+        if (_spareCount == 0)
+            return new T[_chunkLength];
         T[] chunk = _spares[--_spareCount]!;
         _spares[_spareCount] = null;
         return chunk;
@@ -114,20 +120,23 @@ internal sealed class Deque<T>
 
     private void ReleaseFirstChunk()
     {
-        if (_spareCount < KeptSpares) _spares[_spareCount++] = _ring[_firstChunk]; // cleared slot by slot as its items were taken
+        if (_spareCount < KeptSpares)
+            _spares[_spareCount++] = _ring[_firstChunk]; // cleared slot by slot as its items were taken
         _ring[_firstChunk] = null!;
         _firstChunk = (_firstChunk + 1) % _ring.Length;
         _chunks--;
         _head = 0;
     }
 
-    /// <summary>Makes room in the ring for one more chunk (the ring holds only references: growing it copies 8 bytes per
-    /// chunk).</summary>
+    /// <summary>Makes room in the ring for one more chunk (the ring holds only references: growing it copies 8 bytes
+    /// per chunk).</summary>
     private void EnsureRingRoom()
     {
-        if (_chunks < _ring.Length) return;
+        if (_chunks < _ring.Length)
+            return;
         var grown = new T[Math.Max(4, _ring.Length * 2)][];
-        for (int i = 0; i < _chunks; i++) grown[i] = _ring[(_firstChunk + i) % _ring.Length];
+        for (int i = 0; i < _chunks; i++)
+            grown[i] = _ring[(_firstChunk + i) % _ring.Length];
         _ring = grown;
         _firstChunk = 0;
     }
@@ -143,7 +152,9 @@ internal sealed class Deque<T>
             get
             {
                 int at = deque._head + _index;
-                return deque._ring[(deque._firstChunk + at / deque._chunkLength) % deque._ring.Length][at % deque._chunkLength];
+                return deque._ring[(deque._firstChunk + at / deque._chunkLength) % deque._ring.Length][
+                    at % deque._chunkLength
+                ];
             }
         }
 

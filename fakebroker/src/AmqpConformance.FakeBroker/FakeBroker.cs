@@ -10,8 +10,9 @@ namespace AmqpConformance.FakeBroker;
 /// An in-process AMQP 0-9-1 broker for tests: real clients connect to it over loopback TCP, or a test hands it any
 /// <see cref="IDuplexPipe"/> through <see cref="Serve"/>. It validates frames like RabbitMQ 3.x (and, by default,
 /// reports more: <see cref="Strictness.Strict"/>), records every frame of every connection, and keeps queues, so
-/// messages round-trip to consumers. Ended connections are kept within <see cref="FakeBrokerOptions.Retention"/>'s budget
-/// (then only their <see cref="ConnectionSummary"/>), so a long-running broker does not grow with every connection.
+/// messages round-trip to consumers. Ended connections are kept within <see cref="FakeBrokerOptions.Retention"/>'s
+/// budget (then only their <see cref="ConnectionSummary"/>), so a long-running broker does not grow with every
+/// connection.
 /// </summary>
 /// <example>
 /// <code>
@@ -43,20 +44,25 @@ public sealed class FakeBroker : IAsyncDisposable
         options.Validate();
         Options = options;
         Logger = (options.LoggerFactory ?? NullLoggerFactory.Instance).CreateLogger(BrokerLog.Category);
-        foreach (var name in options.VirtualHosts) _virtualHosts[name] = new VirtualHost(name);
+        foreach (var name in options.VirtualHosts)
+            _virtualHosts[name] = new VirtualHost(name);
     }
 
     /// <summary>The options it runs with.</summary>
     public FakeBrokerOptions Options { get; }
 
-    /// <summary>The broker's logger (<see cref="BrokerLog"/>'s events), from <see cref="FakeBrokerOptions.LoggerFactory"/>.</summary>
+    /// <summary>The broker's logger (<see cref="BrokerLog"/>'s events), from
+    /// <see cref="FakeBrokerOptions.LoggerFactory"/>.</summary>
     internal ILogger Logger { get; }
 
     /// <summary>Starts a broker listening on <see cref="FakeBrokerOptions.Host"/>:<see cref="FakeBrokerOptions.Port"/>
     /// (port 0 picks a free one). Returns once it accepts connections.</summary>
     /// <exception cref="ArgumentException">Invalid options.</exception>
     /// <exception cref="SocketException">The address cannot be bound.</exception>
-    public static Task<FakeBroker> StartAsync(FakeBrokerOptions? options = null, CancellationToken cancellationToken = default)
+    public static Task<FakeBroker> StartAsync(
+        FakeBrokerOptions? options = null,
+        CancellationToken cancellationToken = default
+    )
     {
         cancellationToken.ThrowIfCancellationRequested();
         var broker = new FakeBroker(options ?? new FakeBrokerOptions());
@@ -78,22 +84,28 @@ public sealed class FakeBroker : IAsyncDisposable
         return Task.FromResult(broker);
     }
 
-    /// <summary>Creates a broker that does not listen: connections come only through <see cref="Serve"/>
-    /// (in-memory, writer-level tests). <see cref="Endpoint"/>, <see cref="Port"/> and <see cref="AmqpUri"/> throw.</summary>
-    public static FakeBroker CreateWithoutListener(FakeBrokerOptions? options = null) => new(options ?? new FakeBrokerOptions());
+    /// <summary>Creates a broker that does not listen: connections come only through <see cref="Serve"/> (in-memory,
+    /// writer-level tests). <see cref="Endpoint"/>, <see cref="Port"/> and <see cref="AmqpUri"/> throw.</summary>
+    public static FakeBroker CreateWithoutListener(FakeBrokerOptions? options = null) =>
+        new(options ?? new FakeBrokerOptions());
 
     /// <summary>The address it listens on.</summary>
     /// <exception cref="InvalidOperationException">The broker was created without a listener.</exception>
     public IPEndPoint Endpoint
     {
-        get => field ?? throw new InvalidOperationException("This broker does not listen on TCP (created with CreateWithoutListener).");
+        get =>
+            field
+            ?? throw new InvalidOperationException(
+                "This broker does not listen on TCP (created with CreateWithoutListener)."
+            );
         private set;
     }
 
     /// <summary>The TCP port it listens on.</summary>
     public int Port => Endpoint.Port;
 
-    /// <summary>An amqp:// URI for clients: the first configured user (guest if present), the endpoint, vhost "/".</summary>
+    /// <summary>An amqp:// URI for clients: the first configured user (guest if present), the endpoint, vhost
+    /// "/".</summary>
     public string AmqpUri
     {
         get
@@ -101,7 +113,10 @@ public sealed class FakeBroker : IAsyncDisposable
             var (user, password) = Options.Users.ContainsKey("guest")
                 ? ("guest", Options.Users["guest"])
                 : Options.Users.Select(u => (u.Key, u.Value)).FirstOrDefault();
-            string host = Endpoint.Address.AddressFamily == AddressFamily.InterNetworkV6 ? $"[{Endpoint.Address}]" : Endpoint.Address.ToString();
+            string host =
+                Endpoint.Address.AddressFamily == AddressFamily.InterNetworkV6
+                    ? $"[{Endpoint.Address}]"
+                    : Endpoint.Address.ToString();
             return $"amqp://{Uri.EscapeDataString(user ?? "")}:{Uri.EscapeDataString(password ?? "")}@{host}:{Endpoint.Port}/";
         }
     }
@@ -110,38 +125,66 @@ public sealed class FakeBroker : IAsyncDisposable
     /// <see cref="FakeBrokerOptions.Retention"/> still keeps (by default the last 100 to end, within 64 MiB of frame
     /// logs). A connection's arrival index is <c>Id - 1</c>; use <see cref="AcceptedConnections"/> to count them all
     /// and <see cref="ConnectionSummaries"/> for those evicted.</summary>
-    public IReadOnlyList<BrokerConnection> Connections { get { lock (_gate) return [.. _connections]; } }
+    public IReadOnlyList<BrokerConnection> Connections
+    {
+        get
+        {
+            lock (_gate)
+                return [.. _connections];
+        }
+    }
 
-    /// <summary>How many connections it has served (open, ended, evicted): the arrival index the next one will get.</summary>
+    /// <summary>How many connections it has served (open, ended, evicted): the arrival index the next one will
+    /// get.</summary>
     public long AcceptedConnections => Interlocked.Read(ref _nextId);
 
     /// <summary>How many ended connections were evicted under <see cref="FakeBrokerOptions.Retention"/> (their
     /// <see cref="BrokerConnection"/> is no longer in <see cref="Connections"/>; their summary may be).</summary>
-    public long EvictedConnections { get { lock (_gate) return _evicted; } }
+    public long EvictedConnections
+    {
+        get
+        {
+            lock (_gate)
+                return _evicted;
+        }
+    }
 
     /// <summary>A summary of each ended connection, oldest-ended first: the newest
-    /// <see cref="ConnectionRetention.MaxSummaries"/> (10,000 by default), whether or not the connection itself is still
-    /// retained. A connection's summary is here before its <see cref="BrokerConnection.Completion"/> completes.</summary>
-    public IReadOnlyList<ConnectionSummary> ConnectionSummaries { get { lock (_gate) return [.. _summaries]; } }
+    /// <see cref="ConnectionRetention.MaxSummaries"/> (10,000 by default), whether or not the connection itself is
+    /// still retained. A connection's summary is here before its <see cref="BrokerConnection.Completion"/>
+    /// completes.</summary>
+    public IReadOnlyList<ConnectionSummary> ConnectionSummaries
+    {
+        get
+        {
+            lock (_gate)
+                return [.. _summaries];
+        }
+    }
 
-    /// <summary>The connection with <paramref name="id"/> (1-based, in arrival order) while the broker holds it; null when
-    /// it has not arrived or was evicted.</summary>
+    /// <summary>The connection with <paramref name="id"/> (1-based, in arrival order) while the broker holds it; null
+    /// when it has not arrived or was evicted.</summary>
     public BrokerConnection? FindConnection(long id)
     {
-        lock (_gate) return FindLocked(id);
+        lock (_gate)
+            return FindLocked(id);
     }
 
     private BrokerConnection? FindLocked(long id)
     {
         // Ids are handed out in arrival order, so the list is sorted by id.
-        int lo = 0, hi = _connections.Count - 1;
+        int lo = 0,
+            hi = _connections.Count - 1;
         while (lo <= hi)
         {
             int mid = (lo + hi) >>> 1;
             long at = _connections[mid].Id;
-            if (at == id) return _connections[mid];
-            if (at < id) lo = mid + 1;
-            else hi = mid - 1;
+            if (at == id)
+                return _connections[mid];
+            if (at < id)
+                lo = mid + 1;
+            else
+                hi = mid - 1;
         }
         return null;
     }
@@ -164,14 +207,21 @@ public sealed class FakeBroker : IAsyncDisposable
         {
             if (index < Interlocked.Read(ref _nextId))
             {
-                return FindLocked(index + 1L) is { } arrived ? Task.FromResult(arrived)
-                    : Task.FromException<BrokerConnection>(new InvalidOperationException(
-                        $"Connection {index + 1} (index {index}) ended and was evicted under FakeBrokerOptions.Retention; " +
-                        "its summary may still be in FakeBroker.ConnectionSummaries."));
+                return FindLocked(index + 1L) is { } arrived
+                    ? Task.FromResult(arrived)
+                    : Task.FromException<BrokerConnection>(
+                        new InvalidOperationException(
+                            $"Connection {index + 1} (index {index}) ended and was evicted under FakeBrokerOptions.Retention; "
+                                + "its summary may still be in FakeBroker.ConnectionSummaries."
+                        )
+                    );
             }
-            if (Volatile.Read(ref _disposed) != 0) return Task.FromCanceled<BrokerConnection>(new CancellationToken(canceled: true));
+            if (Volatile.Read(ref _disposed) != 0)
+                return Task.FromCanceled<BrokerConnection>(new CancellationToken(canceled: true));
             if (!_waiters.TryGetValue(index, out waiter))
-                _waiters[index] = waiter = new TaskCompletionSource<BrokerConnection>(TaskCreationOptions.RunContinuationsAsynchronously);
+                _waiters[index] = waiter = new TaskCompletionSource<BrokerConnection>(
+                    TaskCreationOptions.RunContinuationsAsynchronously
+                );
         }
         return waiter.Task.WaitAsync(cancellationToken);
     }
@@ -179,8 +229,9 @@ public sealed class FakeBroker : IAsyncDisposable
     /// <summary>
     /// Serves one AMQP connection over <paramref name="transport"/> exactly as a TCP connection is served:
     /// <see cref="IDuplexPipe.Input"/> carries the client's bytes, <see cref="IDuplexPipe.Output"/> the broker's.
-    /// Returns at once; the connection runs in the background until it ends (see <see cref="BrokerConnection.Completion"/>).
-    /// The connection owns both pipe ends from now on and completes them when it ends.
+    /// Returns at once; the connection runs in the background until it ends (see
+    /// <see cref="BrokerConnection.Completion"/>). The connection owns both pipe ends from now on and completes them
+    /// when it ends.
     /// </summary>
     /// <exception cref="ObjectDisposedException">The broker was disposed.</exception>
     public BrokerConnection Serve(IDuplexPipe transport)
@@ -202,15 +253,22 @@ public sealed class FakeBroker : IAsyncDisposable
             _waiters.Remove((int)(id - 1), out waiter);
         }
         BrokerLog.ConnectionAccepted(Logger, connection.Id, remote);
-        try { ConnectionAccepted?.Invoke(connection); }
-        catch (Exception e) { BrokerLog.AcceptedHandlerFailed(Logger, connection.Id, e); } // a test's handler cannot break the broker
+        try
+        {
+            ConnectionAccepted?.Invoke(connection);
+        }
+        catch (Exception e)
+        {
+            BrokerLog.AcceptedHandlerFailed(Logger, connection.Id, e);
+        } // a test's handler cannot break the broker
         waiter?.TrySetResult(connection);
         _ = Task.Run(connection.RunAsync);
         return connection;
     }
 
-    /// <summary>Called by a connection as it ends, before its <see cref="BrokerConnection.Completion"/> completes: records
-    /// its summary and evicts the oldest-ended connections beyond <see cref="FakeBrokerOptions.Retention"/>.</summary>
+    /// <summary>Called by a connection as it ends, before its <see cref="BrokerConnection.Completion"/> completes:
+    /// records its summary and evicts the oldest-ended connections beyond
+    /// <see cref="FakeBrokerOptions.Retention"/>.</summary>
     internal void OnConnectionEnded(BrokerConnection connection)
     {
         ConnectionSummary summary = ConnectionSummary.Of(connection, DateTimeOffset.UtcNow);
@@ -220,13 +278,18 @@ public sealed class FakeBroker : IAsyncDisposable
             if (retention.MaxSummaries > 0)
             {
                 _summaries.Enqueue(summary);
-                while (_summaries.Count > retention.MaxSummaries) _summaries.Dequeue();
+                while (_summaries.Count > retention.MaxSummaries)
+                    _summaries.Dequeue();
             }
             _ended.Enqueue((connection, summary.EstimatedBytes));
             _endedBytes += summary.EstimatedBytes;
-            while (_ended.Count > 0
-                && (_ended.Count > retention.MaxEndedConnections
-                    || (_ended.Count > 1 && _endedBytes > retention.MaxEndedLogBytes)))
+            while (
+                _ended.Count > 0
+                && (
+                    _ended.Count > retention.MaxEndedConnections
+                    || (_ended.Count > 1 && _endedBytes > retention.MaxEndedLogBytes)
+                )
+            )
             {
                 var (oldest, bytes) = _ended.Dequeue();
                 _endedBytes -= bytes;
@@ -241,8 +304,7 @@ public sealed class FakeBroker : IAsyncDisposable
         FindVirtualHost(virtualHost)?.FindQueue(name);
 
     /// <summary>The queues of a virtual host (empty when it does not exist).</summary>
-    public IReadOnlyList<BrokerQueue> Queues(string virtualHost = "/") =>
-        FindVirtualHost(virtualHost)?.Queues() ?? [];
+    public IReadOnlyList<BrokerQueue> Queues(string virtualHost = "/") => FindVirtualHost(virtualHost)?.Queues() ?? [];
 
     internal VirtualHost? FindVirtualHost(string name) => _virtualHosts.GetValueOrDefault(name);
 
@@ -287,16 +349,25 @@ public sealed class FakeBroker : IAsyncDisposable
     /// <see cref="FakeBrokerOptions.CloseTimeout"/>), and returns once every connection loop has ended.</summary>
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
         _stopping.Cancel();
         _listener?.Dispose();
-        try { await _acceptLoop.ConfigureAwait(false); }
-        catch (Exception) { /* the loop ends either way */ }
+        try
+        {
+            await _acceptLoop.ConfigureAwait(false);
+        }
+        catch (Exception)
+        { /* the loop ends either way */
+        }
 
         var connections = Connections;
         BrokerLog.Stopping(Logger, connections.Count(c => !c.Completion.IsCompleted));
         foreach (var connection in connections)
-            _ = connection.CloseAsync(ReplyCodes.ConnectionForced, "CONNECTION_FORCED - broker forced connection closure with reason 'shutdown'");
+            _ = connection.CloseAsync(
+                ReplyCodes.ConnectionForced,
+                "CONNECTION_FORCED - broker forced connection closure with reason 'shutdown'"
+            );
         var all = Task.WhenAll(connections.Select(c => c.Completion));
         try
         {
@@ -304,8 +375,13 @@ public sealed class FakeBroker : IAsyncDisposable
         }
         catch (TimeoutException)
         {
-            BrokerLog.CloseAborted(Logger, connections.Count(c => !c.Completion.IsCompleted), Options.CloseTimeout + TimeSpan.FromSeconds(2));
-            foreach (var connection in connections) connection.Abort();
+            BrokerLog.CloseAborted(
+                Logger,
+                connections.Count(c => !c.Completion.IsCompleted),
+                Options.CloseTimeout + TimeSpan.FromSeconds(2)
+            );
+            foreach (var connection in connections)
+                connection.Abort();
             await all.ConfigureAwait(false); // Completion never faults, and aborted loops end promptly
         }
         TaskCompletionSource<BrokerConnection>[] waiters;
@@ -314,7 +390,8 @@ public sealed class FakeBroker : IAsyncDisposable
             waiters = [.. _waiters.Values];
             _waiters.Clear();
         }
-        foreach (var waiter in waiters) waiter.TrySetCanceled();
+        foreach (var waiter in waiters)
+            waiter.TrySetCanceled();
         _stopping.Dispose();
     }
 }

@@ -1,6 +1,6 @@
 using System.Net;
-using Microsoft.Extensions.Logging;
 using AmqpConformance.Protocol.Recording;
+using Microsoft.Extensions.Logging;
 
 namespace AmqpConformance.FakeBroker;
 
@@ -32,7 +32,8 @@ public sealed record FakeBrokerOptions
     /// <summary>The virtual hosts connection.open may name (default "/").</summary>
     public IReadOnlyList<string> VirtualHosts { get; init; } = ["/"];
 
-    /// <summary>Whether to report, without closing, what RabbitMQ lets through (default <see cref="Strictness.Strict"/>).</summary>
+    /// <summary>Whether to report, without closing, what RabbitMQ lets through (default
+    /// <see cref="Strictness.Strict"/>).</summary>
     public Strictness Strictness { get; init; } = Strictness.Strict;
 
     /// <summary>What each connection's <see cref="FrameLog"/> keeps.</summary>
@@ -42,8 +43,8 @@ public sealed record FakeBrokerOptions
     /// claiming gigabytes is refused (501) from its header alone. Default 128 MiB.</summary>
     public long MaxPayloadWhenUnlimited { get; init; } = 128L * 1024 * 1024;
 
-    /// <summary>Entries added to (or replacing) the server properties of connection.start. Values are converted
-    /// with <c>FieldValue.FromObject</c>. The capabilities table and product are always sent unless replaced here.</summary>
+    /// <summary>Entries added to (or replacing) the server properties of connection.start. Values are converted with
+    /// <c>FieldValue.FromObject</c>. The capabilities table and product are always sent unless replaced here.</summary>
     public IReadOnlyDictionary<string, object?> ServerProperties { get; init; } = new Dictionary<string, object?>();
 
     /// <summary>How long the broker waits for connection.close-ok after sending connection.close before it
@@ -60,44 +61,60 @@ public sealed record FakeBrokerOptions
     /// Turn off for long standalone runs; queues keep their messages either way.</summary>
     public bool KeepPublished { get; init; } = true;
 
-    /// <summary>When on (default), publisher confirms due at the end of one read batch go out as a single
-    /// basic.ack with multiple=true when several are due, as RabbitMQ does under load; otherwise one ack per publish.</summary>
+    /// <summary>When on (default), publisher confirms due at the end of one read batch go out as a single basic.ack
+    /// with multiple=true when several are due, as RabbitMQ does under load; otherwise one ack per publish.</summary>
     public bool CoalesceConfirms { get; init; } = true;
 
-    /// <summary>The clock heartbeats run on: when one is due, and when a silent client has missed two intervals (default
-    /// <see cref="TimeProvider.System"/>). Tests pass a fake one to drive heartbeats without waiting.</summary>
+    /// <summary>The clock heartbeats run on: when one is due, and when a silent client has missed two intervals
+    /// (default <see cref="TimeProvider.System"/>). Tests pass a fake one to drive heartbeats without
+    /// waiting.</summary>
     public TimeProvider HeartbeatClock { get; init; } = TimeProvider.System;
 
-    /// <summary>How much of the connections that ended the broker keeps: by default the last 100 to end with their frame
-    /// logs (within 64 MiB of estimated log memory), then a summary each for the last 10,000, then counters only
+    /// <summary>How much of the connections that ended the broker keeps: by default the last 100 to end with their
+    /// frame logs (within 64 MiB of estimated log memory), then a summary each for the last 10,000, then counters only
     /// (<see cref="ConnectionRetention"/>). <see cref="ConnectionRetention.Unlimited"/> keeps everything.</summary>
     public ConnectionRetention Retention { get; init; } = ConnectionRetention.Default;
 
-    /// <summary>Where the broker logs (category <c>AmqpConformance.FakeBroker</c>): each connection accepted and closed at
-    /// Information, a violation that closed a channel or the connection at Warning, its own failures at Error, findings
-    /// reported without closing at Debug; never a line per frame at Information. Null (the default) logs nothing
-    /// (<c>NullLoggerFactory</c>). The broker never disposes the factory. Logging runs on the connection's own threads,
-    /// so a provider that blocks (a console whose reader stopped reading) would stall the connection: give it a
-    /// non-blocking one.</summary>
+    /// <summary>Where the broker logs (category <c>AmqpConformance.FakeBroker</c>): each connection accepted and closed
+    /// at Information, a violation that closed a channel or the connection at Warning, its own failures at Error,
+    /// findings reported without closing at Debug; never a line per frame at Information. Null (the default) logs
+    /// nothing (<c>NullLoggerFactory</c>). The broker never disposes the factory. Logging runs on the connection's own
+    /// threads, so a provider that blocks (a console whose reader stopped reading) would stall the connection: give it
+    /// a non-blocking one.</summary>
     public ILoggerFactory? LoggerFactory { get; init; }
 
     /// <summary>Checks the options; throws <see cref="ArgumentException"/> naming the bad one.</summary>
     public void Validate()
     {
         ArgumentNullException.ThrowIfNull(Host, nameof(Host));
-        if (Port is < 0 or > 65535) throw new ArgumentException($"Port {Port} is not a TCP port (0-65535).", nameof(Port));
-        if (FrameMax != 0 && FrameMax < 4096) throw new ArgumentException($"FrameMax {FrameMax} is below the AMQP minimum 4096 (use 0 for unlimited).", nameof(FrameMax));
-        if (FrameMax < 0) throw new ArgumentException("FrameMax cannot be negative.", nameof(FrameMax));
-        if (MaxPayloadWhenUnlimited < 4096) throw new ArgumentException("MaxPayloadWhenUnlimited must be at least 4096.", nameof(MaxPayloadWhenUnlimited));
+        if (Port is < 0 or > 65535)
+            throw new ArgumentException($"Port {Port} is not a TCP port (0-65535).", nameof(Port));
+        if (FrameMax != 0 && FrameMax < 4096)
+            throw new ArgumentException(
+                $"FrameMax {FrameMax} is below the AMQP minimum 4096 (use 0 for unlimited).",
+                nameof(FrameMax)
+            );
+        if (FrameMax < 0)
+            throw new ArgumentException("FrameMax cannot be negative.", nameof(FrameMax));
+        if (MaxPayloadWhenUnlimited < 4096)
+            throw new ArgumentException(
+                "MaxPayloadWhenUnlimited must be at least 4096.",
+                nameof(MaxPayloadWhenUnlimited)
+            );
         ArgumentNullException.ThrowIfNull(Users, nameof(Users));
         ArgumentNullException.ThrowIfNull(VirtualHosts, nameof(VirtualHosts));
-        if (VirtualHosts.Count == 0) throw new ArgumentException("At least one virtual host is needed.", nameof(VirtualHosts));
+        if (VirtualHosts.Count == 0)
+            throw new ArgumentException("At least one virtual host is needed.", nameof(VirtualHosts));
         ArgumentNullException.ThrowIfNull(FrameLog, nameof(FrameLog));
         ArgumentNullException.ThrowIfNull(Retention, nameof(Retention));
         ArgumentNullException.ThrowIfNull(HeartbeatClock, nameof(HeartbeatClock));
         ArgumentNullException.ThrowIfNull(ServerProperties, nameof(ServerProperties));
         if (HandshakeTimeout <= TimeSpan.Zero && HandshakeTimeout != Timeout.InfiniteTimeSpan)
-            throw new ArgumentException("HandshakeTimeout must be positive (or Timeout.InfiniteTimeSpan).", nameof(HandshakeTimeout));
-        if (CloseTimeout < TimeSpan.Zero) throw new ArgumentException("CloseTimeout cannot be negative.", nameof(CloseTimeout));
+            throw new ArgumentException(
+                "HandshakeTimeout must be positive (or Timeout.InfiniteTimeSpan).",
+                nameof(HandshakeTimeout)
+            );
+        if (CloseTimeout < TimeSpan.Zero)
+            throw new ArgumentException("CloseTimeout cannot be negative.", nameof(CloseTimeout));
     }
 }

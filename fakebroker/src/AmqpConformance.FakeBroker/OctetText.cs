@@ -23,11 +23,14 @@ internal static class OctetText
     /// <summary>Describes <paramref name="shown"/>, the first bytes of <paramref name="total"/>.</summary>
     public static string Describe(ReadOnlySpan<byte> shown, long total)
     {
-        if (shown.Length > MaxShown) shown = shown[..MaxShown];
-        if (total == 0) return "no octets";
-        string prefix = shown.Length >= total
-            ? $"all {total.ToString(CultureInfo.InvariantCulture)} octets = "
-            : $"first {shown.Length.ToString(CultureInfo.InvariantCulture)} of {total.ToString(CultureInfo.InvariantCulture)} octets = ";
+        if (shown.Length > MaxShown)
+            shown = shown[..MaxShown];
+        if (total == 0)
+            return "no octets";
+        string prefix =
+            shown.Length >= total
+                ? $"all {total.ToString(CultureInfo.InvariantCulture)} octets = "
+                : $"first {shown.Length.ToString(CultureInfo.InvariantCulture)} of {total.ToString(CultureInfo.InvariantCulture)} octets = ";
         return prefix + Hex(shown);
     }
 
@@ -37,20 +40,24 @@ internal static class OctetText
         var sb = new StringBuilder(bytes.Length * 3);
         for (int i = 0; i < bytes.Length; i++)
         {
-            if (i > 0) sb.Append(' ');
+            if (i > 0)
+                sb.Append(' ');
             sb.Append(bytes[i].ToString("x2", CultureInfo.InvariantCulture));
         }
         return sb.ToString();
     }
 
-    /// <summary>Bytes that may be text (a protocol header): printable ASCII in quotes, the rest as \xNN, then the hex.</summary>
+    /// <summary>Bytes that may be text (a protocol header): printable ASCII in quotes, the rest as \xNN, then the
+    /// hex.</summary>
     public static string Quoted(ReadOnlySpan<byte> bytes)
     {
         var sb = new StringBuilder("\"");
         foreach (byte b in bytes)
         {
-            if (b is >= 0x20 and < 0x7f && b != (byte)'"' && b != (byte)'\\') sb.Append((char)b);
-            else sb.Append(CultureInfo.InvariantCulture, $"\\x{b:x2}");
+            if (b is >= 0x20 and < 0x7f && b != (byte)'"' && b != (byte)'\\')
+                sb.Append((char)b);
+            else
+                sb.Append(CultureInfo.InvariantCulture, $"\\x{b:x2}");
         }
         return sb.Append("\" (").Append(Hex(bytes)).Append(')').ToString();
     }

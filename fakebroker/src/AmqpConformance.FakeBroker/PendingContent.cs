@@ -3,9 +3,10 @@ using AmqpConformance.Protocol;
 
 namespace AmqpConformance.FakeBroker;
 
-/// <summary>A content-bearing command being assembled on one channel: its method, then its header, then its
-/// body frames until the declared body size is reached (RabbitMQ's command assembler, as a class). A channel reuses its
-/// instance for the next command once one completed (<see cref="Start"/>), so assembling a message allocates nothing here.</summary>
+/// <summary>A content-bearing command being assembled on one channel: its method, then its header, then its body frames
+/// until the declared body size is reached (RabbitMQ's command assembler, as a class). A channel reuses its instance
+/// for the next command once one completed (<see cref="Start"/>), so assembling a message allocates nothing
+/// here.</summary>
 internal sealed class PendingContent
 {
     private byte[]? _body;
@@ -17,7 +18,8 @@ internal sealed class PendingContent
     private ReadOnlySequence<byte> _borrowed;
     private bool _isBorrowed;
 
-    /// <summary>Starts assembling a new command: everything of the previous one is forgotten (its body was taken).</summary>
+    /// <summary>Starts assembling a new command: everything of the previous one is forgotten (its body was
+    /// taken).</summary>
     public PendingContent Start(BasicPublish method, long methodSequence)
     {
         Method = method;
@@ -69,14 +71,20 @@ internal sealed class PendingContent
         DeclaredSize = (long)Math.Min(header.BodySize, long.MaxValue);
     }
 
-    /// <summary>Takes the first body frame's payload as the whole body, without copying it, when it is exactly the declared
-    /// size and small enough for a <see cref="BodySlab"/> (the usual small message: one body frame); returns false, taking
-    /// nothing, otherwise (then <see cref="Append"/> it). The payload stays in the receive buffer, so the caller must
-    /// complete the content and call <see cref="TakeBody"/> before it handles the next frame: an unroutable message is
-    /// then never copied, and a stored one is copied once, into its slab.</summary>
+    /// <summary>Takes the first body frame's payload as the whole body, without copying it, when it is exactly the
+    /// declared size and small enough for a <see cref="BodySlab"/> (the usual small message: one body frame); returns
+    /// false, taking nothing, otherwise (then <see cref="Append"/> it). The payload stays in the receive buffer, so the
+    /// caller must complete the content and call <see cref="TakeBody"/> before it handles the next frame: an unroutable
+    /// message is then never copied, and a stored one is copied once, into its slab.</summary>
     public bool TryTakeWhole(in ReadOnlySequence<byte> fragment)
     {
-        if (Received != 0 || Header is null || fragment.Length != DeclaredSize || DeclaredSize is 0 or > BodySlab.MaxBodyLength) return false;
+        if (
+            Received != 0
+            || Header is null
+            || fragment.Length != DeclaredSize
+            || DeclaredSize is 0 or > BodySlab.MaxBodyLength
+        )
+            return false;
         _borrowed = fragment;
         _isBorrowed = true;
         Received = fragment.Length;
@@ -104,7 +112,8 @@ internal sealed class PendingContent
     [System.Diagnostics.CodeAnalysis.MemberNotNull(nameof(_body))]
     private void EnsureCapacity(int needed)
     {
-        if (_body is not null && _body.Length >= needed) return;
+        if (_body is not null && _body.Length >= needed)
+            return;
         if (_body is null && BodyPool.Pools(DeclaredSize))
         {
             _body = BodyPool.Shared.Rent((int)DeclaredSize);
@@ -123,7 +132,8 @@ internal sealed class PendingContent
         _body = grown;
     }
 
-    /// <summary>Bodies up to this size get their whole buffer on the first body frame (one rent, no regrowth).</summary>
+    /// <summary>Bodies up to this size get their whole buffer on the first body frame (one rent, no
+    /// regrowth).</summary>
     private const long WholeBodyRentLimit = 4 * 1024 * 1024;
 
     /// <summary>Ends assembly. With <paramref name="keep"/>, returns the body as memory the caller owns from now on;
@@ -131,9 +141,9 @@ internal sealed class PendingContent
     /// mandatory, not kept). A kept body whose buffer came from <see cref="BodyPool"/> comes with
     /// <paramref name="storage"/> when the caller says it can track it (<paramref name="poolable"/>: the message only
     /// goes to queues, see <see cref="PooledBody"/>), and is then a slice of that buffer; otherwise a small body (up to
-    /// <see cref="BodySlab.MaxBodyLength"/>) is copied into <paramref name="slab"/>, a larger one is the buffer itself when
-    /// it fits exactly, else an exact-size copy (and the buffer goes back to its pool), and <paramref name="storage"/> is
-    /// null: the memory is the message's for good.</summary>
+    /// <see cref="BodySlab.MaxBodyLength"/>) is copied into <paramref name="slab"/>, a larger one is the buffer itself
+    /// when it fits exactly, else an exact-size copy (and the buffer goes back to its pool), and
+    /// <paramref name="storage"/> is null: the memory is the message's for good.</summary>
     public ReadOnlyMemory<byte> TakeBody(bool keep, bool poolable, BodySlab? slab, out PooledBody? storage)
     {
         storage = null;
@@ -142,14 +152,16 @@ internal sealed class PendingContent
             var borrowed = _borrowed;
             _borrowed = default;
             _isBorrowed = false;
-            if (!keep) return ReadOnlyMemory<byte>.Empty;
+            if (!keep)
+                return ReadOnlyMemory<byte>.Empty;
             return slab is not null ? slab.Keep(borrowed) : borrowed.ToArray();
         }
         byte[]? body = _body;
         bool fromBodyPool = _bodyFromBodyPool;
         _body = null;
         _bodyFromBodyPool = false;
-        if (body is null) return ReadOnlyMemory<byte>.Empty;
+        if (body is null)
+            return ReadOnlyMemory<byte>.Empty;
         if (keep && fromBodyPool && poolable)
         {
             storage = new PooledBody(body, BodyPool.Shared);
@@ -170,8 +182,10 @@ internal sealed class PendingContent
             body.AsSpan(0, _written).CopyTo(copy);
             result = copy;
         }
-        if (fromBodyPool) BodyPool.Shared.Return(body);
-        else ArrayPool<byte>.Shared.Return(body);
+        if (fromBodyPool)
+            BodyPool.Shared.Return(body);
+        else
+            ArrayPool<byte>.Shared.Return(body);
         return result;
     }
 }

@@ -7,12 +7,12 @@ namespace AmqpConformance.FakeBroker;
 /// message never left the broker's hands. It <em>escapes</em> (and then simply stays the message's, for the garbage
 /// collector to take when nothing refers to it) as soon as anything outside the queues could read it: a delivery to a
 /// consumer or through basic.get (the send loop and the client read it; an unacked delivery can come back),
-/// <see cref="BrokerQueue.ReadyMessages"/> (the caller holds the messages), <see cref="BrokerConnection.Published"/> (such
-/// messages get no pooled body at all), or a basic.return (likewise). So a <see cref="DeliveredMessage"/> anybody was
-/// handed keeps valid bytes for as long as they hold it.
+/// <see cref="BrokerQueue.ReadyMessages"/> (the caller holds the messages), <see cref="BrokerConnection.Published"/>
+/// (such messages get no pooled body at all), or a basic.return (likewise). So a <see cref="DeliveredMessage"/> anybody
+/// was handed keeps valid bytes for as long as they hold it.
 /// </summary>
-/// <remarks>All members are called under the virtual host's <see cref="VirtualHost.Gate"/>, which also guards every queue
-/// and every way out of one, so escaping and releasing cannot race.</remarks>
+/// <remarks>All members are called under the virtual host's <see cref="VirtualHost.Gate"/>, which also guards every
+/// queue and every way out of one, so escaping and releasing cannot race.</remarks>
 internal sealed class PooledBody
 {
     private byte[]? _array;
@@ -38,10 +38,12 @@ internal sealed class PooledBody
     /// <summary>Somebody outside the queues may read the body: the array stays the message's for good.</summary>
     public void Escape() => _escaped = true;
 
-    /// <summary>A holder dropped the message unread; the last one to do so returns the array, unless it escaped.</summary>
+    /// <summary>A holder dropped the message unread; the last one to do so returns the array, unless it
+    /// escaped.</summary>
     public void Release()
     {
-        if (--_holders > 0 || _escaped || _array is null) return;
+        if (--_holders > 0 || _escaped || _array is null)
+            return;
         byte[] array = _array;
         _array = null;
         Pool.Return(array);

@@ -4,8 +4,16 @@ namespace AmqpConformance.FakeBroker;
 /// under <see cref="Rule"/>, and closes the connection (or only the channel, when <see cref="ChannelOnly"/>).</summary>
 internal sealed class ProtocolViolationException : Exception
 {
-    public ProtocolViolationException(ushort replyCode, string rule, string explanation, ushort? classId = null, ushort? methodId = null,
-        bool channelOnly = false, bool lostSync = false, bool closeSocketOnly = false)
+    public ProtocolViolationException(
+        ushort replyCode,
+        string rule,
+        string explanation,
+        ushort? classId = null,
+        ushort? methodId = null,
+        bool channelOnly = false,
+        bool lostSync = false,
+        bool closeSocketOnly = false
+    )
         : base(ReplyCodes.NameOf(replyCode) + " - " + explanation)
     {
         ReplyCode = replyCode;

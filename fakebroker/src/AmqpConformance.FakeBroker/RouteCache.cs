@@ -21,15 +21,28 @@ internal sealed class RouteCache
     private IReadOnlyList<BrokerQueue> _queues = [];
 
     /// <summary>What <see cref="VirtualHost.Route"/> answers for these arguments (and throws what it throws); from the
-    /// cache when the same exchange, routing key and headers objects were routed last on an unchanged topology.</summary>
+    /// cache when the same exchange, routing key and headers objects were routed last on an unchanged
+    /// topology.</summary>
     public IReadOnlyList<BrokerQueue> Route(VirtualHost host, string exchange, string routingKey, FieldTable? headers)
     {
         long version = host.TopologyVersion;
-        if (version == _version && ReferenceEquals(host, _host) && ReferenceEquals(exchange, _exchange)
-            && ReferenceEquals(routingKey, _routingKey) && ReferenceEquals(headers, _headers))
+        if (
+            version == _version
+            && ReferenceEquals(host, _host)
+            && ReferenceEquals(exchange, _exchange)
+            && ReferenceEquals(routingKey, _routingKey)
+            && ReferenceEquals(headers, _headers)
+        )
             return _queues;
         var queues = host.Route(exchange, routingKey, headers);
-        (_host, _exchange, _routingKey, _headers, _version, _queues) = (host, exchange, routingKey, headers, version, queues);
+        (_host, _exchange, _routingKey, _headers, _version, _queues) = (
+            host,
+            exchange,
+            routingKey,
+            headers,
+            version,
+            queues
+        );
         return queues;
     }
 }

@@ -11,16 +11,20 @@ internal static class TopicMatcher
     {
         while (true)
         {
-            if (p == pattern.Length) return w == words.Length;
+            if (p == pattern.Length)
+                return w == words.Length;
             if (pattern[p] == "#")
             {
                 // '#' swallows zero or more words: try each split point.
                 for (int skip = w; skip <= words.Length; skip++)
-                    if (Match(pattern, p + 1, words, skip)) return true;
+                    if (Match(pattern, p + 1, words, skip))
+                        return true;
                 return false;
             }
-            if (w == words.Length) return false;
-            if (pattern[p] != "*" && !string.Equals(pattern[p], words[w], StringComparison.Ordinal)) return false;
+            if (w == words.Length)
+                return false;
+            if (pattern[p] != "*" && !string.Equals(pattern[p], words[w], StringComparison.Ordinal))
+                return false;
             p++;
             w++;
         }

@@ -11,11 +11,13 @@ internal static class BdnEntryPoint
 {
     public static int Run(string[] args)
     {
-        var config = DefaultConfig.Instance
-            .AddColumn(PublishesPerSecondColumn.Instance)
+        var config = DefaultConfig
+            .Instance.AddColumn(PublishesPerSecondColumn.Instance)
             .WithOptions(ConfigOptions.JoinSummary)
             .WithArtifactsPath(Path.Combine(AppContext.BaseDirectory, "BenchmarkDotNet.Artifacts"));
-        var summaries = BenchmarkSwitcher.FromTypes([typeof(SmallBodyWriterBenchmarks), typeof(LargeBodyWriterBenchmarks)]).Run(args, config);
+        var summaries = BenchmarkSwitcher
+            .FromTypes([typeof(SmallBodyWriterBenchmarks), typeof(LargeBodyWriterBenchmarks)])
+            .Run(args, config);
         return summaries.Any(s => s.HasCriticalValidationErrors || s.Reports.Any(r => !r.Success)) ? 1 : 0;
     }
 }

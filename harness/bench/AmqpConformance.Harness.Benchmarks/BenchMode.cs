@@ -1,10 +1,11 @@
 using System.Buffers;
-using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.Harness.Benchmarks;
 
-/// <summary>One way of getting publishes onto the sink: a reference writer, or the raw pre-serialized baseline.</summary>
+/// <summary>One way of getting publishes onto the sink: a reference writer, or the raw pre-serialized
+/// baseline.</summary>
 internal sealed record BenchMode(string Name, FrameWriterFactory? Factory)
 {
     /// <summary>The frame_max every benchmark negotiates: 131072, RabbitMQ's default.</summary>
@@ -13,14 +14,23 @@ internal sealed record BenchMode(string Name, FrameWriterFactory? Factory)
     public static readonly BenchMode Raw = new("Raw", null);
 
     public static IReadOnlyList<BenchMode> All { get; } =
-        [new("Background", WriterModes.Background), new("Inline", WriterModes.Inline), new("Coalescing", WriterModes.Coalescing), Raw];
+    [
+        new("Background", WriterModes.Background),
+        new("Inline", WriterModes.Inline),
+        new("Coalescing", WriterModes.Coalescing),
+        Raw,
+    ];
 
     /// <summary>What the publishers publish, built before anything is measured: one body per publisher, the
     /// serialized method + content header frames of its publish (as <see cref="CommandBuilder"/> makes them), and for
     /// the raw mode one whole wire image per publisher.</summary>
     /// <summary>The mode called <paramref name="name"/> (as in <see cref="All"/>).</summary>
     public static BenchMode Named(string name) =>
-        All.SingleOrDefault(m => m.Name == name) ?? throw new ArgumentException($"unknown mode '{name}'; known: {string.Join(", ", All.Select(m => m.Name))}", nameof(name));
+        All.SingleOrDefault(m => m.Name == name)
+        ?? throw new ArgumentException(
+            $"unknown mode '{name}'; known: {string.Join(", ", All.Select(m => m.Name))}",
+            nameof(name)
+        );
 
     public sealed record Payloads(byte[][] Bodies, byte[][] Frames, byte[][]? WireImages);
 
@@ -32,7 +42,16 @@ internal sealed record BenchMode(string Name, FrameWriterFactory? Factory)
         {
             bodies[p] = new byte[bodySize];
             bodies[p].AsSpan().Fill((byte)(p + 1));
-            var command = CommandBuilder.BuildPublish(ArrayPool<byte>.Shared, frameMax, 1, "", "bench", false, null, bodies[p]);
+            var command = CommandBuilder.BuildPublish(
+                ArrayPool<byte>.Shared,
+                frameMax,
+                1,
+                "",
+                "bench",
+                false,
+                null,
+                bodies[p]
+            );
             frames[p] = command.Frames.ToArray();
             command.Release(ArrayPool<byte>.Shared);
         }
@@ -51,26 +70,48 @@ internal sealed record BenchMode(string Name, FrameWriterFactory? Factory)
 
     /// <summary>Publishes <paramref name="perPublisher"/> messages from each publisher task through this mode into
     /// <paramref name="sink"/>, then disposes the writer (so every byte is out). Returns the flushes issued.</summary>
-    public async Task<long> RunAsync(DiscardingSink sink, ArrayPool<byte> pool, int frameMax, Payloads payloads, int perPublisher)
+    public async Task<long> RunAsync(
+        DiscardingSink sink,
+        ArrayPool<byte> pool,
+        int frameMax,
+        Payloads payloads,
+        int perPublisher
+    )
     {
         int publishers = payloads.Bodies.Length;
         if (Factory is null)
         {
             var raw = new RawPreserializedWriter(sink.Writer);
-            await Task.WhenAll(Enumerable.Range(0, publishers).Select(p => Task.Run(async () =>
-            {
-                byte[] image = payloads.WireImages![p];
-                for (int i = 0; i < perPublisher; i++) await raw.WriteAsync(image).ConfigureAwait(false);
-            }))).ConfigureAwait(false);
+            await Task.WhenAll(
+                    Enumerable
+                        .Range(0, publishers)
+                        .Select(p =>
+                            Task.Run(async () =>
+                            {
+                                byte[] image = payloads.WireImages![p];
+                                for (int i = 0; i < perPublisher; i++)
+                                    await raw.WriteAsync(image).ConfigureAwait(false);
+                            })
+                        )
+                )
+                .ConfigureAwait(false);
             return (long)publishers * perPublisher;
         }
         var writer = Factory.CreateWriter(new WriterContext(sink.Writer, pool, frameMax));
-        await Task.WhenAll(Enumerable.Range(0, publishers).Select(p => Task.Run(async () =>
-        {
-            byte[] body = payloads.Bodies[p], frames = payloads.Frames[p];
-            for (int i = 0; i < perPublisher; i++)
-                await writer.WriteAsync(Command(pool, frames, body)).ConfigureAwait(false);
-        }))).ConfigureAwait(false);
+        await Task.WhenAll(
+                Enumerable
+                    .Range(0, publishers)
+                    .Select(p =>
+                        Task.Run(async () =>
+                        {
+                            byte[] body = payloads.Bodies[p],
+                                frames = payloads.Frames[p];
+                            for (int i = 0; i < perPublisher; i++)
+                                await writer.WriteAsync(Command(pool, frames, body)).ConfigureAwait(false);
+                        })
+                    )
+            )
+            .ConfigureAwait(false);
         await writer.DisposeAsync().ConfigureAwait(false);
         return writer switch
         {

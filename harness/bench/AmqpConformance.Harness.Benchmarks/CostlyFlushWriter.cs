@@ -8,15 +8,20 @@ namespace AmqpConformance.Harness.Benchmarks;
 internal sealed class CostlyFlushWriter(PipeWriter inner, TimeSpan flushCost) : PipeWriter
 {
     public override void Advance(int bytes) => inner.Advance(bytes);
+
     public override Memory<byte> GetMemory(int sizeHint = 0) => inner.GetMemory(sizeHint);
+
     public override Span<byte> GetSpan(int sizeHint = 0) => inner.GetSpan(sizeHint);
+
     public override void CancelPendingFlush() => inner.CancelPendingFlush();
+
     public override void Complete(Exception? exception = null) => inner.Complete(exception);
 
     public override ValueTask<FlushResult> FlushAsync(CancellationToken cancellationToken = default)
     {
         long until = Stopwatch.GetTimestamp() + (long)(flushCost.TotalSeconds * Stopwatch.Frequency);
-        while (Stopwatch.GetTimestamp() < until) Thread.SpinWait(20);
+        while (Stopwatch.GetTimestamp() < until)
+            Thread.SpinWait(20);
         return inner.FlushAsync(cancellationToken);
     }
 }

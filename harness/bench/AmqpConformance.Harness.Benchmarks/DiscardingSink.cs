@@ -2,10 +2,18 @@ using System.IO.Pipelines;
 
 namespace AmqpConformance.Harness.Benchmarks;
 
-/// <summary>An in-memory output: a pipe whose reader drains and discards everything on another task, counting bytes.</summary>
+/// <summary>An in-memory output: a pipe whose reader drains and discards everything on another task, counting
+/// bytes.</summary>
 internal sealed class DiscardingSink : IAsyncDisposable
 {
-    private readonly Pipe _pipe = new(new PipeOptions(pauseWriterThreshold: 1 << 20, resumeWriterThreshold: 1 << 19, minimumSegmentSize: 64 * 1024, useSynchronizationContext: false));
+    private readonly Pipe _pipe = new(
+        new PipeOptions(
+            pauseWriterThreshold: 1 << 20,
+            resumeWriterThreshold: 1 << 19,
+            minimumSegmentSize: 64 * 1024,
+            useSynchronizationContext: false
+        )
+    );
     private readonly Task _drain;
     private long _bytes;
 
@@ -28,7 +36,8 @@ internal sealed class DiscardingSink : IAsyncDisposable
             var result = await reader.ReadAsync().ConfigureAwait(false);
             Interlocked.Add(ref _bytes, result.Buffer.Length);
             reader.AdvanceTo(result.Buffer.End);
-            if (result.IsCompleted) break;
+            if (result.IsCompleted)
+                break;
         }
         await reader.CompleteAsync().ConfigureAwait(false);
     }

@@ -20,7 +20,8 @@ internal sealed class PublishesPerSecondColumn : IColumn
     public UnitType UnitType => UnitType.Dimensionless;
     public string Legend => "Publishes per second: 10^9 / Mean (ns per publish)";
 
-    public string GetValue(Summary summary, BenchmarkCase benchmarkCase) => GetValue(summary, benchmarkCase, SummaryStyle.Default);
+    public string GetValue(Summary summary, BenchmarkCase benchmarkCase) =>
+        GetValue(summary, benchmarkCase, SummaryStyle.Default);
 
     public string GetValue(Summary summary, BenchmarkCase benchmarkCase, SummaryStyle style)
     {
@@ -29,5 +30,6 @@ internal sealed class PublishesPerSecondColumn : IColumn
     }
 
     public bool IsDefault(Summary summary, BenchmarkCase benchmarkCase) => false;
+
     public bool IsAvailable(Summary summary) => true;
 }

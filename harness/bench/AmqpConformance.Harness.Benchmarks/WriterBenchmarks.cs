@@ -44,7 +44,8 @@ public abstract class WriterBenchmarks
     [GlobalCleanup]
     public async Task CleanupAsync()
     {
-        if (_sink is not null) await _sink.DisposeAsync();
+        if (_sink is not null)
+            await _sink.DisposeAsync();
     }
 
     /// <summary>One invocation: <paramref name="publishes"/> publishes (split evenly among the publishers) through a

@@ -2,24 +2,34 @@ using System.Globalization;
 
 namespace AmqpConformance.Properties;
 
-/// <summary>One of <see cref="Count"/> deterministic slices of a run's cases: shard <see cref="Number"/> (from 1) runs the generated
-/// cases whose index (from 0) leaves <c>Number - 1</c> when divided by <see cref="Count"/>, and passes the others untried. With
-/// one seed (<see cref="PropertyRunOptions.Seed"/>) every shard generates the same cases as an unsharded run, so the shards of a
-/// run together run exactly its cases, each once; <c>amqp-conformance merge</c> combines their results. Written <c>K/N</c>, as
-/// <c>--shard</c> and <c>AMQP_CONFORMANCE_SHARD</c> take it.</summary>
+/// <summary>One of <see cref="Count"/> deterministic slices of a run's cases: shard <see cref="Number"/> (from 1) runs
+/// the generated cases whose index (from 0) leaves <c>Number - 1</c> when divided by <see cref="Count"/>, and passes
+/// the others untried. With one seed (<see cref="PropertyRunOptions.Seed"/>) every shard generates the same cases as an
+/// unsharded run, so the shards of a run together run exactly its cases, each once; <c>amqp-conformance merge</c>
+/// combines their results. Written <c>K/N</c>, as <c>--shard</c> and <c>AMQP_CONFORMANCE_SHARD</c> take it.</summary>
 /// <param name="Number">Which shard, from 1 to <paramref name="Count"/>.</param>
 /// <param name="Count">How many shards the run is cut into (at least 1).</param>
 public sealed record CaseShard(int Number, int Count)
 {
-    /// <summary>The environment variable a suite reads its shard from (<c>K/N</c>), with <see cref="PropertyRunOptions.SeedEnvironmentVariable"/>.</summary>
+    /// <summary>The environment variable a suite reads its shard from (<c>K/N</c>), with
+    /// <see cref="PropertyRunOptions.SeedEnvironmentVariable"/>.</summary>
     public const string EnvironmentVariable = "AMQP_CONFORMANCE_SHARD";
 
     /// <summary>Which shard, from 1 to <see cref="Count"/>.</summary>
-    public int Number { get; } = Number >= 1 && Number <= Count
-        ? Number : throw new ArgumentOutOfRangeException(nameof(Number), Number, $"A shard's number is from 1 to its count ({Count}).");
+    public int Number { get; } =
+        Number >= 1 && Number <= Count
+            ? Number
+            : throw new ArgumentOutOfRangeException(
+                nameof(Number),
+                Number,
+                $"A shard's number is from 1 to its count ({Count})."
+            );
 
     /// <summary>How many shards the run is cut into.</summary>
-    public int Count { get; } = Count >= 1 ? Count : throw new ArgumentOutOfRangeException(nameof(Count), Count, "A run is cut into at least one shard.");
+    public int Count { get; } =
+        Count >= 1
+            ? Count
+            : throw new ArgumentOutOfRangeException(nameof(Count), Count, "A run is cut into at least one shard.");
 
     /// <summary>Whether generated case <paramref name="caseIndex"/> (from 0) is this shard's.</summary>
     public bool Includes(int caseIndex) => caseIndex % Count == Number - 1;
@@ -30,10 +40,14 @@ public sealed record CaseShard(int Number, int Count)
     {
         ArgumentNullException.ThrowIfNull(text);
         string[] parts = text.Trim().Split('/');
-        if (parts.Length == 2
+        if (
+            parts.Length == 2
             && int.TryParse(parts[0], NumberStyles.None, CultureInfo.InvariantCulture, out int number)
             && int.TryParse(parts[1], NumberStyles.None, CultureInfo.InvariantCulture, out int count)
-            && count >= 1 && number >= 1 && number <= count)
+            && count >= 1
+            && number >= 1
+            && number <= count
+        )
             return new CaseShard(number, count);
         throw new FormatException($"\"{text}\" is not a shard: expected K/N with 1 <= K <= N, for example 2/4.");
     }

@@ -8,59 +8,83 @@ namespace AmqpConformance.Properties;
 /// <summary>The result of checking one invariant property against one writer (or client).</summary>
 /// <param name="Invariant">The invariant (see <see cref="InvariantNames"/>).</param>
 /// <param name="Subject">The writer's or client's name.</param>
-/// <param name="CasesRun">Cases generated and run before the property failed or passed (the failing case included).</param>
+/// <param name="CasesRun">Cases generated and run before the property failed or passed (the failing case
+/// included).</param>
 /// <param name="Shrinks">Shrinking steps that kept the failure.</param>
 /// <param name="Counterexample">The shrunk failing scenario; null when the property held.</param>
 /// <param name="Verdict">The verdict on the counterexample's run; null when the property held.</param>
 /// <param name="Run">The counterexample's run (frame log, timeline, ledger); null when the property held.</param>
 /// <param name="Replay">The replay token of the failing case; null when the property held.</param>
 /// <param name="Elapsed">Wall time of the whole check, shrinking included.</param>
-public sealed record PropertyOutcome(string Invariant, string Subject, int CasesRun, int Shrinks, Scenario? Counterexample,
-    Verdict? Verdict, RunResult? Run, ReplayToken? Replay, TimeSpan Elapsed)
+public sealed record PropertyOutcome(
+    string Invariant,
+    string Subject,
+    int CasesRun,
+    int Shrinks,
+    Scenario? Counterexample,
+    Verdict? Verdict,
+    RunResult? Run,
+    ReplayToken? Replay,
+    TimeSpan Elapsed
+)
 {
-    /// <summary>Where a counterexample's notation (<c>cancel:flushN</c>, <c>@a+b</c>, <c>opaque</c>, the script steps...) is explained.</summary>
+    /// <summary>Where a counterexample's notation (<c>cancel:flushN</c>, <c>@a+b</c>, <c>opaque</c>, the script
+    /// steps...) is explained.</summary>
     public const string NotationReference = "AmqpConformance docs/invariants.md, \"Reading a counterexample\"";
 
     /// <summary>True when no case violated the invariant.</summary>
     public bool Holds => Counterexample is null;
 
-    /// <summary>Where the failure's artifacts (frames.jsonl, wire.pcap, timeline.html) were written, when they were.</summary>
+    /// <summary>Where the failure's artifacts (frames.jsonl, wire.pcap, timeline.html) were written, when they
+    /// were.</summary>
     public string? ArtifactFolder { get; init; }
 
-    /// <summary>Whether <see cref="PropertyRunOptions.Cancellation"/> stopped the check before all its cases ran; a "holds" then
-    /// covers only the cases that ran.</summary>
+    /// <summary>Whether <see cref="PropertyRunOptions.Cancellation"/> stopped the check before all its cases ran; a
+    /// "holds" then covers only the cases that ran.</summary>
     public bool Interrupted { get; init; }
 
     /// <summary>The events the generated cases produced (shrinking runs not counted).</summary>
     public RunEvents Events { get; init; } = new();
 
-    /// <summary>Wall time from the start of the check to the end of its first failing case (before shrinking); null when no case
-    /// failed.</summary>
+    /// <summary>Wall time from the start of the check to the end of its first failing case (before shrinking); null
+    /// when no case failed.</summary>
     public TimeSpan? FirstFailureAfter { get; init; }
 
-    /// <summary>Set when this failure was not shrunk because another property had already shrunk a failure of the same writer in
-    /// this process (<see cref="PropertyRunOptions.ShrinkOncePerWriter"/>): that property and its shrunk counterexample.</summary>
+    /// <summary>Set when this failure was not shrunk because another property had already shrunk a failure of the same
+    /// writer in this process (<see cref="PropertyRunOptions.ShrinkOncePerWriter"/>): that property and its shrunk
+    /// counterexample.</summary>
     public string? ShrunkElsewhere { get; init; }
 
-    /// <summary>For a replay: on which attempt the replayed case failed again (null when it did not fail, or this is not a replay).</summary>
+    /// <summary>For a replay: on which attempt the replayed case failed again (null when it did not fail, or this is
+    /// not a replay).</summary>
     public int? ReplayAttemptsNeeded { get; init; }
 
-    /// <summary>The invariants the counterexample violated (the property is named after the one its generation is biased to;
-    /// every case is judged on all of them).</summary>
-    public IReadOnlyList<string> ViolatedInvariants => Verdict is null ? [] : [.. Verdict.Violations.Select(v => v.Invariant).Distinct()];
+    /// <summary>The invariants the counterexample violated (the property is named after the one its generation is
+    /// biased to; every case is judged on all of them).</summary>
+    public IReadOnlyList<string> ViolatedInvariants =>
+        Verdict is null ? [] : [.. Verdict.Violations.Select(v => v.Invariant).Distinct()];
 
-    /// <summary>How many violations each accepted known deviation (<see cref="PropertyRunOptions.KnownDeviations"/>) covered, by name.</summary>
+    /// <summary>How many violations each accepted known deviation (<see cref="PropertyRunOptions.KnownDeviations"/>)
+    /// covered, by name.</summary>
     public IReadOnlyDictionary<string, int> KnownDeviationsSeen { get; init; } = new Dictionary<string, int>();
 
-    /// <summary>A failure message anyone can act on: the invariant, the shrunk scenario, the violations, the replay line, the artifacts.</summary>
+    /// <summary>A failure message anyone can act on: the invariant, the shrunk scenario, the violations, the replay
+    /// line, the artifacts.</summary>
     public string Describe(string? replayHint = null)
     {
-        string known = KnownDeviationsSeen.Count == 0 ? ""
-            : " Known deviations accepted: " + string.Join(", ", KnownDeviationsSeen.Select(k => $"{k.Key} x{k.Value}")) + ".";
-        if (Holds) return $"{Subject} / {Invariant}: holds over {CasesRun} cases ({Elapsed.TotalSeconds:0.0} s).{known}";
+        string known =
+            KnownDeviationsSeen.Count == 0
+                ? ""
+                : " Known deviations accepted: "
+                    + string.Join(", ", KnownDeviationsSeen.Select(k => $"{k.Key} x{k.Value}"))
+                    + ".";
+        if (Holds)
+            return $"{Subject} / {Invariant}: holds over {CasesRun} cases ({Elapsed.TotalSeconds:0.0} s).{known}";
         var sb = new StringBuilder();
         string which = ViolatedInvariants.Count == 0 ? Invariant : string.Join(", ", ViolatedInvariants);
-        sb.AppendLine($"{Subject} violates {which} (property \"{Invariant}\": found after {CasesRun} case(s), shrunk {Shrinks} time(s)).");
+        sb.AppendLine(
+            $"{Subject} violates {which} (property \"{Invariant}\": found after {CasesRun} case(s), shrunk {Shrinks} time(s))."
+        );
         sb.AppendLine($"Counterexample: {Counterexample}");
         sb.AppendLine($"  (notation: {NotationReference})");
         if (ShrunkElsewhere is not null)
@@ -68,12 +92,19 @@ public sealed record PropertyOutcome(string Invariant, string Subject, int Cases
         if (Verdict is not null)
         {
             sb.AppendLine("Violations:");
-            foreach (var v in Verdict.Violations.Take(10)) sb.AppendLine($"  - {v}");
-            if (Verdict.Violations.Count > 10) sb.AppendLine($"  ... and {Verdict.Violations.Count - 10} more");
+            foreach (var v in Verdict.Violations.Take(10))
+                sb.AppendLine($"  - {v}");
+            if (Verdict.Violations.Count > 10)
+                sb.AppendLine($"  ... and {Verdict.Violations.Count - 10} more");
         }
-        else sb.AppendLine("The shrunk case did not fail again when re-run (the failure depends on timing); the replay line reproduces its generation.");
+        else
+            sb.AppendLine(
+                "The shrunk case did not fail again when re-run (the failure depends on timing); the replay line reproduces its generation."
+            );
         if (Replay is not null)
-            sb.AppendLine($"Replay: {ReplayToken.EnvironmentVariable}={Replay}" + (replayHint is null ? "" : $"  ({replayHint})"));
+            sb.AppendLine(
+                $"Replay: {ReplayToken.EnvironmentVariable}={Replay}" + (replayHint is null ? "" : $"  ({replayHint})")
+            );
         if (ArtifactFolder is not null)
             sb.AppendLine($"Artifacts: {ArtifactFolder} (frames.jsonl, wire.pcap, timeline.html)");
         return sb.ToString().TrimEnd();

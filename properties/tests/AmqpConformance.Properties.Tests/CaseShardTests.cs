@@ -3,18 +3,28 @@ using AmqpConformance.Properties.Running;
 
 namespace AmqpConformance.Properties.Tests;
 
-/// <summary>With one seed, the shards of a run generate the unsharded run's cases and each runs its own slice: together exactly
-/// those cases, each once.</summary>
+/// <summary>With one seed, the shards of a run generate the unsharded run's cases and each runs its own slice: together
+/// exactly those cases, each once.</summary>
 public sealed class CaseShardTests
 {
     private static List<string> CasesRun(ulong seed, CaseShard? shard)
     {
         var seen = new List<string>();
-        var outcome = ConformanceProperties.Check("Background", "order", new PropertyRunOptions { MaxTest = 24, Seed = seed, Shard = shard }, scenario =>
-        {
-            seen.Add(scenario.ToString());
-            return WriterLevelRunner.RunAsync(WriterModes.Background, scenario).GetAwaiter().GetResult();
-        });
+        var outcome = ConformanceProperties.Check(
+            "Background",
+            "order",
+            new PropertyRunOptions
+            {
+                MaxTest = 24,
+                Seed = seed,
+                Shard = shard,
+            },
+            scenario =>
+            {
+                seen.Add(scenario.ToString());
+                return WriterLevelRunner.RunAsync(WriterModes.Background, scenario).GetAwaiter().GetResult();
+            }
+        );
         Assert.True(outcome.Holds, outcome.ToString());
         Assert.Equal(seen.Count, outcome.CasesRun);
         return seen;
@@ -37,7 +47,8 @@ public sealed class CaseShardTests
     [Theory]
     [InlineData("2/4", 2, 4)]
     [InlineData(" 1/1 ", 1, 1)]
-    public void A_shard_reads_as_K_of_N(string text, int number, int count) => Assert.Equal(new CaseShard(number, count), CaseShard.Parse(text));
+    public void A_shard_reads_as_K_of_N(string text, int number, int count) =>
+        Assert.Equal(new CaseShard(number, count), CaseShard.Parse(text));
 
     [Theory]
     [InlineData("0/4")]
@@ -51,12 +62,17 @@ public sealed class CaseShardTests
     public void A_shard_from_the_environment_needs_a_seed()
     {
         // Read through the same parser the suites use; the variables are restored afterwards.
-        string? shard = Environment.GetEnvironmentVariable(CaseShard.EnvironmentVariable), seed = Environment.GetEnvironmentVariable(PropertyRunOptions.SeedEnvironmentVariable);
+        string? shard = Environment.GetEnvironmentVariable(CaseShard.EnvironmentVariable),
+            seed = Environment.GetEnvironmentVariable(PropertyRunOptions.SeedEnvironmentVariable);
         try
         {
             Environment.SetEnvironmentVariable(CaseShard.EnvironmentVariable, "2/3");
             Environment.SetEnvironmentVariable(PropertyRunOptions.SeedEnvironmentVariable, null);
-            Assert.Contains(PropertyRunOptions.SeedEnvironmentVariable, Assert.Throws<FormatException>(() => PropertyRunOptions.FromEnvironment()).Message, StringComparison.Ordinal);
+            Assert.Contains(
+                PropertyRunOptions.SeedEnvironmentVariable,
+                Assert.Throws<FormatException>(() => PropertyRunOptions.FromEnvironment()).Message,
+                StringComparison.Ordinal
+            );
             Environment.SetEnvironmentVariable(PropertyRunOptions.SeedEnvironmentVariable, "12345");
             var options = PropertyRunOptions.FromEnvironment();
             Assert.Equal(new CaseShard(2, 3), options.Shard);

@@ -6,8 +6,9 @@ using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.Properties.Tests;
 
-/// <summary>A failure's artifacts go where the run's options say, with the replay hint they make: the folder and the replay line
-/// are named once, by whoever made the options (a suite, the CLI), and a crash report of the same run uses the same ones.</summary>
+/// <summary>A failure's artifacts go where the run's options say, with the replay hint they make: the folder and the
+/// replay line are named once, by whoever made the options (a suite, the CLI), and a crash report of the same run uses
+/// the same ones.</summary>
 public sealed class OutcomeArtifactsTests : IDisposable
 {
     private readonly string _root = Directory.CreateTempSubdirectory("amqpc-outcome-").FullName;
@@ -16,11 +17,35 @@ public sealed class OutcomeArtifactsTests : IDisposable
 
     private static PropertyOutcome Failing()
     {
-        var scenario = new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(10)]], FaultPlan.Empty);
-        var evidence = new ConformanceEvidence { Frames = [], Calls = [], FrameMax = 4096 };
-        var verdict = new Verdict(InvariantNames.Order, [new Violation(InvariantNames.Order, "lost-publish", "lost", [], [0])]);
-        return new PropertyOutcome(InvariantNames.Order, "W", 3, 0, scenario, verdict, new RunResult(scenario, evidence, new FrameLog()),
-            ReplayToken.Parse("1,2,3"), TimeSpan.Zero);
+        var scenario = new Scenario(
+            4096,
+            ChannelLayout.OwnChannel,
+            [
+                [new PublishStep(10)],
+            ],
+            FaultPlan.Empty
+        );
+        var evidence = new ConformanceEvidence
+        {
+            Frames = [],
+            Calls = [],
+            FrameMax = 4096,
+        };
+        var verdict = new Verdict(
+            InvariantNames.Order,
+            [new Violation(InvariantNames.Order, "lost-publish", "lost", [], [0])]
+        );
+        return new PropertyOutcome(
+            InvariantNames.Order,
+            "W",
+            3,
+            0,
+            scenario,
+            verdict,
+            new RunResult(scenario, evidence, new FrameLog()),
+            ReplayToken.Parse("1,2,3"),
+            TimeSpan.Zero
+        );
     }
 
     [Fact]

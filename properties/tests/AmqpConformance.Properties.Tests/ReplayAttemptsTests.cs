@@ -3,8 +3,9 @@ using AmqpConformance.Harness.Writers;
 
 namespace AmqpConformance.Properties.Tests;
 
-/// <summary>A replayed case is re-run until it fails again, up to <see cref="PropertyRunOptions.ReplayAttempts"/> times and no longer
-/// than <see cref="PropertyRunOptions.ReplayBudget"/>: a case that holds is run that many times, never more.</summary>
+/// <summary>A replayed case is re-run until it fails again, up to <see cref="PropertyRunOptions.ReplayAttempts"/> times
+/// and no longer than <see cref="PropertyRunOptions.ReplayBudget"/>: a case that holds is run that many times, never
+/// more.</summary>
 public sealed class ReplayAttemptsTests
 {
     private static (PropertyOutcome Outcome, int Runs) ReplayHoldingCase(int attempts, TimeSpan budget)
@@ -15,8 +16,16 @@ public sealed class ReplayAttemptsTests
             Interlocked.Increment(ref runs);
             return WriterModes.Inline.CreateWriter(context);
         });
-        var outcome = ConformanceProperties.Check(counting, InvariantNames.Order,
-            new PropertyRunOptions { Replay = new ReplayToken(12345, 67891, 5), ReplayAttempts = attempts, ReplayBudget = budget });
+        var outcome = ConformanceProperties.Check(
+            counting,
+            InvariantNames.Order,
+            new PropertyRunOptions
+            {
+                Replay = new ReplayToken(12345, 67891, 5),
+                ReplayAttempts = attempts,
+                ReplayBudget = budget,
+            }
+        );
         return (outcome, runs);
     }
 

@@ -6,7 +6,8 @@ public sealed class ReplayTokenTests
     [InlineData("1,2,3")]
     [InlineData(" (1, 2, 3) ")]
     [InlineData("\"1,2,3\"")]
-    public void Parses_what_failures_print(string text) => Assert.Equal(new ReplayToken(1, 2, 3), ReplayToken.Parse(text));
+    public void Parses_what_failures_print(string text) =>
+        Assert.Equal(new ReplayToken(1, 2, 3), ReplayToken.Parse(text));
 
     [Fact]
     public void Round_trips_and_rejects_garbage()

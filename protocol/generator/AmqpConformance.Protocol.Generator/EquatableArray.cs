@@ -7,7 +7,8 @@ namespace AmqpConformance.Protocol.Generator;
 
 /// <summary>An immutable array compared by its elements, so the incremental pipeline sees an unchanged model as equal
 /// and skips regenerating it.</summary>
-internal readonly struct EquatableArray<T> : IEquatable<EquatableArray<T>>, IEnumerable<T> where T : IEquatable<T>
+internal readonly struct EquatableArray<T> : IEquatable<EquatableArray<T>>, IEnumerable<T>
+    where T : IEquatable<T>
 {
     private readonly T[]? _items;
 
@@ -24,7 +25,8 @@ internal readonly struct EquatableArray<T> : IEquatable<EquatableArray<T>>, IEnu
     public override int GetHashCode()
     {
         int hash = 17;
-        foreach (T item in _items ?? []) hash = hash * 31 + item.GetHashCode();
+        foreach (T item in _items ?? [])
+            hash = hash * 31 + item.GetHashCode();
         return hash;
     }
 

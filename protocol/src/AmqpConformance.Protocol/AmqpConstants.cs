@@ -24,11 +24,14 @@ public static class AmqpConstants
 
     /// <summary>The largest body slice one body frame may carry under <paramref name="frameMax"/>;
     /// <see cref="int.MaxValue"/> when frame_max is 0 (unlimited).</summary>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="frameMax"/> is negative, or 1 to 8: a frame that size has
-    /// no room for a body byte (splitting a body by it would never end).</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="frameMax"/> is negative, or 1 to 8: a frame that
+    /// size has no room for a body byte (splitting a body by it would never end).</exception>
     public static int MaxBodyFramePayload(int frameMax) =>
         frameMax == 0 ? int.MaxValue
         : frameMax > FrameOverhead ? frameMax - FrameOverhead
-        : throw new ArgumentOutOfRangeException(nameof(frameMax), frameMax,
-            $"frame_max {frameMax} leaves no room for a body byte: it must be 0 (unlimited) or more than the {FrameOverhead}-byte frame overhead");
+        : throw new ArgumentOutOfRangeException(
+            nameof(frameMax),
+            frameMax,
+            $"frame_max {frameMax} leaves no room for a body byte: it must be 0 (unlimited) or more than the {FrameOverhead}-byte frame overhead"
+        );
 }

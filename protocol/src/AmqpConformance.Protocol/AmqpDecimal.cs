@@ -20,5 +20,6 @@ public readonly record struct AmqpDecimal(byte Scale, int Value)
     }
 
     /// <inheritdoc/>
-    public override string ToString() => Scale <= 28 ? ToDecimal().ToString(System.Globalization.CultureInfo.InvariantCulture) : $"{Value}e-{Scale}";
+    public override string ToString() =>
+        Scale <= 28 ? ToDecimal().ToString(System.Globalization.CultureInfo.InvariantCulture) : $"{Value}e-{Scale}";
 }

@@ -14,7 +14,10 @@ public ref struct AmqpReader
     /// <summary>How deeply tables and arrays may nest before the input is rejected (protects the stack).</summary>
     public const int MaxNestingDepth = 64;
 
-    private static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
+    private static readonly UTF8Encoding StrictUtf8 = new(
+        encoderShouldEmitUTF8Identifier: false,
+        throwOnInvalidBytes: true
+    );
 
     private readonly ReadOnlySpan<byte> _data;
     private readonly int _baseOffset;
@@ -25,7 +28,8 @@ public ref struct AmqpReader
 
     /// <summary>A reader over <paramref name="data"/>; <paramref name="baseOffset"/> is added to offsets in errors
     /// (the position of <paramref name="data"/> within the payload being decoded).</summary>
-    public AmqpReader(ReadOnlySpan<byte> data, int baseOffset = 0) : this(data, baseOffset, 0) { }
+    public AmqpReader(ReadOnlySpan<byte> data, int baseOffset = 0)
+        : this(data, baseOffset, 0) { }
 
     private AmqpReader(ReadOnlySpan<byte> data, int baseOffset, int depth)
     {
@@ -94,7 +98,9 @@ public ref struct AmqpReader
         uint length = ReadLong(what);
         if (length > (uint)Remaining)
             throw new AmqpDecodeException(
-                $"Truncated {what}: its length says {length} bytes but only {Remaining} remain", start);
+                $"Truncated {what}: its length says {length} bytes but only {Remaining} remain",
+                start
+            );
         return Take((int)length, what);
     }
 
@@ -122,7 +128,8 @@ public ref struct AmqpReader
         var content = new AmqpReader(ReadLongStringSpan(what), start + 4, _depth + 1);
         content.CheckDepth(what, start);
         var values = new List<FieldValue>();
-        while (content.Remaining > 0) values.Add(content.ReadFieldValue("field array element"));
+        while (content.Remaining > 0)
+            values.Add(content.ReadFieldValue("field array element"));
         return new FieldArray(values);
     }
 
@@ -152,7 +159,9 @@ public ref struct AmqpReader
             FieldValueType.Table => FieldValue.Table(ReadFieldTable(what)),
             FieldValueType.Void => FieldValue.Void,
             _ => throw new AmqpDecodeException(
-                $"Unknown field type tag 0x{tag:X2}{(tag is >= 0x20 and < 0x7F ? $" ('{(char)tag}')" : "")} in {what}", tagOffset),
+                $"Unknown field type tag 0x{tag:X2}{(tag is >= 0x20 and < 0x7F ? $" ('{(char)tag}')" : "")} in {what}",
+                tagOffset
+            ),
         };
     }
 
@@ -169,7 +178,9 @@ public ref struct AmqpReader
         _bitIndex = 8;
         if (Remaining < count)
             throw new AmqpDecodeException(
-                $"Truncated {what}: needs {count} byte(s) but only {Remaining} remain", Offset);
+                $"Truncated {what}: needs {count} byte(s) but only {Remaining} remain",
+                Offset
+            );
         var span = _data.Slice(_position, count);
         _position += count;
         return span;

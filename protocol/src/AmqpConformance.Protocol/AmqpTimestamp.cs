@@ -19,7 +19,11 @@ public readonly record struct AmqpTimestamp(ulong UnixSeconds)
     /// <exception cref="ArgumentOutOfRangeException">The value lies beyond year 9999.</exception>
     public DateTimeOffset ToDateTimeOffset() =>
         UnixSeconds > (ulong)DateTimeOffset.MaxValue.ToUnixTimeSeconds()
-            ? throw new ArgumentOutOfRangeException(nameof(UnixSeconds), UnixSeconds, "Timestamp lies beyond DateTimeOffset.MaxValue.")
+            ? throw new ArgumentOutOfRangeException(
+                nameof(UnixSeconds),
+                UnixSeconds,
+                "Timestamp lies beyond DateTimeOffset.MaxValue."
+            )
             : DateTimeOffset.FromUnixTimeSeconds((long)UnixSeconds);
 
     /// <summary>Converts a point in time, truncated to whole seconds.</summary>

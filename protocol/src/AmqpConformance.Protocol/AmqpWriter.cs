@@ -38,7 +38,8 @@ public ref struct AmqpWriter
 
     private AmqpWriter(bool measuring) => _measuring = measuring;
 
-    /// <summary>A writer that writes nothing and only counts (<see cref="BytesWritten"/>), to size a buffer first.</summary>
+    /// <summary>A writer that writes nothing and only counts (<see cref="BytesWritten"/>), to size a buffer
+    /// first.</summary>
     public static AmqpWriter Measuring() => new(measuring: true);
 
     /// <summary>Bytes written (or counted) so far, not including pending bits not yet flushed.</summary>
@@ -47,25 +48,41 @@ public ref struct AmqpWriter
     /// <summary>Writes an octet.</summary>
     public void WriteOctet(byte value)
     {
-        if (Begin(1, out var span)) { span[0] = value; Commit(1); }
+        if (Begin(1, out var span))
+        {
+            span[0] = value;
+            Commit(1);
+        }
     }
 
     /// <summary>Writes a short (unsigned 16-bit).</summary>
     public void WriteShort(ushort value)
     {
-        if (Begin(2, out var span)) { BinaryPrimitives.WriteUInt16BigEndian(span, value); Commit(2); }
+        if (Begin(2, out var span))
+        {
+            BinaryPrimitives.WriteUInt16BigEndian(span, value);
+            Commit(2);
+        }
     }
 
     /// <summary>Writes a long (unsigned 32-bit).</summary>
     public void WriteLong(uint value)
     {
-        if (Begin(4, out var span)) { BinaryPrimitives.WriteUInt32BigEndian(span, value); Commit(4); }
+        if (Begin(4, out var span))
+        {
+            BinaryPrimitives.WriteUInt32BigEndian(span, value);
+            Commit(4);
+        }
     }
 
     /// <summary>Writes a longlong (unsigned 64-bit).</summary>
     public void WriteLongLong(ulong value)
     {
-        if (Begin(8, out var span)) { BinaryPrimitives.WriteUInt64BigEndian(span, value); Commit(8); }
+        if (Begin(8, out var span))
+        {
+            BinaryPrimitives.WriteUInt64BigEndian(span, value);
+            Commit(8);
+        }
     }
 
     /// <summary>Writes a timestamp (64-bit seconds).</summary>
@@ -74,8 +91,10 @@ public ref struct AmqpWriter
     /// <summary>Writes one bit argument; see the type's remarks on packing.</summary>
     public void WriteBit(bool value)
     {
-        if (_bitCount == 8) FlushBits();
-        if (value) _bitOctet |= (byte)(1 << _bitCount);
+        if (_bitCount == 8)
+            FlushBits();
+        if (value)
+            _bitOctet |= (byte)(1 << _bitCount);
         _bitCount++;
     }
 
@@ -120,13 +139,19 @@ public ref struct AmqpWriter
         }
     }
 
-    /// <summary>Writes a field table: 32-bit byte length, then each entry as short-string key, tag octet, value.</summary>
+    /// <summary>Writes a field table: 32-bit byte length, then each entry as short-string key, tag octet,
+    /// value.</summary>
     /// <exception cref="ArgumentException">A key is longer than 255 bytes in UTF-8.</exception>
     public void WriteFieldTable(FieldTable table)
     {
         ArgumentNullException.ThrowIfNull(table);
         int size = FieldEncoding.TableContentSize(table);
-        if (_measuring) { FlushBits(); _written += 4 + size; return; }
+        if (_measuring)
+        {
+            FlushBits();
+            _written += 4 + size;
+            return;
+        }
         WriteLong((uint)size);
         foreach (var entry in table)
         {
@@ -140,9 +165,15 @@ public ref struct AmqpWriter
     {
         ArgumentNullException.ThrowIfNull(array);
         int size = FieldEncoding.ArrayContentSize(array);
-        if (_measuring) { FlushBits(); _written += 4 + size; return; }
+        if (_measuring)
+        {
+            FlushBits();
+            _written += 4 + size;
+            return;
+        }
         WriteLong((uint)size);
-        foreach (var value in array.AsSpan()) WriteFieldValue(value);
+        foreach (var value in array.AsSpan())
+            WriteFieldValue(value);
     }
 
     /// <summary>Writes one tagged value: the tag octet, then the value as its tag says.</summary>
@@ -151,31 +182,63 @@ public ref struct AmqpWriter
         WriteOctet((byte)value.Type);
         switch (value.Type)
         {
-            case FieldValueType.Boolean: WriteOctet((bool)value.Value! ? (byte)1 : (byte)0); break;
-            case FieldValueType.Int8: WriteOctet((byte)(sbyte)value.Value!); break;
-            case FieldValueType.UInt8: WriteOctet((byte)value.Value!); break;
-            case FieldValueType.Int16: WriteShort((ushort)(short)value.Value!); break;
-            case FieldValueType.UInt16: WriteShort((ushort)value.Value!); break;
-            case FieldValueType.Int32: WriteLong((uint)(int)value.Value!); break;
-            case FieldValueType.UInt32: WriteLong((uint)value.Value!); break;
-            case FieldValueType.Int64: WriteLongLong((ulong)(long)value.Value!); break;
-            case FieldValueType.Float32: WriteLong(BitConverter.SingleToUInt32Bits((float)value.Value!)); break;
-            case FieldValueType.Float64: WriteLongLong(BitConverter.DoubleToUInt64Bits((double)value.Value!)); break;
+            case FieldValueType.Boolean:
+                WriteOctet((bool)value.Value! ? (byte)1 : (byte)0);
+                break;
+            case FieldValueType.Int8:
+                WriteOctet((byte)(sbyte)value.Value!);
+                break;
+            case FieldValueType.UInt8:
+                WriteOctet((byte)value.Value!);
+                break;
+            case FieldValueType.Int16:
+                WriteShort((ushort)(short)value.Value!);
+                break;
+            case FieldValueType.UInt16:
+                WriteShort((ushort)value.Value!);
+                break;
+            case FieldValueType.Int32:
+                WriteLong((uint)(int)value.Value!);
+                break;
+            case FieldValueType.UInt32:
+                WriteLong((uint)value.Value!);
+                break;
+            case FieldValueType.Int64:
+                WriteLongLong((ulong)(long)value.Value!);
+                break;
+            case FieldValueType.Float32:
+                WriteLong(BitConverter.SingleToUInt32Bits((float)value.Value!));
+                break;
+            case FieldValueType.Float64:
+                WriteLongLong(BitConverter.DoubleToUInt64Bits((double)value.Value!));
+                break;
             case FieldValueType.Decimal:
                 var d = (AmqpDecimal)value.Value!;
                 WriteOctet(d.Scale);
                 WriteLong((uint)d.Value);
                 break;
             case FieldValueType.LongString:
-                if (value.Value is string s) WriteLongString(s);
-                else WriteLongString((byte[])value.Value!);
+                if (value.Value is string s)
+                    WriteLongString(s);
+                else
+                    WriteLongString((byte[])value.Value!);
                 break;
-            case FieldValueType.ByteArray: WriteLongString((byte[])value.Value!); break;
-            case FieldValueType.Array: WriteFieldArray((FieldArray)value.Value!); break;
-            case FieldValueType.Timestamp: WriteTimestamp((AmqpTimestamp)value.Value!); break;
-            case FieldValueType.Table: WriteFieldTable((FieldTable)value.Value!); break;
-            case FieldValueType.Void: break;
-            default: throw new ArgumentException($"Field value type {value.Type} cannot be encoded.", nameof(value));
+            case FieldValueType.ByteArray:
+                WriteLongString((byte[])value.Value!);
+                break;
+            case FieldValueType.Array:
+                WriteFieldArray((FieldArray)value.Value!);
+                break;
+            case FieldValueType.Timestamp:
+                WriteTimestamp((AmqpTimestamp)value.Value!);
+                break;
+            case FieldValueType.Table:
+                WriteFieldTable((FieldTable)value.Value!);
+                break;
+            case FieldValueType.Void:
+                break;
+            default:
+                throw new ArgumentException($"Field value type {value.Type} cannot be encoded.", nameof(value));
         }
     }
 
@@ -186,7 +249,8 @@ public ref struct AmqpWriter
         if (length > 255)
             throw new ArgumentException(
                 $"A short string may hold at most 255 bytes of UTF-8; this one has {length} (\"{value[..Math.Min(value.Length, 40)]}...\").",
-                nameof(value));
+                nameof(value)
+            );
         return length;
     }
 
@@ -211,7 +275,8 @@ public ref struct AmqpWriter
         }
         if (_destination.Length - _written < size)
             throw new InvalidOperationException(
-                $"AmqpWriter destination of {_destination.Length} bytes is too small: {_written} written, {size} more needed.");
+                $"AmqpWriter destination of {_destination.Length} bytes is too small: {_written} written, {size} more needed."
+            );
         span = _destination[_written..];
         return true;
     }
@@ -224,10 +289,15 @@ public ref struct AmqpWriter
 
     private void FlushBits()
     {
-        if (_bitCount == 0) return;
+        if (_bitCount == 0)
+            return;
         byte octet = _bitOctet;
         _bitOctet = 0;
         _bitCount = 0;
-        if (Reserve(1, out var span)) { span[0] = octet; Commit(1); }
+        if (Reserve(1, out var span))
+        {
+            span[0] = octet;
+            Commit(1);
+        }
     }
 }

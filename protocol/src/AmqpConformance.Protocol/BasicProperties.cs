@@ -54,54 +54,75 @@ public sealed record BasicProperties
 
     /// <summary>The property-flags word: one bit per present property, bit 15 first; bits 1 and 0 clear.</summary>
     public ushort PropertyFlags =>
-        (ushort)((ContentType is null ? 0 : 1 << 15)
-        | (ContentEncoding is null ? 0 : 1 << 14)
-        | (Headers is null ? 0 : 1 << 13)
-        | (DeliveryMode is null ? 0 : 1 << 12)
-        | (Priority is null ? 0 : 1 << 11)
-        | (CorrelationId is null ? 0 : 1 << 10)
-        | (ReplyTo is null ? 0 : 1 << 9)
-        | (Expiration is null ? 0 : 1 << 8)
-        | (MessageId is null ? 0 : 1 << 7)
-        | (Timestamp is null ? 0 : 1 << 6)
-        | (Type is null ? 0 : 1 << 5)
-        | (UserId is null ? 0 : 1 << 4)
-        | (AppId is null ? 0 : 1 << 3)
-        | (ClusterId is null ? 0 : 1 << 2));
+        (ushort)(
+            (ContentType is null ? 0 : 1 << 15)
+            | (ContentEncoding is null ? 0 : 1 << 14)
+            | (Headers is null ? 0 : 1 << 13)
+            | (DeliveryMode is null ? 0 : 1 << 12)
+            | (Priority is null ? 0 : 1 << 11)
+            | (CorrelationId is null ? 0 : 1 << 10)
+            | (ReplyTo is null ? 0 : 1 << 9)
+            | (Expiration is null ? 0 : 1 << 8)
+            | (MessageId is null ? 0 : 1 << 7)
+            | (Timestamp is null ? 0 : 1 << 6)
+            | (Type is null ? 0 : 1 << 5)
+            | (UserId is null ? 0 : 1 << 4)
+            | (AppId is null ? 0 : 1 << 3)
+            | (ClusterId is null ? 0 : 1 << 2)
+        );
 
     /// <summary>Writes the flags word and the present properties, in flag order.</summary>
     public void Write(ref AmqpWriter writer)
     {
         writer.WriteShort(PropertyFlags);
-        if (ContentType is not null) writer.WriteShortString(ContentType);
-        if (ContentEncoding is not null) writer.WriteShortString(ContentEncoding);
-        if (Headers is not null) writer.WriteFieldTable(Headers);
-        if (DeliveryMode is { } deliveryMode) writer.WriteOctet(deliveryMode);
-        if (Priority is { } priority) writer.WriteOctet(priority);
-        if (CorrelationId is not null) writer.WriteShortString(CorrelationId);
-        if (ReplyTo is not null) writer.WriteShortString(ReplyTo);
-        if (Expiration is not null) writer.WriteShortString(Expiration);
-        if (MessageId is not null) writer.WriteShortString(MessageId);
-        if (Timestamp is { } timestamp) writer.WriteTimestamp(timestamp);
-        if (Type is not null) writer.WriteShortString(Type);
-        if (UserId is not null) writer.WriteShortString(UserId);
-        if (AppId is not null) writer.WriteShortString(AppId);
-        if (ClusterId is not null) writer.WriteShortString(ClusterId);
+        if (ContentType is not null)
+            writer.WriteShortString(ContentType);
+        if (ContentEncoding is not null)
+            writer.WriteShortString(ContentEncoding);
+        if (Headers is not null)
+            writer.WriteFieldTable(Headers);
+        if (DeliveryMode is { } deliveryMode)
+            writer.WriteOctet(deliveryMode);
+        if (Priority is { } priority)
+            writer.WriteOctet(priority);
+        if (CorrelationId is not null)
+            writer.WriteShortString(CorrelationId);
+        if (ReplyTo is not null)
+            writer.WriteShortString(ReplyTo);
+        if (Expiration is not null)
+            writer.WriteShortString(Expiration);
+        if (MessageId is not null)
+            writer.WriteShortString(MessageId);
+        if (Timestamp is { } timestamp)
+            writer.WriteTimestamp(timestamp);
+        if (Type is not null)
+            writer.WriteShortString(Type);
+        if (UserId is not null)
+            writer.WriteShortString(UserId);
+        if (AppId is not null)
+            writer.WriteShortString(AppId);
+        if (ClusterId is not null)
+            writer.WriteShortString(ClusterId);
     }
 
     /// <summary>Reads the flags word and the properties it announces.</summary>
-    /// <exception cref="AmqpDecodeException">Bit 0 (continuation) or bit 1 is set, or a property is cut short.</exception>
+    /// <exception cref="AmqpDecodeException">Bit 0 (continuation) or bit 1 is set, or a property is cut
+    /// short.</exception>
     internal static BasicProperties Read(ref AmqpReader reader)
     {
         int flagsOffset = reader.Offset;
         ushort flags = reader.ReadShort("property flags");
         if ((flags & 1) != 0)
             throw new AmqpDecodeException(
-                $"Property flags 0x{flags:X4} set bit 0 (a continuation flags word); basic has 14 properties, " +
-                "so a continuation is never needed and is not supported", flagsOffset);
+                $"Property flags 0x{flags:X4} set bit 0 (a continuation flags word); basic has 14 properties, "
+                    + "so a continuation is never needed and is not supported",
+                flagsOffset
+            );
         if ((flags & 2) != 0)
             throw new AmqpDecodeException(
-                $"Property flags 0x{flags:X4} set bit 1, which no basic property uses", flagsOffset);
+                $"Property flags 0x{flags:X4} set bit 1, which no basic property uses",
+                flagsOffset
+            );
         bool Has(int bit) => (flags & (1 << bit)) != 0;
         return new BasicProperties
         {

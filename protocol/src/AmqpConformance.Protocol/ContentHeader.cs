@@ -25,7 +25,9 @@ public sealed record ContentHeader(ushort ClassId, ushort Weight, ulong BodySize
         ushort classId = reader.ReadShort("class-id");
         if (classId != AmqpConstants.BasicClassId)
             throw new AmqpDecodeException(
-                $"Content header for class {classId}: only the basic class ({AmqpConstants.BasicClassId}) carries content", 0);
+                $"Content header for class {classId}: only the basic class ({AmqpConstants.BasicClassId}) carries content",
+                0
+            );
         ushort weight = reader.ReadShort("weight");
         ulong bodySize = reader.ReadLongLong("body-size");
         var properties = BasicProperties.Read(ref reader);

@@ -47,11 +47,15 @@ public sealed class FieldArray : IReadOnlyList<FieldValue>, IEquatable<FieldArra
     /// <summary>Same values with the same tags, in the same order.</summary>
     public bool Equals(FieldArray? other)
     {
-        if (other is null) return false;
-        if (ReferenceEquals(this, other)) return true;
-        if (_items.Length != other._items.Length) return false;
+        if (other is null)
+            return false;
+        if (ReferenceEquals(this, other))
+            return true;
+        if (_items.Length != other._items.Length)
+            return false;
         for (int i = 0; i < _items.Length; i++)
-            if (!_items[i].Equals(other._items[i])) return false;
+            if (!_items[i].Equals(other._items[i]))
+                return false;
         return true;
     }
 
@@ -63,7 +67,8 @@ public sealed class FieldArray : IReadOnlyList<FieldValue>, IEquatable<FieldArra
     {
         var hash = new HashCode();
         hash.Add(_items.Length);
-        foreach (var item in _items) hash.Add(item);
+        foreach (var item in _items)
+            hash.Add(item);
         return hash.ToHashCode();
     }
 

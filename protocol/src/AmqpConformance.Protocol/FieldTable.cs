@@ -28,7 +28,8 @@ public sealed class FieldTable : IReadOnlyList<KeyValuePair<string, FieldValue>>
     {
         ArgumentNullException.ThrowIfNull(entries);
         _entries = [.. entries];
-        foreach (var entry in _entries) ArgumentNullException.ThrowIfNull(entry.Key, nameof(entries));
+        foreach (var entry in _entries)
+            ArgumentNullException.ThrowIfNull(entry.Key, nameof(entries));
     }
 
     /// <summary>Creates a table from loosely typed values (e.g. RabbitMQ.Client's
@@ -43,7 +44,10 @@ public sealed class FieldTable : IReadOnlyList<KeyValuePair<string, FieldValue>>
     /// <exception cref="KeyNotFoundException">No entry has that key.</exception>
     public FieldValue this[string key]
     {
-        get => TryGetValue(key, out var value) ? value : throw new KeyNotFoundException($"Field table has no key \"{key}\".");
+        get =>
+            TryGetValue(key, out var value)
+                ? value
+                : throw new KeyNotFoundException($"Field table has no key \"{key}\".");
         init => Set(_entries, key, value);
     }
 
@@ -101,20 +105,26 @@ public sealed class FieldTable : IReadOnlyList<KeyValuePair<string, FieldValue>>
     /// <summary>Entries in wire order.</summary>
     public List<KeyValuePair<string, FieldValue>>.Enumerator GetEnumerator() => _entries.GetEnumerator();
 
-    IEnumerator<KeyValuePair<string, FieldValue>> IEnumerable<KeyValuePair<string, FieldValue>>.GetEnumerator() => _entries.GetEnumerator();
+    IEnumerator<KeyValuePair<string, FieldValue>> IEnumerable<KeyValuePair<string, FieldValue>>.GetEnumerator() =>
+        _entries.GetEnumerator();
 
     IEnumerator IEnumerable.GetEnumerator() => _entries.GetEnumerator();
 
     /// <summary>Same keys with the same tagged values, in the same order.</summary>
     public bool Equals(FieldTable? other)
     {
-        if (other is null) return false;
-        if (ReferenceEquals(this, other)) return true;
-        if (_entries.Count != other._entries.Count) return false;
+        if (other is null)
+            return false;
+        if (ReferenceEquals(this, other))
+            return true;
+        if (_entries.Count != other._entries.Count)
+            return false;
         for (int i = 0; i < _entries.Count; i++)
         {
-            if (!string.Equals(_entries[i].Key, other._entries[i].Key, StringComparison.Ordinal)) return false;
-            if (!_entries[i].Value.Equals(other._entries[i].Value)) return false;
+            if (!string.Equals(_entries[i].Key, other._entries[i].Key, StringComparison.Ordinal))
+                return false;
+            if (!_entries[i].Value.Equals(other._entries[i].Value))
+                return false;
         }
         return true;
     }

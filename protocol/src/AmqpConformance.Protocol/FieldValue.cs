@@ -39,26 +39,37 @@ public readonly struct FieldValue : IEquatable<FieldValue>
 
     /// <summary>A 't' value.</summary>
     public static FieldValue Boolean(bool value) => new(FieldValueType.Boolean, value);
+
     /// <summary>A 'b' value.</summary>
     public static FieldValue Int8(sbyte value) => new(FieldValueType.Int8, value);
+
     /// <summary>A 'B' value.</summary>
     public static FieldValue UInt8(byte value) => new(FieldValueType.UInt8, value);
+
     /// <summary>An 's' value.</summary>
     public static FieldValue Int16(short value) => new(FieldValueType.Int16, value);
+
     /// <summary>A 'u' value.</summary>
     public static FieldValue UInt16(ushort value) => new(FieldValueType.UInt16, value);
+
     /// <summary>An 'I' value.</summary>
     public static FieldValue Int32(int value) => new(FieldValueType.Int32, value);
+
     /// <summary>An 'i' value.</summary>
     public static FieldValue UInt32(uint value) => new(FieldValueType.UInt32, value);
+
     /// <summary>An 'l' value.</summary>
     public static FieldValue Int64(long value) => new(FieldValueType.Int64, value);
+
     /// <summary>An 'f' value.</summary>
     public static FieldValue Float32(float value) => new(FieldValueType.Float32, value);
+
     /// <summary>A 'd' value.</summary>
     public static FieldValue Float64(double value) => new(FieldValueType.Float64, value);
+
     /// <summary>A 'D' value.</summary>
     public static FieldValue Decimal(AmqpDecimal value) => new(FieldValueType.Decimal, value);
+
     /// <summary>A 'T' value.</summary>
     public static FieldValue Timestamp(AmqpTimestamp value) => new(FieldValueType.Timestamp, value);
 
@@ -102,34 +113,38 @@ public readonly struct FieldValue : IEquatable<FieldValue>
     /// <see cref="IEnumerable"/> → 'A'.
     /// </summary>
     /// <exception cref="ArgumentException">The type has no AMQP field representation.</exception>
-    public static FieldValue FromObject(object? value) => value switch
-    {
-        null => Void,
-        FieldValue v => v,
-        bool v => v,
-        sbyte v => v,
-        byte v => v,
-        short v => v,
-        ushort v => v,
-        int v => v,
-        uint v => v,
-        long v => v,
-        float v => v,
-        double v => v,
-        AmqpDecimal v => v,
-        decimal v => FromDecimal(v),
-        AmqpTimestamp v => v,
-        DateTimeOffset v => Timestamp(AmqpTimestamp.FromDateTimeOffset(v)),
-        DateTime v => Timestamp(AmqpTimestamp.FromDateTimeOffset(new DateTimeOffset(v.ToUniversalTime()))),
-        string v => v,
-        byte[] v => v,
-        ReadOnlyMemory<byte> v => ByteArray(v.Span),
-        FieldTable v => v,
-        FieldArray v => v,
-        IEnumerable<KeyValuePair<string, object?>> v => FieldTable.FromObjects(v),
-        IEnumerable v => new FieldArray(v.Cast<object?>().Select(FromObject)),
-        _ => throw new ArgumentException($"A {value.GetType()} has no AMQP field-table representation.", nameof(value)),
-    };
+    public static FieldValue FromObject(object? value) =>
+        value switch
+        {
+            null => Void,
+            FieldValue v => v,
+            bool v => v,
+            sbyte v => v,
+            byte v => v,
+            short v => v,
+            ushort v => v,
+            int v => v,
+            uint v => v,
+            long v => v,
+            float v => v,
+            double v => v,
+            AmqpDecimal v => v,
+            decimal v => FromDecimal(v),
+            AmqpTimestamp v => v,
+            DateTimeOffset v => Timestamp(AmqpTimestamp.FromDateTimeOffset(v)),
+            DateTime v => Timestamp(AmqpTimestamp.FromDateTimeOffset(new DateTimeOffset(v.ToUniversalTime()))),
+            string v => v,
+            byte[] v => v,
+            ReadOnlyMemory<byte> v => ByteArray(v.Span),
+            FieldTable v => v,
+            FieldArray v => v,
+            IEnumerable<KeyValuePair<string, object?>> v => FieldTable.FromObjects(v),
+            IEnumerable v => new FieldArray(v.Cast<object?>().Select(FromObject)),
+            _ => throw new ArgumentException(
+                $"A {value.GetType()} has no AMQP field-table representation.",
+                nameof(value)
+            ),
+        };
 
     private static FieldValue FromDecimal(decimal value)
     {
@@ -142,46 +157,51 @@ public readonly struct FieldValue : IEquatable<FieldValue>
         return Decimal(new AmqpDecimal(scale, unscaled));
     }
 
-    /// <summary>The 'S' value as a string (bytes that are not valid UTF-8 are decoded with replacement characters).</summary>
+    /// <summary>The 'S' value as a string (bytes that are not valid UTF-8 are decoded with replacement
+    /// characters).</summary>
     /// <exception cref="InvalidOperationException">The value is not 'S'.</exception>
-    public string AsString() => Value switch
-    {
-        string s when Type == FieldValueType.LongString => s,
-        byte[] b when Type == FieldValueType.LongString => Encoding.UTF8.GetString(b),
-        _ => throw WrongType("a long string ('S')"),
-    };
+    public string AsString() =>
+        Value switch
+        {
+            string s when Type == FieldValueType.LongString => s,
+            byte[] b when Type == FieldValueType.LongString => Encoding.UTF8.GetString(b),
+            _ => throw WrongType("a long string ('S')"),
+        };
 
     /// <summary>The bytes of an 'x' or 'S' value (for 'S', its UTF-8 wire bytes).</summary>
     /// <exception cref="InvalidOperationException">The value is neither 'x' nor 'S'.</exception>
-    public ReadOnlyMemory<byte> AsBytes() => Value switch
-    {
-        byte[] b => b,
-        string s when Type == FieldValueType.LongString => Encoding.UTF8.GetBytes(s),
-        _ => throw WrongType("a byte array ('x') or long string ('S')"),
-    };
+    public ReadOnlyMemory<byte> AsBytes() =>
+        Value switch
+        {
+            byte[] b => b,
+            string s when Type == FieldValueType.LongString => Encoding.UTF8.GetBytes(s),
+            _ => throw WrongType("a byte array ('x') or long string ('S')"),
+        };
 
     /// <summary>Any integer value ('b', 'B', 's', 'u', 'I', 'i', 'l') widened to <see cref="long"/>.</summary>
     /// <exception cref="InvalidOperationException">The value is not an integer.</exception>
-    public long AsInt64() => Value switch
-    {
-        sbyte v => v,
-        byte v => v,
-        short v => v,
-        ushort v => v,
-        int v => v,
-        uint v => v,
-        long v => v,
-        _ => throw WrongType("an integer"),
-    };
+    public long AsInt64() =>
+        Value switch
+        {
+            sbyte v => v,
+            byte v => v,
+            short v => v,
+            ushort v => v,
+            int v => v,
+            uint v => v,
+            long v => v,
+            _ => throw WrongType("an integer"),
+        };
 
     /// <summary>A 'f' or 'd' value as <see cref="double"/>.</summary>
     /// <exception cref="InvalidOperationException">The value is not a floating-point number.</exception>
-    public double AsDouble() => Value switch
-    {
-        float v => v,
-        double v => v,
-        _ => throw WrongType("a float ('f' or 'd')"),
-    };
+    public double AsDouble() =>
+        Value switch
+        {
+            float v => v,
+            double v => v,
+            _ => throw WrongType("a float ('f' or 'd')"),
+        };
 
     /// <summary>A 't' value.</summary>
     /// <exception cref="InvalidOperationException">The value is not 't'.</exception>
@@ -210,7 +230,8 @@ public readonly struct FieldValue : IEquatable<FieldValue>
     /// their bits (so 0.0 and -0.0 differ, and NaN equals the same NaN).</summary>
     public bool Equals(FieldValue other)
     {
-        if (Type != other.Type) return false;
+        if (Type != other.Type)
+            return false;
         return (Value, other.Value) switch
         {
             (null, null) => true,
@@ -230,61 +251,79 @@ public readonly struct FieldValue : IEquatable<FieldValue>
     public override bool Equals(object? obj) => obj is FieldValue other && Equals(other);
 
     /// <inheritdoc/>
-    public override int GetHashCode() => Value switch
-    {
-        null => HashCode.Combine(Type),
-        byte[] b => HashCode.Combine(Type, b.Length),
-        string s => HashCode.Combine(Type, Encoding.UTF8.GetByteCount(s)),
-        FieldTable t => HashCode.Combine(Type, t.Count),
-        FieldArray a => HashCode.Combine(Type, a.Count),
-        var v => HashCode.Combine(Type, v),
-    };
+    public override int GetHashCode() =>
+        Value switch
+        {
+            null => HashCode.Combine(Type),
+            byte[] b => HashCode.Combine(Type, b.Length),
+            string s => HashCode.Combine(Type, Encoding.UTF8.GetByteCount(s)),
+            FieldTable t => HashCode.Combine(Type, t.Count),
+            FieldArray a => HashCode.Combine(Type, a.Count),
+            var v => HashCode.Combine(Type, v),
+        };
 
     /// <summary>Equality of tag and value.</summary>
     public static bool operator ==(FieldValue left, FieldValue right) => left.Equals(right);
+
     /// <summary>Inequality of tag or value.</summary>
     public static bool operator !=(FieldValue left, FieldValue right) => !left.Equals(right);
 
     /// <summary>The tag and the value, e.g. <c>S:"direct"</c> or <c>I:5</c>.</summary>
-    public override string ToString() => Value switch
-    {
-        null => "V",
-        string s => $"S:\"{s}\"",
-        byte[] b => $"{(char)Type}:0x{Convert.ToHexString(b)}",
-        IFormattable f => $"{(char)Type}:{f.ToString(null, CultureInfo.InvariantCulture)}",
-        var v => $"{(char)Type}:{v}",
-    };
+    public override string ToString() =>
+        Value switch
+        {
+            null => "V",
+            string s => $"S:\"{s}\"",
+            byte[] b => $"{(char)Type}:0x{Convert.ToHexString(b)}",
+            IFormattable f => $"{(char)Type}:{f.ToString(null, CultureInfo.InvariantCulture)}",
+            var v => $"{(char)Type}:{v}",
+        };
 
     /// <summary>'t'.</summary>
     public static implicit operator FieldValue(bool value) => Boolean(value);
+
     /// <summary>'b'.</summary>
     public static implicit operator FieldValue(sbyte value) => Int8(value);
+
     /// <summary>'B'.</summary>
     public static implicit operator FieldValue(byte value) => UInt8(value);
+
     /// <summary>'s'.</summary>
     public static implicit operator FieldValue(short value) => Int16(value);
+
     /// <summary>'u'.</summary>
     public static implicit operator FieldValue(ushort value) => UInt16(value);
+
     /// <summary>'I'.</summary>
     public static implicit operator FieldValue(int value) => Int32(value);
+
     /// <summary>'i'.</summary>
     public static implicit operator FieldValue(uint value) => UInt32(value);
+
     /// <summary>'l'.</summary>
     public static implicit operator FieldValue(long value) => Int64(value);
+
     /// <summary>'f'.</summary>
     public static implicit operator FieldValue(float value) => Float32(value);
+
     /// <summary>'d'.</summary>
     public static implicit operator FieldValue(double value) => Float64(value);
+
     /// <summary>'D'.</summary>
     public static implicit operator FieldValue(AmqpDecimal value) => Decimal(value);
+
     /// <summary>'T'.</summary>
     public static implicit operator FieldValue(AmqpTimestamp value) => Timestamp(value);
+
     /// <summary>'S', or 'V' for null.</summary>
     public static implicit operator FieldValue(string? value) => value is null ? Void : LongString(value);
+
     /// <summary>'x' (a copy), or 'V' for null.</summary>
     public static implicit operator FieldValue(byte[]? value) => value is null ? Void : ByteArray(value);
+
     /// <summary>'F', or 'V' for null.</summary>
     public static implicit operator FieldValue(FieldTable? value) => value is null ? Void : Table(value);
+
     /// <summary>'A', or 'V' for null.</summary>
     public static implicit operator FieldValue(FieldArray? value) => value is null ? Void : Array(value);
 

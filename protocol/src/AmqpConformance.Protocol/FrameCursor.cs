@@ -6,9 +6,10 @@ namespace AmqpConformance.Protocol;
 /// <summary>
 /// Reads frames one after another from a pipe's buffer. A frame that lies whole in the current segment is read from
 /// that segment's bytes directly, its payload a slice of that segment; one that spans segments, or does not end in the
-/// buffer, goes through the general <see cref="FrameReader.TryReadFrame(ref ReadOnlySequence{byte}, long, out RawFrame)"/>.
-/// Either way a call gives exactly what the general reader gives for the same bytes (status, header fields, payload
-/// bytes, end octet); the cursor only saves walking and slicing the sequence for every frame.
+/// buffer, goes through the general
+/// <see cref="FrameReader.TryReadFrame(ref ReadOnlySequence{byte}, long, out RawFrame)"/>. Either way a call gives
+/// exactly what the general reader gives for the same bytes (status, header fields, payload bytes, end octet); the
+/// cursor only saves walking and slicing the sequence for every frame.
 /// </summary>
 /// <remarks>A mutable struct: keep it in a local and call <see cref="TryRead"/> on that local. Frames' payloads are
 /// slices of the buffer it was made from, valid until the pipe is advanced past them.</remarks>
@@ -20,13 +21,13 @@ public struct FrameCursor
     /// <summary>The first segment of <see cref="_rest"/>.</summary>
     private ReadOnlyMemory<byte> _segment;
 
-    /// <summary>The segment of a pipe's buffer <see cref="_rest"/> starts in (payloads are then made as slices of it, as
-    /// the general reader's are), or null when it starts in another object (an array: then payloads are sliced from
+    /// <summary>The segment of a pipe's buffer <see cref="_rest"/> starts in (payloads are then made as slices of it,
+    /// as the general reader's are), or null when it starts in another object (an array: then payloads are sliced from
     /// <see cref="_rest"/>).</summary>
     private ReadOnlySequenceSegment<byte>? _startSegment;
 
-    /// <summary>The array under <see cref="_segment"/>, when it is one (a pipe's memory always is): its bytes are then read
-    /// from the array directly. <see cref="_segment"/> starts at <see cref="_arrayOffset"/> in it.</summary>
+    /// <summary>The array under <see cref="_segment"/>, when it is one (a pipe's memory always is): its bytes are then
+    /// read from the array directly. <see cref="_segment"/> starts at <see cref="_arrayOffset"/> in it.</summary>
     private byte[]? _array;
 
     private int _arrayOffset;
@@ -54,15 +55,17 @@ public struct FrameCursor
     public readonly ReadOnlySequence<byte> Remaining => _taken == 0 ? _rest : _rest.Slice(_taken);
 
     /// <summary>Reads the next frame: the same status and frame as
-    /// <see cref="FrameReader.TryReadFrame(ref ReadOnlySequence{byte}, long, out RawFrame)"/> on <see cref="Remaining"/>,
-    /// and like it, moves past the frame only for <see cref="FrameReadStatus.Frame"/> and
+    /// <see cref="FrameReader.TryReadFrame(ref ReadOnlySequence{byte}, long, out RawFrame)"/> on
+    /// <see cref="Remaining"/>, and like it, moves past the frame only for <see cref="FrameReadStatus.Frame"/> and
     /// <see cref="FrameReadStatus.BadFrameEnd"/>.</summary>
     public FrameReadStatus TryRead(long maxPayload, out RawFrame frame)
     {
         int available = _segment.Length - _taken;
         if (available >= AmqpConstants.FrameHeaderSize)
         {
-            ReadOnlySpan<byte> bytes = _array is not null ? new ReadOnlySpan<byte>(_array, _arrayOffset + _taken, available) : _segment.Span[_taken..];
+            ReadOnlySpan<byte> bytes = _array is not null
+                ? new ReadOnlySpan<byte>(_array, _arrayOffset + _taken, available)
+                : _segment.Span[_taken..];
             if (!FrameReader.ReadHeader(bytes, maxPayload, out byte type, out ushort channel, out long claimed))
             {
                 frame = FrameReader.TooLarge(type, channel, claimed);

@@ -21,7 +21,8 @@ public static class FrameFormat
     /// <paramref name="frameMax"/> (0 = unlimited). An empty body needs none.</summary>
     public static int BodyFrameCount(long bodyLength, int frameMax)
     {
-        if (bodyLength == 0) return 0;
+        if (bodyLength == 0)
+            return 0;
         long max = AmqpConstants.MaxBodyFramePayload(frameMax);
         return (int)((bodyLength + max - 1) / max);
     }
@@ -35,7 +36,12 @@ public static class FrameFormat
     /// frame_max - 8 bytes except the last; writes nothing for an empty body. The body bytes are
     /// copied into <paramref name="output"/>'s memory, so the caller may reuse the body once this returns.
     /// </summary>
-    public static void WriteBodyFrames(IBufferWriter<byte> output, ushort channel, ReadOnlySpan<byte> body, int frameMax)
+    public static void WriteBodyFrames(
+        IBufferWriter<byte> output,
+        ushort channel,
+        ReadOnlySpan<byte> body,
+        int frameMax
+    )
     {
         int max = AmqpConstants.MaxBodyFramePayload(frameMax);
         while (!body.IsEmpty)
@@ -48,7 +54,12 @@ public static class FrameFormat
 
     /// <summary>Writes one whole frame. Large payloads are copied in pieces, so the output need
     /// not offer one span as large as the frame.</summary>
-    public static void WriteFrame(IBufferWriter<byte> output, FrameType type, ushort channel, ReadOnlySpan<byte> payload)
+    public static void WriteFrame(
+        IBufferWriter<byte> output,
+        FrameType type,
+        ushort channel,
+        ReadOnlySpan<byte> payload
+    )
     {
         Span<byte> header = output.GetSpan(AmqpConstants.FrameHeaderSize);
         WriteHeader(header, type, channel, payload.Length);

@@ -25,12 +25,13 @@ public static class FrameReader
     /// <param name="maxPayload">Largest acceptable payload, e.g. <see cref="MaxPayloadFor"/>(frame_max).
     /// Checked against the header alone, before any payload byte is awaited, so a header claiming 2 GB costs nothing.
     /// Payloads above <see cref="int.MaxValue"/> bytes are always too large, whatever this says.</param>
-    /// <param name="frame">The frame (header fields only for <see cref="FrameReadStatus.PayloadTooLarge"/>;
-    /// default for <see cref="FrameReadStatus.NeedMoreData"/>). Its payload is a slice of <paramref name="buffer"/>.</param>
+    /// <param name="frame">The frame (header fields only for <see cref="FrameReadStatus.PayloadTooLarge"/>; default for
+    /// <see cref="FrameReadStatus.NeedMoreData"/>). Its payload is a slice of <paramref name="buffer"/>.</param>
     public static FrameReadStatus TryReadFrame(ref ReadOnlySequence<byte> buffer, long maxPayload, out RawFrame frame)
     {
         frame = default;
-        if (buffer.Length < AmqpConstants.FrameHeaderSize) return FrameReadStatus.NeedMoreData;
+        if (buffer.Length < AmqpConstants.FrameHeaderSize)
+            return FrameReadStatus.NeedMoreData;
 
         Span<byte> header = stackalloc byte[AmqpConstants.FrameHeaderSize];
         buffer.Slice(0, AmqpConstants.FrameHeaderSize).CopyTo(header);
@@ -39,7 +40,8 @@ public static class FrameReader
             frame = TooLarge(type, channel, size);
             return FrameReadStatus.PayloadTooLarge;
         }
-        if (buffer.Length < size + AmqpConstants.FrameOverhead) return FrameReadStatus.NeedMoreData;
+        if (buffer.Length < size + AmqpConstants.FrameOverhead)
+            return FrameReadStatus.NeedMoreData;
 
         var payload = buffer.Slice(AmqpConstants.FrameHeaderSize, size);
         var endPosition = buffer.GetPosition(AmqpConstants.FrameHeaderSize + size);
@@ -53,7 +55,13 @@ public static class FrameReader
     /// payload is acceptable: at most <paramref name="maxPayload"/> and <see cref="int.MaxValue"/> (otherwise the frame
     /// is <see cref="FrameReadStatus.PayloadTooLarge"/>, reported as <see cref="TooLarge"/> makes it).</summary>
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
-    internal static bool ReadHeader(ReadOnlySpan<byte> header, long maxPayload, out byte type, out ushort channel, out long size)
+    internal static bool ReadHeader(
+        ReadOnlySpan<byte> header,
+        long maxPayload,
+        out byte type,
+        out ushort channel,
+        out long size
+    )
     {
         type = header[0];
         channel = BinaryPrimitives.ReadUInt16BigEndian(header[1..]);
@@ -61,6 +69,8 @@ public static class FrameReader
         return size <= Math.Min(maxPayload, int.MaxValue);
     }
 
-    /// <summary>The frame a <see cref="FrameReadStatus.PayloadTooLarge"/> header reports: its fields, no payload.</summary>
-    internal static RawFrame TooLarge(byte type, ushort channel, long size) => new(type, channel, size, ReadOnlySequence<byte>.Empty, 0);
+    /// <summary>The frame a <see cref="FrameReadStatus.PayloadTooLarge"/> header reports: its fields, no
+    /// payload.</summary>
+    internal static RawFrame TooLarge(byte type, ushort channel, long size) =>
+        new(type, channel, size, ReadOnlySequence<byte>.Empty, 0);
 }

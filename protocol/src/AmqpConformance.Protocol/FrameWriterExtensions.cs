@@ -10,7 +10,8 @@ namespace AmqpConformance.Protocol;
 public static class FrameWriterExtensions
 {
     /// <summary>Writes <paramref name="method"/> as one method frame on <paramref name="channel"/>.</summary>
-    /// <exception cref="ArgumentException">A short string is too long, or the method is not a library record.</exception>
+    /// <exception cref="ArgumentException">A short string is too long, or the method is not a library
+    /// record.</exception>
     public static void WriteMethodFrame(this IBufferWriter<byte> output, ushort channel, IAmqpMethod method)
     {
         ArgumentNullException.ThrowIfNull(output);

@@ -32,7 +32,10 @@ public static partial class MethodCodec
     public static IAmqpMethod Decode(ReadOnlySpan<byte> payload)
     {
         if (!TryReadIds(payload, out ushort classId, out ushort methodId))
-            throw new AmqpDecodeException($"Method payload of {payload.Length} byte(s) is too short to hold class and method ids", 0);
+            throw new AmqpDecodeException(
+                $"Method payload of {payload.Length} byte(s) is too short to hold class and method ids",
+                0
+            );
         var reader = new AmqpReader(payload[IdsLength..], IdsLength);
         var method = ReadArguments(classId, methodId, ref reader);
         reader.EnsureEnd($"the arguments of {method.Name}");
@@ -43,7 +46,8 @@ public static partial class MethodCodec
     /// <exception cref="AmqpDecodeException">As for the span overload.</exception>
     public static IAmqpMethod Decode(in ReadOnlySequence<byte> payload)
     {
-        if (payload.IsSingleSegment) return Decode(payload.FirstSpan);
+        if (payload.IsSingleSegment)
+            return Decode(payload.FirstSpan);
         if (payload.Length <= 512)
         {
             Span<byte> copy = stackalloc byte[(int)payload.Length];
@@ -103,7 +107,9 @@ public static partial class MethodCodec
         ArgumentNullException.ThrowIfNull(method);
         if (method is not AmqpMethod known)
             throw new ArgumentException(
-                $"{method.GetType()} is not one of the AmqpConformance method records; only those can be encoded.", nameof(method));
+                $"{method.GetType()} is not one of the AmqpConformance method records; only those can be encoded.",
+                nameof(method)
+            );
         writer.WriteShort(known.ClassId);
         writer.WriteShort(known.MethodId);
         known.WriteArguments(ref writer);

@@ -16,7 +16,8 @@ public static class ProtocolHeaderCheck
     {
         ReadOnlySpan<byte> amqp = "AMQP"u8;
         int prefix = Math.Min(received.Length, amqp.Length);
-        if (!received[..prefix].SequenceEqual(amqp[..prefix])) return ProtocolHeaderStatus.NotAmqp;
+        if (!received[..prefix].SequenceEqual(amqp[..prefix]))
+            return ProtocolHeaderStatus.NotAmqp;
         if (received.Length < Length)
         {
             int known = received.Length;

@@ -4,7 +4,8 @@ namespace AmqpConformance.Protocol;
 
 /// <summary>
 /// One frame as found on the wire, not yet decoded. <see cref="Payload"/> is a slice of the buffer given to
-/// <see cref="FrameReader.TryReadFrame(ref System.Buffers.ReadOnlySequence{byte}, long, out RawFrame)"/>: valid only until that buffer's pipe is advanced past it.
+/// <see cref="FrameReader.TryReadFrame(ref System.Buffers.ReadOnlySequence{byte}, long, out RawFrame)"/>: valid only
+/// until that buffer's pipe is advanced past it.
 /// </summary>
 public readonly struct RawFrame
 {
@@ -48,5 +49,6 @@ public readonly struct RawFrame
     public long WireLength => ClaimedSize + AmqpConstants.FrameOverhead;
 
     /// <inheritdoc/>
-    public override string ToString() => $"{Type} ch={Channel} size={ClaimedSize}{(EndValid ? "" : $" end=0x{EndOctet:X2}")}";
+    public override string ToString() =>
+        $"{Type} ch={Channel} size={ClaimedSize}{(EndValid ? "" : $" end=0x{EndOctet:X2}")}";
 }

@@ -9,12 +9,19 @@ namespace AmqpConformance.TestSupport;
 /// them (<see cref="FrameRecord"/>s in the received direction, every payload kept), so tests can judge captured output
 /// with the harness's own verdicts instead of a parser of their own.
 /// </summary>
-/// <param name="Frames">The whole frames, in wire order; <see cref="FrameRecord.WireOffset"/> counts from the capture's first byte.</param>
-/// <param name="TrailingPartialBytes">Bytes at the end (or from a frame claiming more than 2 GiB on) that are no whole frame.</param>
+/// <param name="Frames">The whole frames, in wire order; <see cref="FrameRecord.WireOffset"/> counts from the capture's
+/// first byte.</param>
+/// <param name="TrailingPartialBytes">Bytes at the end (or from a frame claiming more than 2 GiB on) that are no whole
+/// frame.</param>
 /// <param name="Findings">"frame-too-large" when a frame header claims more than 2 GiB (reading stops there).</param>
-public sealed record CapturedFrames(IReadOnlyList<FrameRecord> Frames, long TrailingPartialBytes, IReadOnlyList<ProtocolFinding> Findings)
+public sealed record CapturedFrames(
+    IReadOnlyList<FrameRecord> Frames,
+    long TrailingPartialBytes,
+    IReadOnlyList<ProtocolFinding> Findings
+)
 {
-    /// <summary>Cuts <paramref name="bytes"/> from <paramref name="skipPrefix"/> (e.g. 8 for a protocol header) into frames.</summary>
+    /// <summary>Cuts <paramref name="bytes"/> from <paramref name="skipPrefix"/> (e.g. 8 for a protocol header) into
+    /// frames.</summary>
     public static CapturedFrames Parse(byte[] bytes, int skipPrefix = 0)
     {
         ArgumentNullException.ThrowIfNull(bytes);
@@ -25,11 +32,19 @@ public sealed record CapturedFrames(IReadOnlyList<FrameRecord> Frames, long Trai
         while (true)
         {
             FrameReadStatus status = FrameReader.TryReadFrame(ref buffer, int.MaxValue, out RawFrame frame);
-            if (status == FrameReadStatus.NeedMoreData) break;
+            if (status == FrameReadStatus.NeedMoreData)
+                break;
             if (status == FrameReadStatus.PayloadTooLarge)
             {
-                findings.Add(new ProtocolFinding(-1, 501, "frame-too-large",
-                    $"The frame at offset {offset} claims {frame.ClaimedSize} payload bytes: the stream is corrupt from there on.", false));
+                findings.Add(
+                    new ProtocolFinding(
+                        -1,
+                        501,
+                        "frame-too-large",
+                        $"The frame at offset {offset} claims {frame.ClaimedSize} payload bytes: the stream is corrupt from there on.",
+                        false
+                    )
+                );
                 break;
             }
             frames.Add(Record(frames.Count, offset, frame));
@@ -41,7 +56,8 @@ public sealed record CapturedFrames(IReadOnlyList<FrameRecord> Frames, long Trai
     private static FrameRecord Record(long sequence, long offset, in RawFrame frame)
     {
         byte[] payload = frame.Payload.ToArray();
-        ushort classId = 0, methodId = 0;
+        ushort classId = 0,
+            methodId = 0;
         string? methodName = null;
         long? declaredBodySize = null;
         if (frame.Type == FrameType.Method && MethodCodec.TryReadIds(payload, out classId, out methodId))

@@ -6,7 +6,8 @@ namespace AmqpConformance.TestSupport;
 public static class Wire
 {
     /// <summary>Hex digits (spaces and '|' allowed as separators) to bytes.</summary>
-    public static byte[] Hex(string hex) => Convert.FromHexString(hex.Replace(" ", "").Replace("|", "").Replace("\n", ""));
+    public static byte[] Hex(string hex) =>
+        Convert.FromHexString(hex.Replace(" ", "").Replace("|", "").Replace("\n", ""));
 
     /// <summary>Bytes as spaced upper-case hex, so failing assertions show readable diffs.</summary>
     public static string ToHex(ReadOnlySpan<byte> bytes) => Convert.ToHexString(bytes);
@@ -26,10 +27,12 @@ public static class Wire
     /// <summary>A sequence made of the given memories, in order (memory that is not an array, too).</summary>
     public static ReadOnlySequence<byte> Segmented(params ReadOnlyMemory<byte>[] segments)
     {
-        if (segments.Length == 0) return ReadOnlySequence<byte>.Empty;
+        if (segments.Length == 0)
+            return ReadOnlySequence<byte>.Empty;
         var first = new Segment(segments[0], 0);
         var last = first;
-        for (int i = 1; i < segments.Length; i++) last = last.Append(segments[i]);
+        for (int i = 1; i < segments.Length; i++)
+            last = last.Append(segments[i]);
         return new ReadOnlySequence<byte>(first, 0, last, last.Memory.Length);
     }
 

@@ -6,8 +6,8 @@ using AmqpConformance.SelfTest;
 
 namespace AmqpConformance.Suites.XunitV3.Tests;
 
-/// <summary>What a failing xunit v3 suite gives its user: the same report as the xunit 2 package (invariant, shrunk scenario,
-/// replay line, a --filter hint, artifacts), thrown from the test method.</summary>
+/// <summary>What a failing xunit v3 suite gives its user: the same report as the xunit 2 package (invariant, shrunk
+/// scenario, replay line, a --filter hint, artifacts), thrown from the test method.</summary>
 public sealed class FailureReportTests
 {
     private sealed class DoubleReturnSuite : FrameWriterConformanceSuite

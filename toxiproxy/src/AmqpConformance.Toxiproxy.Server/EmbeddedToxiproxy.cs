@@ -15,15 +15,15 @@ namespace AmqpConformance.Toxiproxy;
 /// Point <see cref="ToxiproxyClient"/> (or any Toxiproxy client) at <see cref="ApiUrl"/>.
 /// </summary>
 /// <remarks>
-/// <para>Endpoints: GET /version; GET, POST /proxies; POST /populate; GET, POST/PATCH (update), DELETE
-/// /proxies/{name}; GET, POST /proxies/{name}/toxics; GET, POST/PATCH (update), DELETE
-/// /proxies/{name}/toxics/{toxic}; POST /reset. Status codes, defaults (a toxic's stream defaults to
-/// downstream, toxicity to 1, name to "{type}_{stream}") and error bodies (<c>{"error","status"}</c>)
-/// follow Toxiproxy; error bodies also name the <c>"field"</c> at fault. Differences: proxies listen on loopback only;
-/// invalid input that Toxiproxy accepts is refused with 400 naming the field (<see cref="ToxiproxyValidation"/>: names of
-/// at most 255 characters without '/', attribute ranges such as limit_data bytes &gt;= 0, a slicer size_variation below
-/// average_size); a listen address in use is 409; unknown routes and methods get a JSON 404/405; the server answers 500
-/// only for its own failures, never for what a client sent.</para>
+/// <para>Endpoints: GET /version; GET, POST /proxies; POST /populate; GET, POST/PATCH (update), DELETE /proxies/{name};
+/// GET, POST /proxies/{name}/toxics; GET, POST/PATCH (update), DELETE /proxies/{name}/toxics/{toxic}; POST /reset.
+/// Status codes, defaults (a toxic's stream defaults to downstream, toxicity to 1, name to "{type}_{stream}") and error
+/// bodies (<c>{"error","status"}</c>) follow Toxiproxy; error bodies also name the <c>"field"</c> at fault.
+/// Differences: proxies listen on loopback only; invalid input that Toxiproxy accepts is refused with 400 naming the
+/// field (<see cref="ToxiproxyValidation"/>: names of at most 255 characters without '/', attribute ranges such as
+/// limit_data bytes &gt;= 0, a slicer size_variation below average_size); a listen address in use is 409; unknown
+/// routes and methods get a JSON 404/405; the server answers 500 only for its own failures, never for what a client
+/// sent.</para>
 /// <para>Disposal stops the API and every proxy, closing their connections.</para>
 /// </remarks>
 public sealed class EmbeddedToxiproxy : IAsyncDisposable
@@ -33,21 +33,28 @@ public sealed class EmbeddedToxiproxy : IAsyncDisposable
 
     private WebApplication? _app;
 
-    private EmbeddedToxiproxy(ILoggerFactory? loggerFactory) => Registry = new FaultProxyRegistry { LoggerFactory = loggerFactory };
+    private EmbeddedToxiproxy(ILoggerFactory? loggerFactory) =>
+        Registry = new FaultProxyRegistry { LoggerFactory = loggerFactory };
 
     /// <summary>Starts the API on <paramref name="api"/> (default 127.0.0.1, a free port). An IPv4-mapped loopback
     /// address ([::ffff:127.0.0.1]) is taken as its IPv4 address.</summary>
     /// <exception cref="ToxiproxyBindException"><paramref name="api"/> is not a loopback address, or cannot be bound
     /// (such as a port in use).</exception>
-    public static Task<EmbeddedToxiproxy> StartAsync(IPEndPoint? api = null, CancellationToken cancellationToken = default) =>
-        StartAsync(api, loggerFactory: null, cancellationToken);
+    public static Task<EmbeddedToxiproxy> StartAsync(
+        IPEndPoint? api = null,
+        CancellationToken cancellationToken = default
+    ) => StartAsync(api, loggerFactory: null, cancellationToken);
 
     /// <summary>Starts the API on <paramref name="api"/> (null: 127.0.0.1, a free port), its proxies logging to
-    /// <paramref name="loggerFactory"/> (<see cref="FaultProxyRegistry.LoggerFactory"/>; null logs nothing). The API's own
-    /// web host does not log.</summary>
+    /// <paramref name="loggerFactory"/> (<see cref="FaultProxyRegistry.LoggerFactory"/>; null logs nothing). The API's
+    /// own web host does not log.</summary>
     /// <exception cref="ToxiproxyBindException"><paramref name="api"/> is not a loopback address, or cannot be bound
     /// (such as a port in use).</exception>
-    public static Task<EmbeddedToxiproxy> StartAsync(IPEndPoint? api, ILoggerFactory? loggerFactory, CancellationToken cancellationToken = default)
+    public static Task<EmbeddedToxiproxy> StartAsync(
+        IPEndPoint? api,
+        ILoggerFactory? loggerFactory,
+        CancellationToken cancellationToken = default
+    )
     {
         api ??= new IPEndPoint(IPAddress.Loopback, 0);
         IPEndPoint endpoint;
@@ -57,7 +64,11 @@ public sealed class EmbeddedToxiproxy : IAsyncDisposable
         }
         catch (ToxiproxyApiException e)
         {
-            throw new ToxiproxyBindException(api.ToString(), "the embedded Toxiproxy API binds to loopback only (127.0.0.1, [::1] or localhost)", e);
+            throw new ToxiproxyBindException(
+                api.ToString(),
+                "the embedded Toxiproxy API binds to loopback only (127.0.0.1, [::1] or localhost)",
+                e
+            );
         }
         return StartCoreAsync(api.ToString(), endpoint, loggerFactory, cancellationToken);
     }
@@ -81,8 +92,12 @@ public sealed class EmbeddedToxiproxy : IAsyncDisposable
         return StartCoreAsync(api, endpoint, loggerFactory: null, cancellationToken);
     }
 
-    private static async Task<EmbeddedToxiproxy> StartCoreAsync(string given, IPEndPoint endpoint, ILoggerFactory? loggerFactory,
-        CancellationToken cancellationToken)
+    private static async Task<EmbeddedToxiproxy> StartCoreAsync(
+        string given,
+        IPEndPoint endpoint,
+        ILoggerFactory? loggerFactory,
+        CancellationToken cancellationToken
+    )
     {
         var proxy = new EmbeddedToxiproxy(loggerFactory);
         WebApplicationBuilder builder = WebApplication.CreateSlimBuilder(new WebApplicationOptions { Args = [] });
@@ -101,7 +116,10 @@ public sealed class EmbeddedToxiproxy : IAsyncDisposable
             throw new ToxiproxyBindException(given, (e.InnerException ?? e).Message, e);
         }
         proxy._app = app;
-        string address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
+        string address = app
+            .Services.GetRequiredService<IServer>()
+            .Features.Get<IServerAddressesFeature>()!
+            .Addresses.First();
         proxy.ApiUrl = new Uri(address.EndsWith('/') ? address : address + "/");
         return proxy;
     }

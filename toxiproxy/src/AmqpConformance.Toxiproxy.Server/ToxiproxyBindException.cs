@@ -15,13 +15,22 @@ public sealed class ToxiproxyBindException : IOException
     }
 
     /// <summary>Creates the exception.</summary>
-    public ToxiproxyBindException() : this("(unknown)", "bind failed") { }
+    public ToxiproxyBindException()
+        : this("(unknown)", "bind failed") { }
 
     /// <summary>Creates the exception.</summary>
-    public ToxiproxyBindException(string message) : base(message) { Address = "(unknown)"; }
+    public ToxiproxyBindException(string message)
+        : base(message)
+    {
+        Address = "(unknown)";
+    }
 
     /// <summary>Creates the exception.</summary>
-    public ToxiproxyBindException(string message, Exception innerException) : base(message, innerException) { Address = "(unknown)"; }
+    public ToxiproxyBindException(string message, Exception innerException)
+        : base(message, innerException)
+    {
+        Address = "(unknown)";
+    }
 
     /// <summary>The address the API was asked to listen on, as given.</summary>
     public string Address { get; }

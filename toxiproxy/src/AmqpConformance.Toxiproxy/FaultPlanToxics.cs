@@ -27,31 +27,54 @@ public static class FaultPlanToxics
         {
             Fault f = plan.Faults[i];
             string stream = ToxicStreams.Of(f.Direction);
-            ToxicConfig Toxic(string type, params (string Name, long Value)[] attributes) => new()
-            {
-                Name = $"{type}_{stream}_{i}",
-                Type = type,
-                Stream = stream,
-                Toxicity = 1f,
-                Attributes = attributes.ToDictionary(a => a.Name, a => a.Value),
-            };
+            ToxicConfig Toxic(string type, params (string Name, long Value)[] attributes) =>
+                new()
+                {
+                    Name = $"{type}_{stream}_{i}",
+                    Type = type,
+                    Stream = stream,
+                    Toxicity = 1f,
+                    Attributes = attributes.ToDictionary(a => a.Name, a => a.Value),
+                };
             switch (f)
             {
-                case LatencyFault l: toxics.Add(Toxic(ToxicTypes.Latency, ("latency", l.LatencyMs), ("jitter", l.JitterMs))); break;
-                case BandwidthFault b: toxics.Add(Toxic(ToxicTypes.Bandwidth, ("rate", b.RateKBps))); break;
-                case SlicerFault s:
-                    toxics.Add(Toxic(ToxicTypes.Slicer, ("average_size", s.AverageSize), ("size_variation", s.SizeVariation), ("delay", s.DelayMicroseconds)));
+                case LatencyFault l:
+                    toxics.Add(Toxic(ToxicTypes.Latency, ("latency", l.LatencyMs), ("jitter", l.JitterMs)));
                     break;
-                case LimitDataFault d: toxics.Add(Toxic(ToxicTypes.LimitData, ("bytes", d.Bytes))); break;
-                case SlowCloseFault c: toxics.Add(Toxic(ToxicTypes.SlowClose, ("delay", c.DelayMs))); break;
-                case ResetPeerFault { AfterBytes: null } r: toxics.Add(Toxic(ToxicTypes.ResetPeer, ("timeout", r.TimeoutMs))); break;
+                case BandwidthFault b:
+                    toxics.Add(Toxic(ToxicTypes.Bandwidth, ("rate", b.RateKBps)));
+                    break;
+                case SlicerFault s:
+                    toxics.Add(
+                        Toxic(
+                            ToxicTypes.Slicer,
+                            ("average_size", s.AverageSize),
+                            ("size_variation", s.SizeVariation),
+                            ("delay", s.DelayMicroseconds)
+                        )
+                    );
+                    break;
+                case LimitDataFault d:
+                    toxics.Add(Toxic(ToxicTypes.LimitData, ("bytes", d.Bytes)));
+                    break;
+                case SlowCloseFault c:
+                    toxics.Add(Toxic(ToxicTypes.SlowClose, ("delay", c.DelayMs)));
+                    break;
+                case ResetPeerFault { AfterBytes: null } r:
+                    toxics.Add(Toxic(ToxicTypes.ResetPeer, ("timeout", r.TimeoutMs)));
+                    break;
                 case ResetPeerFault { AfterBytes: long after } r:
                     toxics.Add(Toxic(ToxicTypes.LimitData, ("bytes", after)));
-                    notes.Add($"#{i} {f}: Toxiproxy cannot reset after N bytes; mapped to limit_data {after} (close instead of reset{(r.TimeoutMs > 0 ? ", timeout ignored" : "")}).");
+                    notes.Add(
+                        $"#{i} {f}: Toxiproxy cannot reset after N bytes; mapped to limit_data {after} (close instead of reset{(r.TimeoutMs > 0 ? ", timeout ignored" : "")})."
+                    );
                     break;
                 case BlackHoleFault h:
                     toxics.Add(Toxic(ToxicTypes.Timeout, ("timeout", h.TimeoutMs)));
-                    if (h.AfterBytes > 0) notes.Add($"#{i} {f}: Toxiproxy's timeout toxic acts at once; afterBytes {h.AfterBytes} ignored.");
+                    if (h.AfterBytes > 0)
+                        notes.Add(
+                            $"#{i} {f}: Toxiproxy's timeout toxic acts at once; afterBytes {h.AfterBytes} ignored."
+                        );
                     break;
                 case StallFault s:
                     notes.Add($"#{i} {f}: no Toxiproxy toxic stalls and resumes; left out.");

@@ -46,42 +46,84 @@ public sealed class FaultProxy
     public string Upstream { get; private set; }
 
     /// <summary>Whether the listener is open.</summary>
-    public bool Enabled { get { lock (_gate) return _listener is not null; } }
+    public bool Enabled
+    {
+        get
+        {
+            lock (_gate)
+                return _listener is not null;
+        }
+    }
 
     /// <summary>host:port the proxy listens on (the real port once enabled).</summary>
-    public string Listen { get { lock (_gate) return _boundListen; } }
+    public string Listen
+    {
+        get
+        {
+            lock (_gate)
+                return _boundListen;
+        }
+    }
 
     /// <summary>Connections accepted since the proxy was created.</summary>
     public long AcceptedConnections => Interlocked.Read(ref _connectionIds);
 
     /// <summary>Connections currently open.</summary>
-    public int OpenConnections { get { lock (_gate) return _connections.Count; } }
+    public int OpenConnections
+    {
+        get
+        {
+            lock (_gate)
+                return _connections.Count;
+        }
+    }
 
     /// <summary>Test hook: runs on the accepting task for each new connection just before it starts forwarding
     /// (after the proxy's toxics were applied to it).</summary>
     internal Action<FaultProxyConnection>? ForwardingStarting { get; set; }
 
-    /// <summary>The fault transcripts of the connections now open (what each direction delivered, dropped, reset).</summary>
-    public IReadOnlyList<FaultTranscript> OpenTranscripts() { lock (_gate) return [.. _connections.Select(c => c.Transcript)]; }
+    /// <summary>The fault transcripts of the connections now open (what each direction delivered, dropped,
+    /// reset).</summary>
+    public IReadOnlyList<FaultTranscript> OpenTranscripts()
+    {
+        lock (_gate)
+            return [.. _connections.Select(c => c.Transcript)];
+    }
 
     /// <summary>The proxy as the API shows it.</summary>
     public ProxyConfig ToConfig()
     {
         lock (_gate)
-            return new ProxyConfig { Name = Name, Listen = _boundListen, Upstream = Upstream, Enabled = _listener is not null, Toxics = ToxicsLocked() };
+            return new ProxyConfig
+            {
+                Name = Name,
+                Listen = _boundListen,
+                Upstream = Upstream,
+                Enabled = _listener is not null,
+                Toxics = ToxicsLocked(),
+            };
     }
 
     /// <summary>The toxics, upstream ones first, each stream in the order added (Toxiproxy's order).</summary>
-    public IReadOnlyList<ToxicConfig> Toxics() { lock (_gate) return ToxicsLocked(); }
+    public IReadOnlyList<ToxicConfig> Toxics()
+    {
+        lock (_gate)
+            return ToxicsLocked();
+    }
 
     /// <summary>The toxic called <paramref name="name"/>, or null.</summary>
-    public ToxicConfig? FindToxic(string name) { lock (_gate) return _toxics.FirstOrDefault(t => t.Config.Name == name).Config; }
+    public ToxicConfig? FindToxic(string name)
+    {
+        lock (_gate)
+            return _toxics.FirstOrDefault(t => t.Config.Name == name).Config;
+    }
 
     internal void Enable()
     {
         lock (_gate)
         {
-            if (_listener is not null) return;
+            if (_listener is not null)
+                return;
             IPEndPoint endpoint = ToxiproxyValidation.ParseLoopback(_requestedListen);
             var listener = new Socket(endpoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
             try
@@ -93,12 +135,16 @@ public sealed class FaultProxy
             {
                 listener.Dispose();
                 string message = $"listen {_requestedListen}: {e.Message}";
-                throw e.SocketErrorCode == SocketError.AddressAlreadyInUse ? ToxiproxyApiException.AddressInUse("listen", message)
+                throw e.SocketErrorCode == SocketError.AddressAlreadyInUse
+                    ? ToxiproxyApiException.AddressInUse("listen", message)
                     : ToxiproxyApiException.Invalid("listen", message);
             }
             _listener = listener;
             var bound = (IPEndPoint)listener.LocalEndPoint!;
-            _boundListen = bound.AddressFamily == AddressFamily.InterNetworkV6 ? $"[{bound.Address}]:{bound.Port}" : $"{bound.Address}:{bound.Port}";
+            _boundListen =
+                bound.AddressFamily == AddressFamily.InterNetworkV6
+                    ? $"[{bound.Address}]:{bound.Port}"
+                    : $"{bound.Address}:{bound.Port}";
             _acceptStop = new CancellationTokenSource();
             ProxyLog.Listening(_logger, Name, _boundListen, Upstream);
             _ = AcceptLoopAsync(listener, _acceptStop.Token);
@@ -110,7 +156,8 @@ public sealed class FaultProxy
         FaultProxyConnection[] open;
         lock (_gate)
         {
-            if (_listener is null) return;
+            if (_listener is null)
+                return;
             _acceptStop!.Cancel();
             _acceptStop.Dispose();
             _acceptStop = null;
@@ -128,35 +175,49 @@ public sealed class FaultProxy
     internal void Update(string listen, string upstream, bool enabled)
     {
         bool restart;
-        string oldListen, oldUpstream;
+        string oldListen,
+            oldUpstream;
         bool wasEnabled;
         lock (_gate)
         {
             restart = listen != _requestedListen && listen != _boundListen || upstream != Upstream;
             // Going back means the port it had, not a new free one when it was asked for port 0.
-            (oldListen, oldUpstream, wasEnabled) = (_listener is not null ? _boundListen : _requestedListen, Upstream, _listener is not null);
+            (oldListen, oldUpstream, wasEnabled) = (
+                _listener is not null ? _boundListen : _requestedListen,
+                Upstream,
+                _listener is not null
+            );
             _requestedListen = listen;
             Upstream = upstream;
         }
-        if (restart || !enabled) Disable();
-        if (!enabled) return;
+        if (restart || !enabled)
+            Disable();
+        if (!enabled)
+            return;
         try
         {
             Enable();
         }
         catch (ToxiproxyApiException) when (restart)
         {
-            lock (_gate) (_requestedListen, Upstream) = (oldListen, oldUpstream);
+            lock (_gate)
+                (_requestedListen, Upstream) = (oldListen, oldUpstream);
             if (wasEnabled)
             {
-                try { Enable(); } catch (ToxiproxyApiException) { /* the old port was taken meanwhile: stays disabled */ }
+                try
+                {
+                    Enable();
+                }
+                catch (ToxiproxyApiException)
+                { /* the old port was taken meanwhile: stays disabled */
+                }
             }
             throw;
         }
     }
 
-    /// <summary>Adds a toxic (applied to open connections at once); returns it with every attribute of its type.
-    /// Throws <see cref="ToxiproxyApiException"/>: 409 when the name is taken, 400 for a bad type, stream or value.</summary>
+    /// <summary>Adds a toxic (applied to open connections at once); returns it with every attribute of its type. Throws
+    /// <see cref="ToxiproxyApiException"/>: 409 when the name is taken, 400 for a bad type, stream or value.</summary>
     public ToxicConfig AddToxic(ToxicConfig toxic)
     {
         ToxiproxyValidation.CheckToxic(toxic);
@@ -164,7 +225,8 @@ public sealed class FaultProxy
         ToxicConfig normal = ToxicTypes.Normalize(toxic);
         lock (_gate)
         {
-            if (_toxics.Any(t => t.Config.Name == normal.Name)) throw ToxiproxyApiException.ToxicExists();
+            if (_toxics.Any(t => t.Config.Name == normal.Name))
+                throw ToxiproxyApiException.ToxicExists();
             _toxics.Add((normal, fault));
             PushLocked();
         }
@@ -179,10 +241,14 @@ public sealed class FaultProxy
         lock (_gate)
         {
             int i = _toxics.FindIndex(t => t.Config.Name == name);
-            if (i < 0) throw ToxiproxyApiException.ToxicNotFound();
+            if (i < 0)
+                throw ToxiproxyApiException.ToxicNotFound();
             ToxicConfig old = _toxics[i].Config;
             var merged = new Dictionary<string, long>(old.Attributes);
-            if (attributes is not null) foreach (var kv in attributes) if (merged.ContainsKey(kv.Key)) merged[kv.Key] = kv.Value;
+            if (attributes is not null)
+                foreach (var kv in attributes)
+                    if (merged.ContainsKey(kv.Key))
+                        merged[kv.Key] = kv.Value;
             ToxicConfig updated = old with { Attributes = merged, Toxicity = toxicity ?? old.Toxicity };
             ToxiproxyValidation.CheckToxic(updated);
             _toxics[i] = (updated, ToFault(updated));
@@ -198,7 +264,8 @@ public sealed class FaultProxy
         lock (_gate)
         {
             int i = _toxics.FindIndex(t => t.Config.Name == name);
-            if (i < 0) throw ToxiproxyApiException.ToxicNotFound();
+            if (i < 0)
+                throw ToxiproxyApiException.ToxicNotFound();
             _toxics.RemoveAt(i);
             PushLocked();
         }
@@ -217,26 +284,38 @@ public sealed class FaultProxy
 
     private static Fault? ToFault(ToxicConfig toxic)
     {
-        try { return ToxicTypes.ToFault(toxic); }
+        try
+        {
+            return ToxicTypes.ToFault(toxic);
+        }
         catch (ArgumentException e)
         {
             // ToxiproxyValidation.CheckToxic came first, so this is only a backstop.
-            throw ToxiproxyApiException.Invalid(e.ParamName is { Length: > 0 } p ? "attributes." + p : "attributes", e.Message.Split(" (Parameter")[0]);
+            throw ToxiproxyApiException.Invalid(
+                e.ParamName is { Length: > 0 } p ? "attributes." + p : "attributes",
+                e.Message.Split(" (Parameter")[0]
+            );
         }
     }
 
     private List<ToxicConfig> ToxicsLocked() =>
-        [.. _toxics.Where(t => t.Config.Stream == ToxicStreams.Upstream).Select(t => t.Config),
-         .. _toxics.Where(t => t.Config.Stream != ToxicStreams.Upstream).Select(t => t.Config)];
+        [
+            .. _toxics.Where(t => t.Config.Stream == ToxicStreams.Upstream).Select(t => t.Config),
+            .. _toxics.Where(t => t.Config.Stream != ToxicStreams.Upstream).Select(t => t.Config),
+        ];
 
-    /// <summary>Stalls the connections (open and new) in <paramref name="direction"/>: from now on no byte is forwarded (and the
-    /// proxy stops reading, so the sender meets real backpressure) until the returned handle is disposed; then everything held
-    /// goes on. Toxiproxy has no such toxic, so this is for in-process use only and does not show in the API's toxic lists.</summary>
+    /// <summary>Stalls the connections (open and new) in <paramref name="direction"/>: from now on no byte is forwarded
+    /// (and the proxy stops reading, so the sender meets real backpressure) until the returned handle is disposed; then
+    /// everything held goes on. Toxiproxy has no such toxic, so this is for in-process use only and does not show in
+    /// the API's toxic lists.</summary>
     public IDisposable Stall(FaultDirection direction = FaultDirection.Upstream)
     {
         var config = new ToxicConfig
         {
-            Name = $"in-process stall {Interlocked.Increment(ref _stallIds)}", Type = "stall", Stream = ToxicStreams.Of(direction), Toxicity = 1f,
+            Name = $"in-process stall {Interlocked.Increment(ref _stallIds)}",
+            Type = "stall",
+            Stream = ToxicStreams.Of(direction),
+            Toxicity = 1f,
         };
         var entry = (config, (Fault?)new StallFault(0) { Direction = direction });
         lock (_gate)
@@ -251,7 +330,8 @@ public sealed class FaultProxy
     {
         lock (_gate)
         {
-            if (_stalls.Remove(entry)) PushLocked();
+            if (_stalls.Remove(entry))
+                PushLocked();
         }
     }
 
@@ -265,7 +345,8 @@ public sealed class FaultProxy
     private void PushLocked()
     {
         var snapshot = AppliedLocked();
-        foreach (FaultProxyConnection c in _connections) c.ApplyToxics(snapshot);
+        foreach (FaultProxyConnection c in _connections)
+            c.ApplyToxics(snapshot);
     }
 
     private async Task AcceptLoopAsync(Socket listener, CancellationToken stop)
@@ -273,10 +354,14 @@ public sealed class FaultProxy
         while (!stop.IsCancellationRequested)
         {
             Socket client;
-            try { client = await listener.AcceptAsync(stop).ConfigureAwait(false); }
+            try
+            {
+                client = await listener.AcceptAsync(stop).ConfigureAwait(false);
+            }
             catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException or SocketException)
             {
-                if (!stop.IsCancellationRequested && e is SocketException) ProxyLog.AcceptFailed(_logger, Name, Listen, e);
+                if (!stop.IsCancellationRequested && e is SocketException)
+                    ProxyLog.AcceptFailed(_logger, Name, Listen, e);
                 return;
             }
             _ = HandleAsync(client, stop);
@@ -294,17 +379,31 @@ public sealed class FaultProxy
             server = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
             using var timeout = CancellationTokenSource.CreateLinkedTokenSource(stop);
             timeout.CancelAfter(TimeSpan.FromSeconds(5));
-            try { await server.ConnectAsync(host, port, timeout.Token).ConfigureAwait(false); }
-            catch { server.Dispose(); throw; }
+            try
+            {
+                await server.ConnectAsync(host, port, timeout.Token).ConfigureAwait(false);
+            }
+            catch
+            {
+                server.Dispose();
+                throw;
+            }
         }
-        catch (Exception e) when (e is SocketException or OperationCanceledException or ArgumentException or ToxiproxyApiException)
+        catch (Exception e)
+            when (e is SocketException or OperationCanceledException or ArgumentException or ToxiproxyApiException)
         {
             ProxyLog.UpstreamUnreachable(_logger, Name, Upstream, from, e.Message);
             client.Dispose(); // as Toxiproxy does when the upstream cannot be reached: an orderly close, not a reset
             return;
         }
 
-        var connection = new FaultProxyConnection(Interlocked.Increment(ref _connectionIds), client, server, Random.Shared.Next(), _time);
+        var connection = new FaultProxyConnection(
+            Interlocked.Increment(ref _connectionIds),
+            client,
+            server,
+            Random.Shared.Next(),
+            _time
+        );
         lock (_gate)
         {
             if (_listener is null || stop.IsCancellationRequested)
@@ -322,8 +421,15 @@ public sealed class FaultProxy
         ProxyLog.ConnectionAccepted(_logger, Name, connection.Id, from, Upstream);
         connection.Start(ForwardingStarting);
         await connection.Completion.ConfigureAwait(false);
-        lock (_gate) _connections.Remove(connection);
-        ProxyLog.ConnectionClosed(_logger, Name, connection.Id, connection.Termination is { } t
-            ? $"{(t.IsReset ? "reset" : "closed")} by the proxy, {t.Direction}: {t.Reason}" : "both peers closed");
+        lock (_gate)
+            _connections.Remove(connection);
+        ProxyLog.ConnectionClosed(
+            _logger,
+            Name,
+            connection.Id,
+            connection.Termination is { } t
+                ? $"{(t.IsReset ? "reset" : "closed")} by the proxy, {t.Direction}: {t.Reason}"
+                : "both peers closed"
+        );
     }
 }

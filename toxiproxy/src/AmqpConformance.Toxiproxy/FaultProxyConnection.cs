@@ -14,8 +14,11 @@ namespace AmqpConformance.Toxiproxy;
 internal sealed class FaultProxyConnection
 {
     private const int ReceiveSize = 16 * 1024;
-    private static readonly PipeOptions SourceOptions = new(pauseWriterThreshold: 256 * 1024, resumeWriterThreshold: 128 * 1024,
-        useSynchronizationContext: false);
+    private static readonly PipeOptions SourceOptions = new(
+        pauseWriterThreshold: 256 * 1024,
+        resumeWriterThreshold: 128 * 1024,
+        useSynchronizationContext: false
+    );
 
     private readonly Socket _client;
     private readonly Socket _server;
@@ -40,10 +43,26 @@ internal sealed class FaultProxyConnection
         _server = server;
         _up = new ChunkPipe(SourceOptions, time);
         _down = new ChunkPipe(SourceOptions, time);
-        Upstream = new FaultPump(FaultDirection.Upstream, _up, PipeWriter.Create(new NetworkStream(server, ownsSocket: false)),
-            UpstreamFaults, seed, new FaultClock(FaultTimeMode.Real, time), Transcript, Terminate);
-        Downstream = new FaultPump(FaultDirection.Downstream, _down, PipeWriter.Create(new NetworkStream(client, ownsSocket: false)),
-            DownstreamFaults, seed, new FaultClock(FaultTimeMode.Real, time), Transcript, Terminate);
+        Upstream = new FaultPump(
+            FaultDirection.Upstream,
+            _up,
+            PipeWriter.Create(new NetworkStream(server, ownsSocket: false)),
+            UpstreamFaults,
+            seed,
+            new FaultClock(FaultTimeMode.Real, time),
+            Transcript,
+            Terminate
+        );
+        Downstream = new FaultPump(
+            FaultDirection.Downstream,
+            _down,
+            PipeWriter.Create(new NetworkStream(client, ownsSocket: false)),
+            DownstreamFaults,
+            seed,
+            new FaultClock(FaultTimeMode.Real, time),
+            Transcript,
+            Terminate
+        );
     }
 
     public long Id { get; }
@@ -53,7 +72,8 @@ internal sealed class FaultProxyConnection
     public LiveFaultList DownstreamFaults { get; } = new();
     public FaultTranscript Transcript { get; } = new();
 
-    /// <summary>How the connection was ended (a reset or an orderly close), or null while nothing ended it but its peers.</summary>
+    /// <summary>How the connection was ended (a reset or an orderly close), or null while nothing ended it but its
+    /// peers.</summary>
     public FaultTermination? Termination => Volatile.Read(ref _termination);
 
     /// <summary>Completes when both directions ended and both sockets are closed. Set by <see cref="Start"/>.</summary>
@@ -65,7 +85,8 @@ internal sealed class FaultProxyConnection
     /// first, on the calling thread.</summary>
     public void Start(Action<FaultProxyConnection>? forwardingStarting = null)
     {
-        if (_completion is not null) throw new InvalidOperationException("The connection was already started.");
+        if (_completion is not null)
+            throw new InvalidOperationException("The connection was already started.");
         forwardingStarting?.Invoke(this);
         _completion = RunAsync(_up, _down);
     }
@@ -83,10 +104,14 @@ internal sealed class FaultProxyConnection
                 if (_applied.TryGetValue(config.Name, out var had) && had.Config.Equals(config))
                     next[config.Name] = had;
                 else
-                    next[config.Name] = (config, fault is not null && Random.Shared.NextSingle() < config.Toxicity ? fault with { } : null);
+                    next[config.Name] = (
+                        config,
+                        fault is not null && Random.Shared.NextSingle() < config.Toxicity ? fault with { } : null
+                    );
             }
             _applied.Clear();
-            foreach (var kv in next) _applied[kv.Key] = kv.Value;
+            foreach (var kv in next)
+                _applied[kv.Key] = kv.Value;
             var ordered = toxics.Select(t => _applied[t.Config.Name].Fault).OfType<Fault>().ToList();
             UpstreamFaults.Set(ordered.Where(f => f.Direction == FaultDirection.Upstream));
             DownstreamFaults.Set(ordered.Where(f => f.Direction == FaultDirection.Downstream));
@@ -96,13 +121,18 @@ internal sealed class FaultProxyConnection
     /// <summary>Ends the connection: a reset (RST) or an orderly close.</summary>
     public void Terminate(FaultTermination termination)
     {
-        if (Interlocked.CompareExchange(ref _termination, termination, null) is not null) return;
+        if (Interlocked.CompareExchange(ref _termination, termination, null) is not null)
+            return;
         if (termination.IsReset)
         {
             Abort(_client);
             Abort(_server);
         }
-        try { _stop.Cancel(); } catch (ObjectDisposedException) { } // the connection was disposed: its pumps have stopped already
+        try
+        {
+            _stop.Cancel();
+        }
+        catch (ObjectDisposedException) { } // the connection was disposed: its pumps have stopped already
     }
 
     private async Task RunAsync(ChunkPipe up, ChunkPipe down)
@@ -116,7 +146,11 @@ internal sealed class FaultProxyConnection
         Task<FaultPumpOutcome> second = first == upstream ? downstream : upstream;
         AfterPump(second == upstream ? Upstream : Downstream, await second.ConfigureAwait(false));
 
-        try { _stop.Cancel(); } catch (ObjectDisposedException) { } // the connection was disposed: its pumps have stopped already
+        try
+        {
+            _stop.Cancel();
+        }
+        catch (ObjectDisposedException) { } // the connection was disposed: its pumps have stopped already
         if (_termination is { IsReset: false })
         {
             Shutdown(_client);
@@ -136,11 +170,21 @@ internal sealed class FaultProxyConnection
         switch (outcome)
         {
             case FaultPumpOutcome.SourceEnded:
-                try { sink.Shutdown(SocketShutdown.Send); } catch (Exception e) when (e is SocketException or ObjectDisposedException) { } // the sink is gone already: its peer sees the end either way
+                try
+                {
+                    sink.Shutdown(SocketShutdown.Send);
+                }
+                catch (Exception e) when (e is SocketException or ObjectDisposedException) { } // the sink is gone already: its peer sees the end either way
                 break;
             case FaultPumpOutcome.SourceFailed:
             case FaultPumpOutcome.SinkEnded:
-                Terminate(new FaultTermination(true, pump.Direction, $"peer failed ({outcome}): {(pump.SourceError ?? pump.SinkError)?.Message}"));
+                Terminate(
+                    new FaultTermination(
+                        true,
+                        pump.Direction,
+                        $"peer failed ({outcome}): {(pump.SourceError ?? pump.SinkError)?.Message}"
+                    )
+                );
                 break;
         }
     }
@@ -154,10 +198,12 @@ internal sealed class FaultProxyConnection
             {
                 Memory<byte> memory = writer.GetMemory(ReceiveSize);
                 int n = await socket.ReceiveAsync(memory, SocketFlags.None, _stop.Token).ConfigureAwait(false);
-                if (n == 0) break;
+                if (n == 0)
+                    break;
                 writer.Advance(n);
                 FlushResult flushed = await writer.FlushAsync(_stop.Token).ConfigureAwait(false);
-                if (flushed.IsCompleted) break;
+                if (flushed.IsCompleted)
+                    break;
             }
         }
         catch (OperationCanceledException) { } // the proxy stopped the pump: how it ended is the outcome returned below
@@ -180,6 +226,10 @@ internal sealed class FaultProxyConnection
 
     private static void Shutdown(Socket socket)
     {
-        try { socket.Shutdown(SocketShutdown.Both); } catch (Exception e) when (e is SocketException or ObjectDisposedException) { } // reset or closed already: the peer sees the end either way
+        try
+        {
+            socket.Shutdown(SocketShutdown.Both);
+        }
+        catch (Exception e) when (e is SocketException or ObjectDisposedException) { } // reset or closed already: the peer sees the end either way
     }
 }

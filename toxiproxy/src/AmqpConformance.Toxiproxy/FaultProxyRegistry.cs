@@ -23,10 +23,11 @@ public sealed class FaultProxyRegistry : IAsyncDisposable
     /// <see cref="TimeProvider.System"/>. Tests pass a manual clock to run toxics on virtual time.</param>
     public FaultProxyRegistry(TimeProvider? time = null) => _time = time ?? TimeProvider.System;
 
-    /// <summary>Where its proxies log (category <c>AmqpConformance.Toxiproxy</c>): each connection forwarded and ended at
-    /// Information, an unreachable upstream at Warning, a failed listener at Error, listener and toxic changes at Debug;
-    /// nothing per chunk. Null (the default) logs nothing (<c>NullLoggerFactory</c>). The registry never disposes the
-    /// factory. Logging runs on the proxy's own tasks, so a provider that blocks would stall them: give it a non-blocking one.</summary>
+    /// <summary>Where its proxies log (category <c>AmqpConformance.Toxiproxy</c>): each connection forwarded and ended
+    /// at Information, an unreachable upstream at Warning, a failed listener at Error, listener and toxic changes at
+    /// Debug; nothing per chunk. Null (the default) logs nothing (<c>NullLoggerFactory</c>). The registry never
+    /// disposes the factory. Logging runs on the proxy's own tasks, so a provider that blocks would stall them: give it
+    /// a non-blocking one.</summary>
     public ILoggerFactory? LoggerFactory
     {
         get;
@@ -38,10 +39,17 @@ public sealed class FaultProxyRegistry : IAsyncDisposable
     }
 
     /// <summary>The proxies, by name.</summary>
-    public IReadOnlyDictionary<string, FaultProxy> Proxies { get { lock (_gate) return new Dictionary<string, FaultProxy>(_proxies); } }
+    public IReadOnlyDictionary<string, FaultProxy> Proxies
+    {
+        get
+        {
+            lock (_gate)
+                return new Dictionary<string, FaultProxy>(_proxies);
+        }
+    }
 
-    /// <summary>Creates (and, when enabled, starts) a proxy. 409 when the name or the listen address is taken, 400 on bad
-    /// input (<see cref="ToxiproxyValidation"/>).</summary>
+    /// <summary>Creates (and, when enabled, starts) a proxy. 409 when the name or the listen address is taken, 400 on
+    /// bad input (<see cref="ToxiproxyValidation"/>).</summary>
     public ProxyConfig CreateProxy(ProxyConfig config)
     {
         ArgumentNullException.ThrowIfNull(config);
@@ -51,8 +59,10 @@ public sealed class FaultProxyRegistry : IAsyncDisposable
         var proxy = new FaultProxy(config.Name, listen, config.Upstream, _time, _logger);
         lock (_gate)
         {
-            if (_proxies.ContainsKey(config.Name)) throw ToxiproxyApiException.ProxyExists();
-            if (config.Enabled) proxy.Enable();
+            if (_proxies.ContainsKey(config.Name))
+                throw ToxiproxyApiException.ProxyExists();
+            if (config.Enabled)
+                proxy.Enable();
             _proxies.Add(config.Name, proxy);
         }
         return proxy.ToConfig();
@@ -61,7 +71,8 @@ public sealed class FaultProxyRegistry : IAsyncDisposable
     /// <summary>The proxy called <paramref name="name"/>; 404 when there is none.</summary>
     public FaultProxy GetProxy(string name)
     {
-        lock (_gate) return _proxies.TryGetValue(name, out FaultProxy? p) ? p : throw ToxiproxyApiException.ProxyNotFound();
+        lock (_gate)
+            return _proxies.TryGetValue(name, out FaultProxy? p) ? p : throw ToxiproxyApiException.ProxyNotFound();
     }
 
     /// <summary>Changes a proxy's listen, upstream and enabled (null keeps the current value).</summary>
@@ -81,7 +92,8 @@ public sealed class FaultProxyRegistry : IAsyncDisposable
         FaultProxy proxy;
         lock (_gate)
         {
-            if (!_proxies.Remove(name, out proxy!)) throw ToxiproxyApiException.ProxyNotFound();
+            if (!_proxies.Remove(name, out proxy!))
+                throw ToxiproxyApiException.ProxyNotFound();
         }
         proxy.Disable();
     }
@@ -95,20 +107,30 @@ public sealed class FaultProxyRegistry : IAsyncDisposable
         {
             ArgumentNullException.ThrowIfNull(configs[i]);
             ToxiproxyValidation.CheckName(configs[i].Name, $"[{i}].name");
-            CheckAddresses(string.IsNullOrEmpty(configs[i].Listen) ? "127.0.0.1:0" : configs[i].Listen, configs[i].Upstream, $"[{i}].");
+            CheckAddresses(
+                string.IsNullOrEmpty(configs[i].Listen) ? "127.0.0.1:0" : configs[i].Listen,
+                configs[i].Upstream,
+                $"[{i}]."
+            );
         }
         var result = new List<ProxyConfig>();
         foreach (ProxyConfig c in configs)
         {
             FaultProxy? existing;
-            lock (_gate) _proxies.TryGetValue(c.Name, out existing);
-            if (existing is not null && existing.Upstream == c.Upstream && (string.IsNullOrEmpty(c.Listen) || c.Listen == existing.Listen))
+            lock (_gate)
+                _proxies.TryGetValue(c.Name, out existing);
+            if (
+                existing is not null
+                && existing.Upstream == c.Upstream
+                && (string.IsNullOrEmpty(c.Listen) || c.Listen == existing.Listen)
+            )
             {
                 existing.Update(existing.Listen, existing.Upstream, c.Enabled);
                 result.Add(existing.ToConfig());
                 continue;
             }
-            if (existing is not null) DeleteProxy(c.Name);
+            if (existing is not null)
+                DeleteProxy(c.Name);
             result.Add(CreateProxy(c));
         }
         return result;
@@ -122,17 +144,26 @@ public sealed class FaultProxyRegistry : IAsyncDisposable
         foreach (FaultProxy p in Proxies.Values)
         {
             p.ResetToxics();
-            try { p.Enable(); }
-            catch (ToxiproxyApiException e) { first ??= e; }
+            try
+            {
+                p.Enable();
+            }
+            catch (ToxiproxyApiException e)
+            {
+                first ??= e;
+            }
         }
-        if (first is not null) throw first;
+        if (first is not null)
+            throw first;
     }
 
     /// <summary>Stops every proxy and forgets them.</summary>
     public ValueTask DisposeAsync()
     {
-        foreach (FaultProxy p in Proxies.Values) p.Disable();
-        lock (_gate) _proxies.Clear();
+        foreach (FaultProxy p in Proxies.Values)
+            p.Disable();
+        lock (_gate)
+            _proxies.Clear();
         return ValueTask.CompletedTask;
     }
 
@@ -142,15 +173,28 @@ public sealed class FaultProxyRegistry : IAsyncDisposable
         ToxiproxyValidation.SplitHostPort(upstream, fieldPrefix + "upstream");
     }
 
-    /// <summary>Reads a new toxic from a JSON body as Toxiproxy does (stream defaults to downstream, toxicity to 1, name to
-    /// "{type}_{stream}"), checked by <see cref="ToxiproxyValidation.CheckToxic"/>: 400 naming the field otherwise.</summary>
+    /// <summary>Reads a new toxic from a JSON body as Toxiproxy does (stream defaults to downstream, toxicity to 1,
+    /// name to "{type}_{stream}"), checked by <see cref="ToxiproxyValidation.CheckToxic"/>: 400 naming the field
+    /// otherwise.</summary>
     public static ToxicConfig ParseNewToxic(JsonElement body)
     {
-        if (body.ValueKind != JsonValueKind.Object) throw ToxiproxyApiException.BadRequest("expected a JSON object");
+        if (body.ValueKind != JsonValueKind.Object)
+            throw ToxiproxyApiException.BadRequest("expected a JSON object");
         ToxicConfig toxic;
-        try { toxic = body.Deserialize<ToxicConfig>(ToxiproxyJson.Options) ?? throw ToxiproxyApiException.BadRequest("null"); }
-        catch (JsonException e) { throw ToxiproxyApiException.FromJson(e, "body"); }
-        if (string.IsNullOrEmpty(toxic.Name) && ToxicTypes.IsKnown(toxic.Type) && ToxicStreams.TryParse(toxic.Stream, out FaultDirection _))
+        try
+        {
+            toxic = body.Deserialize<ToxicConfig>(ToxiproxyJson.Options)
+                ?? throw ToxiproxyApiException.BadRequest("null");
+        }
+        catch (JsonException e)
+        {
+            throw ToxiproxyApiException.FromJson(e, "body");
+        }
+        if (
+            string.IsNullOrEmpty(toxic.Name)
+            && ToxicTypes.IsKnown(toxic.Type)
+            && ToxicStreams.TryParse(toxic.Stream, out FaultDirection _)
+        )
             toxic = toxic with { Name = $"{toxic.Type}_{toxic.Stream}" };
         ToxiproxyValidation.CheckToxic(toxic);
         return toxic;

@@ -8,9 +8,6 @@ namespace AmqpConformance.Toxiproxy;
 public static class ToxiproxyJson
 {
     /// <summary>The options: case-insensitive reading, compact writing.</summary>
-    public static JsonSerializerOptions Options { get; } = new(JsonSerializerDefaults.General)
-    {
-        PropertyNameCaseInsensitive = true,
-        WriteIndented = false,
-    };
+    public static JsonSerializerOptions Options { get; } =
+        new(JsonSerializerDefaults.General) { PropertyNameCaseInsensitive = true, WriteIndented = false };
 }

@@ -50,8 +50,16 @@ internal sealed class AmqpThroughProxy : IAsyncDisposable
         };
         setup.Connection = await factory.CreateConnectionAsync(ct);
         setup.Channel = await setup.Connection.CreateChannelAsync(
-            new CreateChannelOptions(publisherConfirmationsEnabled: true, publisherConfirmationTrackingEnabled: true), ct);
-        await setup.Channel.QueueDeclareAsync(Queue, durable: false, exclusive: false, autoDelete: false, cancellationToken: ct);
+            new CreateChannelOptions(publisherConfirmationsEnabled: true, publisherConfirmationTrackingEnabled: true),
+            ct
+        );
+        await setup.Channel.QueueDeclareAsync(
+            Queue,
+            durable: false,
+            exclusive: false,
+            autoDelete: false,
+            cancellationToken: ct
+        );
         setup.BrokerConnection = await broker.WaitForConnectionAsync(0, ct);
         setup.TapConnection = await tap.WaitForConnectionAsync(0, ct);
         return setup;
@@ -61,8 +69,12 @@ internal sealed class AmqpThroughProxy : IAsyncDisposable
     public async Task PublishAsync(byte[] body, CancellationToken ct) =>
         await Channel.BasicPublishAsync("", Queue, mandatory: false, new RabbitMQ.Client.BasicProperties(), body, ct);
 
-    public Task<ToxicConfig> AddToxicAsync(string type, string stream, Dictionary<string, long> attributes, CancellationToken ct) =>
-        Target.Client.AddToxicAsync(Proxy.Name, type, stream, attributes, cancellationToken: ct);
+    public Task<ToxicConfig> AddToxicAsync(
+        string type,
+        string stream,
+        Dictionary<string, long> attributes,
+        CancellationToken ct
+    ) => Target.Client.AddToxicAsync(Proxy.Name, type, stream, attributes, cancellationToken: ct);
 
     /// <summary>Bytes the broker's log accounts for in whole frames (protocol header included).</summary>
     public long WholeFrameBytes()
@@ -73,12 +85,17 @@ internal sealed class AmqpThroughProxy : IAsyncDisposable
 
     public async Task WaitUntilClosedAsync(CancellationToken ct)
     {
-        while (Connection.IsOpen) await Task.Delay(10, ct);
+        while (Connection.IsOpen)
+            await Task.Delay(10, ct);
     }
 
     public async ValueTask DisposeAsync()
     {
-        try { await Connection.AbortAsync(TimeSpan.FromSeconds(2)); } catch (Exception) { }
+        try
+        {
+            await Connection.AbortAsync(TimeSpan.FromSeconds(2));
+        }
+        catch (Exception) { }
         Connection.Dispose();
         await Target.DisposeAsync();
         await Tap.DisposeAsync();

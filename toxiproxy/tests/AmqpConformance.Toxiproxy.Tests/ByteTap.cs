@@ -29,13 +29,22 @@ internal sealed class ByteTap : IAsyncDisposable
 
     public int Port => ((IPEndPoint)_listener.LocalEndPoint!).Port;
 
-    public IReadOnlyList<TapConnection> Connections { get { lock (_connections) return [.. _connections]; } }
+    public IReadOnlyList<TapConnection> Connections
+    {
+        get
+        {
+            lock (_connections)
+                return [.. _connections];
+        }
+    }
 
     public async Task<TapConnection> WaitForConnectionAsync(int index, CancellationToken ct)
     {
         while (true)
         {
-            lock (_connections) if (_connections.Count > index) return _connections[index];
+            lock (_connections)
+                if (_connections.Count > index)
+                    return _connections[index];
             await Task.Delay(10, ct);
         }
     }
@@ -45,14 +54,32 @@ internal sealed class ByteTap : IAsyncDisposable
         while (true)
         {
             Socket inbound;
-            try { inbound = await _listener.AcceptAsync(_stop.Token); }
-            catch (Exception) { return; }
-            var outbound = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+            try
+            {
+                inbound = await _listener.AcceptAsync(_stop.Token);
+            }
+            catch (Exception)
+            {
+                return;
+            }
+            var outbound = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp)
+            {
+                NoDelay = true,
+            };
             inbound.NoDelay = true;
-            try { await outbound.ConnectAsync(_target, _stop.Token); }
-            catch (Exception) { inbound.Dispose(); outbound.Dispose(); continue; }
+            try
+            {
+                await outbound.ConnectAsync(_target, _stop.Token);
+            }
+            catch (Exception)
+            {
+                inbound.Dispose();
+                outbound.Dispose();
+                continue;
+            }
             var c = new TapConnection(inbound, outbound, _stop.Token);
-            lock (_connections) _connections.Add(c);
+            lock (_connections)
+                _connections.Add(c);
         }
     }
 
@@ -61,7 +88,8 @@ internal sealed class ByteTap : IAsyncDisposable
         _stop.Cancel();
         _listener.Dispose();
         await _accept;
-        foreach (TapConnection c in Connections) await c.DisposeAsync();
+        foreach (TapConnection c in Connections)
+            await c.DisposeAsync();
         _stop.Dispose();
     }
 
@@ -91,11 +119,19 @@ internal sealed class ByteTap : IAsyncDisposable
         /// <summary>Now, on the clock of <see cref="UpstreamReads"/>.</summary>
         public TimeSpan Elapsed => _clock.Elapsed;
 
-        public IReadOnlyList<(TimeSpan At, int Size)> UpstreamReads { get { lock (_gate) return [.. _upstreamReads]; } }
+        public IReadOnlyList<(TimeSpan At, int Size)> UpstreamReads
+        {
+            get
+            {
+                lock (_gate)
+                    return [.. _upstreamReads];
+            }
+        }
 
         public async Task WaitForUpstreamBytesAsync(long atLeast, CancellationToken ct)
         {
-            while (UpstreamBytes < atLeast) await Task.Delay(5, ct);
+            while (UpstreamBytes < atLeast)
+                await Task.Delay(5, ct);
         }
 
         private async Task<Exception?> CopyAsync(Socket from, Socket to, bool record, CancellationToken stop)
@@ -107,17 +143,26 @@ internal sealed class ByteTap : IAsyncDisposable
                 while (true)
                 {
                     int n = await from.ReceiveAsync(buffer, SocketFlags.None, stop);
-                    if (n == 0) break;
+                    if (n == 0)
+                        break;
                     if (record)
                     {
-                        lock (_gate) _upstreamReads.Add((_clock.Elapsed, n));
+                        lock (_gate)
+                            _upstreamReads.Add((_clock.Elapsed, n));
                         Interlocked.Add(ref _upstreamBytes, n);
                     }
                     await to.SendAsync(buffer.AsMemory(0, n), SocketFlags.None, stop);
                 }
             }
-            catch (Exception e) { error = e; }
-            try { to.Shutdown(SocketShutdown.Send); } catch (Exception) { }
+            catch (Exception e)
+            {
+                error = e;
+            }
+            try
+            {
+                to.Shutdown(SocketShutdown.Send);
+            }
+            catch (Exception) { }
             return error;
         }
 

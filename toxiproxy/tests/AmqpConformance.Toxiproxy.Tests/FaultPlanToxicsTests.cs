@@ -8,20 +8,25 @@ public sealed class FaultPlanToxicsTests
     [Fact]
     public void Maps_each_fault_to_its_toxic_and_reports_approximations()
     {
-        var plan = new FaultPlan(3,
-        [
-            new LatencyFault(40, 5),
-            new SlicerFault(100, 20, 50) { Direction = FaultDirection.Downstream },
-            new BandwidthFault(300),
-            new LimitDataFault(9000),
-            new BlackHoleFault(250),
-            new SlowCloseFault(70),
-            new ResetPeerFault(null, 15),
-            new ResetPeerFault(1234),
-            new StallFault(10, 100),
-        ]);
+        var plan = new FaultPlan(
+            3,
+            [
+                new LatencyFault(40, 5),
+                new SlicerFault(100, 20, 50) { Direction = FaultDirection.Downstream },
+                new BandwidthFault(300),
+                new LimitDataFault(9000),
+                new BlackHoleFault(250),
+                new SlowCloseFault(70),
+                new ResetPeerFault(null, 15),
+                new ResetPeerFault(1234),
+                new StallFault(10, 100),
+            ]
+        );
         FaultPlanToxics.Mapping mapping = FaultPlanToxics.Map(plan);
-        Assert.Equal(["latency", "slicer", "bandwidth", "limit_data", "timeout", "slow_close", "reset_peer", "limit_data"], mapping.Toxics.Select(t => t.Type));
+        Assert.Equal(
+            ["latency", "slicer", "bandwidth", "limit_data", "timeout", "slow_close", "reset_peer", "limit_data"],
+            mapping.Toxics.Select(t => t.Type)
+        );
         Assert.Equal("downstream", mapping.Toxics[1].Stream);
         Assert.All(mapping.Toxics.Where((_, i) => i != 1), t => Assert.Equal("upstream", t.Stream));
         Assert.Equal(40, mapping.Toxics[0].Attribute("latency"));

@@ -12,30 +12,41 @@ public sealed class RequiresDockerFactAttribute : FactAttribute
         "Docker Compose not available (docker compose version failed): install the compose plugin to run against real RabbitMQ + Toxiproxy";
 
     private static readonly Lazy<string?> Unavailable = new(() =>
-        !Succeeds("info") ? NoEngine : !Succeeds("compose version") ? NoCompose : null);
+        !Succeeds("info") ? NoEngine
+        : !Succeeds("compose version") ? NoCompose
+        : null
+    );
 
     /// <summary>Sets <see cref="FactAttribute.Skip"/> when Docker is not available.</summary>
     public RequiresDockerFactAttribute()
     {
-        if (Unavailable.Value is string reason) Skip = reason;
+        if (Unavailable.Value is string reason)
+            Skip = reason;
     }
 
     private static bool Succeeds(string arguments)
     {
         try
         {
-            using var process = Process.Start(new ProcessStartInfo("docker", arguments)
-            {
-                RedirectStandardOutput = true,
-                RedirectStandardError = true,
-                UseShellExecute = false,
-            });
-            if (process is null) return false;
+            using var process = Process.Start(
+                new ProcessStartInfo("docker", arguments)
+                {
+                    RedirectStandardOutput = true,
+                    RedirectStandardError = true,
+                    UseShellExecute = false,
+                }
+            );
+            if (process is null)
+                return false;
             _ = process.StandardOutput.ReadToEndAsync();
             _ = process.StandardError.ReadToEndAsync();
             if (!process.WaitForExit(TimeSpan.FromSeconds(10)))
             {
-                try { process.Kill(entireProcessTree: true); } catch (InvalidOperationException) { }
+                try
+                {
+                    process.Kill(entireProcessTree: true);
+                }
+                catch (InvalidOperationException) { }
                 return false;
             }
             return process.ExitCode == 0;

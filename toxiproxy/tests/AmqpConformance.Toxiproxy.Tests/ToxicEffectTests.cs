@@ -37,7 +37,8 @@ public sealed class ToxicEffectTests(ITestOutputHelper output)
 
         await setup.AddToxicAsync("latency", "upstream", new() { ["latency"] = 150, ["jitter"] = 0 }, cts.Token);
         var watch = Stopwatch.StartNew();
-        for (int i = 0; i < 3; i++) await setup.PublishAsync([2], cts.Token);
+        for (int i = 0; i < 3; i++)
+            await setup.PublishAsync([2], cts.Token);
         double perPublish = watch.Elapsed.TotalMilliseconds / 3;
         output.WriteLine($"latency 150 ms upstream: {perPublish:F1} ms per confirmed publish");
         Assert.True(perPublish >= 150 * 0.8, $"round trip took {perPublish:F0} ms with 150 ms of latency");
@@ -56,16 +57,28 @@ public sealed class ToxicEffectTests(ITestOutputHelper output)
         var whole = setup.TapConnection.UpstreamReads.Skip(before).Select(r => r.Size).ToList();
         Assert.InRange(whole.Count, 1, 4); // without the slicer the publish arrives in a read or two
 
-        await setup.AddToxicAsync("slicer", "upstream", new() { ["average_size"] = 12, ["size_variation"] = 4, ["delay"] = 15_000 }, cts.Token);
+        await setup.AddToxicAsync(
+            "slicer",
+            "upstream",
+            new()
+            {
+                ["average_size"] = 12,
+                ["size_variation"] = 4,
+                ["delay"] = 15_000,
+            },
+            cts.Token
+        );
         before = setup.TapConnection.UpstreamReads.Count;
         await setup.PublishAsync(body, cts.Token);
         var sliced = setup.TapConnection.UpstreamReads.Skip(before).Select(r => r.Size).ToList();
 
         Assert.Equal(whole.Sum(), sliced.Sum());
-        // How many reads the broker's socket needs depends on how fast this machine reads (a busy reader catches several
-        // slices at once), so the slices are judged on the proxy's own record below; the exact sizes and spacing are
-        // proven on virtual time (VirtualTimeToxicTests.Slicer_sends_small_slices_its_delay_apart).
-        output.WriteLine($"slicer 12+-4: without {whole.Count} reads, with {sliced.Count} reads; sizes {string.Join(",", sliced.Take(40))}...");
+        // How many reads the broker's socket needs depends on how fast this machine reads (a busy reader catches
+        // several slices at once), so the slices are judged on the proxy's own record below; the exact sizes and
+        // spacing are proven on virtual time (VirtualTimeToxicTests.Slicer_sends_small_slices_its_delay_apart).
+        output.WriteLine(
+            $"slicer 12+-4: without {whole.Count} reads, with {sliced.Count} reads; sizes {string.Join(",", sliced.Take(40))}..."
+        );
         Assert.Equal(2, setup.BrokerConnection.Published.Count(m => m.Body.Span.SequenceEqual(body)));
         if (setup.Target.Embedded is { } embedded)
         {
@@ -94,13 +107,15 @@ public sealed class ToxicEffectTests(ITestOutputHelper output)
 
         long bytes = setup.TapConnection.UpstreamBytes - before;
         TimeSpan last = setup.TapConnection.UpstreamReads[^1].At;
-        // The limit is a ceiling that load cannot break: the last byte cannot pass before bytes / rate after the first one
-        // reached the proxy, which is after the publish started, and a slow machine only makes the transfer look slower.
-        // How close the proxy comes to the rate depends on the CPU it gets, so the rate itself is proven on virtual time
-        // (VirtualTimeToxicTests.Bandwidth_delivers_exactly_its_rate).
+        // The limit is a ceiling that load cannot break: the last byte cannot pass before bytes / rate after the first
+        // one reached the proxy, which is after the publish started, and a slow machine only makes the transfer look
+        // slower. How close the proxy comes to the rate depends on the CPU it gets, so the rate itself is proven on
+        // virtual time (VirtualTimeToxicTests.Bandwidth_delivers_exactly_its_rate).
         double seconds = (last - start).TotalSeconds;
         double kbPerSecond = bytes / 1000.0 / seconds;
-        output.WriteLine($"bandwidth 200 KB/s: {bytes} bytes in {seconds:F2} s from the publish to the last read, {kbPerSecond:F1} KB/s");
+        output.WriteLine(
+            $"bandwidth 200 KB/s: {bytes} bytes in {seconds:F2} s from the publish to the last read, {kbPerSecond:F1} KB/s"
+        );
         Assert.True(kbPerSecond <= 200 * 1.01, $"{kbPerSecond:F1} KB/s through a 200 KB/s limit");
     }
 
@@ -143,19 +158,27 @@ public sealed class ToxicEffectTests(ITestOutputHelper output)
         await Assert.ThrowsAnyAsync<Exception>(() => publish);
         await setup.WaitUntilClosedAsync(cts.Token);
         // The embedded proxy resets (RST) both sides; Toxiproxy 2.x sets linger 0 only on connections that had the
-        // reset_peer toxic from the start, so on a live connection it closes with a FIN. Either way the stream ends here.
+        // reset_peer toxic from the start, so on a live connection it closes with a FIN. Either way the stream ends
+        // here.
         Exception? how = await setup.TapConnection.Upstream.WaitAsync(cts.Token);
-        if (setup.Target.Embedded is not null) Assert.IsType<System.Net.Sockets.SocketException>(how);
+        if (setup.Target.Embedded is not null)
+            Assert.IsType<System.Net.Sockets.SocketException>(how);
         await setup.BrokerConnection.Completion.WaitAsync(cts.Token);
 
         // The broker got the header and part of the body, and its stream stopped inside a frame.
         IReadOnlyList<FrameRecord> frames = setup.BrokerConnection.Log.Snapshot();
         FrameRecord header = frames.Last(f => f.Direction == FrameDirection.Received && f.Type == FrameType.Header);
         Assert.Equal(BodySize, header.DeclaredBodySize);
-        long bodyReceived = frames.Where(f => f.Direction == FrameDirection.Received && f.Type == FrameType.Body && f.Sequence > header.Sequence).Sum(f => (long)f.Size);
+        long bodyReceived = frames
+            .Where(f =>
+                f.Direction == FrameDirection.Received && f.Type == FrameType.Body && f.Sequence > header.Sequence
+            )
+            .Sum(f => (long)f.Size);
         Assert.True(bodyReceived < BodySize, $"the whole body arrived ({bodyReceived} bytes)");
         long received = setup.TapConnection.UpstreamBytes;
-        output.WriteLine($"reset_peer: broker got {received} bytes, whole frames end at {setup.WholeFrameBytes()}, body frames carried {bodyReceived} of {BodySize}; tap saw {(how is null ? "FIN" : how.GetType().Name)}");
+        output.WriteLine(
+            $"reset_peer: broker got {received} bytes, whole frames end at {setup.WholeFrameBytes()}, body frames carried {bodyReceived} of {BodySize}; tap saw {(how is null ? "FIN" : how.GetType().Name)}"
+        );
         Assert.True(received > setup.WholeFrameBytes(), $"the broker received {received} bytes, all in whole frames");
         Assert.Contains(setup.BrokerConnection.Findings, f => f.Rule == "truncated-frame");
         Assert.DoesNotContain(setup.BrokerConnection.Published, m => m.Body.Length == BodySize);

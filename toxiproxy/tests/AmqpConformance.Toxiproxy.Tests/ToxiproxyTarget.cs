@@ -22,15 +22,19 @@ internal sealed class ToxiproxyTarget : IAsyncDisposable
     /// <summary>The embedded server, or null when the tests run against a real Toxiproxy.</summary>
     public EmbeddedToxiproxy? Embedded { get; }
 
-    public static string UpstreamHost => Environment.GetEnvironmentVariable("TOXIPROXY_UPSTREAM_HOST") is { Length: > 0 } h ? h : "127.0.0.1";
+    public static string UpstreamHost =>
+        Environment.GetEnvironmentVariable("TOXIPROXY_UPSTREAM_HOST") is { Length: > 0 } h ? h : "127.0.0.1";
 
-    /// <summary>Where the proxy's listener is reached from the tests (TOXIPROXY_LISTEN_HOST, default 127.0.0.1).</summary>
-    public static string ListenHost => Environment.GetEnvironmentVariable("TOXIPROXY_LISTEN_HOST") is { Length: > 0 } h ? h : "127.0.0.1";
+    /// <summary>Where the proxy's listener is reached from the tests (TOXIPROXY_LISTEN_HOST, default
+    /// 127.0.0.1).</summary>
+    public static string ListenHost =>
+        Environment.GetEnvironmentVariable("TOXIPROXY_LISTEN_HOST") is { Length: > 0 } h ? h : "127.0.0.1";
 
     public static async Task<ToxiproxyTarget> StartAsync()
     {
         string? url = Environment.GetEnvironmentVariable(ToxiproxyClient.UrlVariable);
-        if (!string.IsNullOrEmpty(url)) return new ToxiproxyTarget(new ToxiproxyClient(new Uri(url)), null);
+        if (!string.IsNullOrEmpty(url))
+            return new ToxiproxyTarget(new ToxiproxyClient(new Uri(url)), null);
         EmbeddedToxiproxy embedded = await EmbeddedToxiproxy.StartAsync();
         return new ToxiproxyTarget(new ToxiproxyClient(embedded.ApiUrl), embedded);
     }
@@ -40,7 +44,12 @@ internal sealed class ToxiproxyTarget : IAsyncDisposable
     public async Task<ProxyConfig> CreateProxyAsync(int upstreamPort, CancellationToken ct)
     {
         string name = "amqpc_" + Guid.NewGuid().ToString("N")[..12];
-        ProxyConfig proxy = await Client.CreateProxyAsync(name, $"{ListenHost}:0", $"{UpstreamHost}:{upstreamPort}", cancellationToken: ct);
+        ProxyConfig proxy = await Client.CreateProxyAsync(
+            name,
+            $"{ListenHost}:0",
+            $"{UpstreamHost}:{upstreamPort}",
+            cancellationToken: ct
+        );
         _created.Add(name);
         return proxy;
     }
@@ -49,9 +58,15 @@ internal sealed class ToxiproxyTarget : IAsyncDisposable
     {
         foreach (string name in _created)
         {
-            try { await Client.DeleteProxyAsync(name); } catch (ToxiproxyApiException) { } catch (HttpRequestException) { }
+            try
+            {
+                await Client.DeleteProxyAsync(name);
+            }
+            catch (ToxiproxyApiException) { }
+            catch (HttpRequestException) { }
         }
         Client.Dispose();
-        if (Embedded is not null) await Embedded.DisposeAsync();
+        if (Embedded is not null)
+            await Embedded.DisposeAsync();
     }
 }

@@ -5,8 +5,8 @@ namespace AmqpConformance.Cli.Fuzzing;
 /// take (after its input ended, for the broker) before it counts as a hang.</summary>
 internal sealed record FuzzBudget(long Units, TimeSpan Duration, int Seed, int Parallel, TimeSpan HangBound)
 {
-    /// <summary>The seed of case <paramref name="index"/>: a SplitMix64 step over the run's seed and the index, so a case
-    /// replays alone from the run's seed whatever ran before it.</summary>
+    /// <summary>The seed of case <paramref name="index"/>: a SplitMix64 step over the run's seed and the index, so a
+    /// case replays alone from the run's seed whatever ran before it.</summary>
     public int CaseSeed(long index)
     {
         ulong z = unchecked(((ulong)(uint)Seed << 32) + (ulong)index + 0x9E3779B97F4A7C15UL);

@@ -27,7 +27,8 @@ internal sealed class FuzzReport
     /// <summary>HTTP answers of 500 or more.</summary>
     public List<string> ServerErrors { get; } = [];
 
-    /// <summary>Broken promises that are not crashes: an accepted name that cannot be read back, an error without the JSON body.</summary>
+    /// <summary>Broken promises that are not crashes: an accepted name that cannot be read back, an error without the
+    /// JSON body.</summary>
     public List<string> ContractViolations { get; } = [];
 
     /// <summary>How the cases ended, counted by kind (close codes, status codes, ...).</summary>
@@ -39,16 +40,23 @@ internal sealed class FuzzReport
     public long RssAfter { get; set; }
     public long RssPeak { get; set; }
 
-    public bool Clean => Crashes.Count == 0 && Hangs.Count == 0 && Unhandled.Count == 0 && ServerErrors.Count == 0 && ContractViolations.Count == 0;
+    public bool Clean =>
+        Crashes.Count == 0
+        && Hangs.Count == 0
+        && Unhandled.Count == 0
+        && ServerErrors.Count == 0
+        && ContractViolations.Count == 0;
 
     public void Count(string outcome)
     {
-        lock (Outcomes) Outcomes[outcome] = Outcomes.GetValueOrDefault(outcome) + 1;
+        lock (Outcomes)
+            Outcomes[outcome] = Outcomes.GetValueOrDefault(outcome) + 1;
     }
 
     public void Add(List<string> list, string failure)
     {
-        lock (list) list.Add(failure);
+        lock (list)
+            list.Add(failure);
     }
 
     /// <summary>Prints the report: a header line, one line per failure kind with its count (and up to 10 examples),
@@ -56,26 +64,45 @@ internal sealed class FuzzReport
     public void Write(TextWriter output)
     {
         var c = CultureInfo.InvariantCulture;
-        output.WriteLine(string.Create(c, $"fuzz {Target}: seed {Seed}, {Sent} {Unit} in {Cases} {(Target == "broker" ? "connections" : "requests")}, {Elapsed.TotalSeconds:F1} s"));
+        output.WriteLine(
+            string.Create(
+                c,
+                $"fuzz {Target}: seed {Seed}, {Sent} {Unit} in {Cases} {(Target == "broker" ? "connections" : "requests")}, {Elapsed.TotalSeconds:F1} s"
+            )
+        );
         Section(output, "crashes (broker internal errors)", Crashes);
         Section(output, "hangs", Hangs);
         Section(output, "unhandled exceptions", Unhandled);
         Section(output, "responses >= 500", ServerErrors);
         Section(output, "contract violations", ContractViolations);
-        output.WriteLine(string.Create(c,
-            $"  memory: managed heap {Mib(HeapBefore)} -> {Mib(HeapAfter)} MiB, RSS {Mib(RssBefore)} -> {Mib(RssAfter)} MiB (peak {Mib(RssPeak)} MiB)"));
+        output.WriteLine(
+            string.Create(
+                c,
+                $"  memory: managed heap {Mib(HeapBefore)} -> {Mib(HeapAfter)} MiB, RSS {Mib(RssBefore)} -> {Mib(RssAfter)} MiB (peak {Mib(RssPeak)} MiB)"
+            )
+        );
         lock (Outcomes)
-            output.WriteLine("  outcomes: " + string.Join(", ", Outcomes.Select(o => string.Create(c, $"{o.Key} {o.Value}"))));
-        output.WriteLine(Clean ? "verdict: clean" : string.Create(c,
-            $"verdict: FAILED (replay: amqp-conformance fuzz {Target} --seed {Seed} --{Unit} {Sent}{(Target == "broker" ? "" : "; --parallel 1 replays the order too")})"));
+            output.WriteLine(
+                "  outcomes: " + string.Join(", ", Outcomes.Select(o => string.Create(c, $"{o.Key} {o.Value}")))
+            );
+        output.WriteLine(
+            Clean
+                ? "verdict: clean"
+                : string.Create(
+                    c,
+                    $"verdict: FAILED (replay: amqp-conformance fuzz {Target} --seed {Seed} --{Unit} {Sent}{(Target == "broker" ? "" : "; --parallel 1 replays the order too")})"
+                )
+        );
     }
 
     private static void Section(TextWriter output, string title, List<string> items)
     {
         string[] copy;
-        lock (items) copy = [.. items];
+        lock (items)
+            copy = [.. items];
         output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  {title}: {copy.Length}"));
-        foreach (string item in copy.Take(10)) output.WriteLine("    " + Shorten(item));
+        foreach (string item in copy.Take(10))
+            output.WriteLine("    " + Shorten(item));
     }
 
     private static string Shorten(string text)

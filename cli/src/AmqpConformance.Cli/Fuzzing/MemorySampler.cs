@@ -18,7 +18,8 @@ internal sealed class MemorySampler : IAsyncDisposable
             while (true)
             {
                 long now = Environment.WorkingSet;
-                if (now > Interlocked.Read(ref _peak)) Interlocked.Exchange(ref _peak, now);
+                if (now > Interlocked.Read(ref _peak))
+                    Interlocked.Exchange(ref _peak, now);
                 await Task.Delay(100, _stop.Token).ConfigureAwait(false);
             }
         }

@@ -29,19 +29,21 @@ internal static class SessionMutator
                 continue;
             }
             int i = random.Next(1, frames.Count);
-            done.Add(kind switch
-            {
-                0 => SizeLie(frames[i], random),
-                1 => Swap(frames, random),
-                2 => Drop(frames, i),
-                3 => Duplicate(frames, i, random),
-                4 => InsertGarbage(frames, i, random),
-                5 => HugeClaim(frames[i], random),
-                6 => CorruptPayload(frames[i], random),
-                7 => SetFrameEnd(frames[i], random),
-                8 => SetChannel(frames[i], random),
-                _ => SetType(frames[i], random),
-            });
+            done.Add(
+                kind switch
+                {
+                    0 => SizeLie(frames[i], random),
+                    1 => Swap(frames, random),
+                    2 => Drop(frames, i),
+                    3 => Duplicate(frames, i, random),
+                    4 => InsertGarbage(frames, i, random),
+                    5 => HugeClaim(frames[i], random),
+                    6 => CorruptPayload(frames[i], random),
+                    7 => SetFrameEnd(frames[i], random),
+                    8 => SetChannel(frames[i], random),
+                    _ => SetType(frames[i], random),
+                }
+            );
         }
         return (flat ?? Flatten(frames), done.Count == 0 ? "valid" : string.Join(", ", done));
     }
@@ -62,7 +64,8 @@ internal static class SessionMutator
 
     private static string FlipBits(byte[] flat, Random random)
     {
-        if (flat.Length == 0) return "flip (nothing left)";
+        if (flat.Length == 0)
+            return "flip (nothing left)";
         int bits = random.Next(1, 9);
         for (int b = 0; b < bits; b++)
         {
@@ -81,7 +84,8 @@ internal static class SessionMutator
 
     private static string SizeLie(byte[] frame, Random random)
     {
-        if (!IsFrame(frame)) return "size lie (skipped)";
+        if (!IsFrame(frame))
+            return "size lie (skipped)";
         uint actual = BinaryPrimitives.ReadUInt32BigEndian(frame.AsSpan(3));
         uint lie = random.Next(3) switch
         {
@@ -95,7 +99,8 @@ internal static class SessionMutator
 
     private static string Swap(List<byte[]> frames, Random random)
     {
-        int a = random.Next(1, frames.Count), b = random.Next(1, frames.Count);
+        int a = random.Next(1, frames.Count),
+            b = random.Next(1, frames.Count);
         (frames[a], frames[b]) = (frames[b], frames[a]);
         return $"swap frames {a} and {b}";
     }
@@ -109,7 +114,8 @@ internal static class SessionMutator
     private static string Duplicate(List<byte[]> frames, int i, Random random)
     {
         int times = random.Next(1, 4);
-        for (int t = 0; t < times; t++) frames.Insert(i, (byte[])frames[i].Clone());
+        for (int t = 0; t < times; t++)
+            frames.Insert(i, (byte[])frames[i].Clone());
         return $"repeat frame {i} x{times}";
     }
 
@@ -123,7 +129,8 @@ internal static class SessionMutator
 
     private static string HugeClaim(byte[] frame, Random random)
     {
-        if (!IsFrame(frame)) return "huge claim (skipped)";
+        if (!IsFrame(frame))
+            return "huge claim (skipped)";
         switch (random.Next(3))
         {
             case 0:
@@ -137,7 +144,8 @@ internal static class SessionMutator
             default:
                 // A length field somewhere in the payload (short string, long string, table): 0xFF... there.
                 int payload = frame.Length - AmqpConstants.FrameOverhead;
-                if (payload < 1) return "huge claim (no payload)";
+                if (payload < 1)
+                    return "huge claim (no payload)";
                 int at = 7 + random.Next(payload);
                 int n = Math.Min(4, frame.Length - 1 - at);
                 frame.AsSpan(at, n).Fill(0xFF);
@@ -148,30 +156,40 @@ internal static class SessionMutator
     private static string CorruptPayload(byte[] frame, Random random)
     {
         int payload = frame.Length - AmqpConstants.FrameOverhead;
-        if (!IsFrame(frame) || payload < 1) return "corrupt payload (skipped)";
+        if (!IsFrame(frame) || payload < 1)
+            return "corrupt payload (skipped)";
         int n = random.Next(1, 4);
-        for (int k = 0; k < n; k++) frame[7 + random.Next(payload)] = (byte)random.Next(256);
+        for (int k = 0; k < n; k++)
+            frame[7 + random.Next(payload)] = (byte)random.Next(256);
         return $"corrupt {n} payload byte(s)";
     }
 
     private static string SetFrameEnd(byte[] frame, Random random)
     {
-        if (!IsFrame(frame)) return "frame end (skipped)";
+        if (!IsFrame(frame))
+            return "frame end (skipped)";
         frame[^1] = (byte)random.Next(256);
         return $"frame end 0x{frame[^1]:x2}";
     }
 
     private static string SetChannel(byte[] frame, Random random)
     {
-        if (!IsFrame(frame)) return "channel (skipped)";
-        ushort channel = random.Next(3) switch { 0 => 0, 1 => ushort.MaxValue, _ => (ushort)random.Next(1, 5000) };
+        if (!IsFrame(frame))
+            return "channel (skipped)";
+        ushort channel = random.Next(3) switch
+        {
+            0 => 0,
+            1 => ushort.MaxValue,
+            _ => (ushort)random.Next(1, 5000),
+        };
         BinaryPrimitives.WriteUInt16BigEndian(frame.AsSpan(1), channel);
         return $"channel {channel}";
     }
 
     private static string SetType(byte[] frame, Random random)
     {
-        if (!IsFrame(frame)) return "type (skipped)";
+        if (!IsFrame(frame))
+            return "type (skipped)";
         frame[0] = (byte)random.Next(256);
         return $"type {frame[0]}";
     }

@@ -3,10 +3,10 @@ using AmqpConformance.Cli.Tests.Packaging;
 
 namespace AmqpConformance.Cli.Tests.Layout;
 
-/// <summary>The repository's policy for exceptions caught and not rethrown: an empty catch in shipped code (every <c>src/</c> folder)
-/// or in the self-test's writers says on its line, or the line before it, why nothing is lost by swallowing it (a source already
-/// disposed, a peer that reset first, a bounded wait whose own failure was recorded elsewhere). A catch that silently drops a
-/// failure is how a harness ends up green on a broken run.</summary>
+/// <summary>The repository's policy for exceptions caught and not rethrown: an empty catch in shipped code (every
+/// <c>src/</c> folder) or in the self-test's writers says on its line, or the line before it, why nothing is lost by
+/// swallowing it (a source already disposed, a peer that reset first, a bounded wait whose own failure was recorded
+/// elsewhere). A catch that silently drops a failure is how a harness ends up green on a broken run.</summary>
 public sealed partial class EmptyCatchTests
 {
     [GeneratedRegex(@"catch(\s*\([^)]*\))?(\s*when\s*\((?:[^()]|\([^()]*\))*\))?\s*\{\s*\}")]
@@ -21,9 +21,17 @@ public sealed partial class EmptyCatchTests
         foreach (string file in Directory.EnumerateFiles(root, "*.cs", SearchOption.AllDirectories))
         {
             string relative = Path.GetRelativePath(root, file).Replace('\\', '/');
-            if (relative.StartsWith("artifacts/", StringComparison.Ordinal) || relative.Contains("/obj/", StringComparison.Ordinal)
-                || relative.Contains("node_modules", StringComparison.Ordinal)) continue;
-            if (!relative.Contains("/src/", StringComparison.Ordinal) && !relative.StartsWith("suites/selftest/", StringComparison.Ordinal)) continue;
+            if (
+                relative.StartsWith("artifacts/", StringComparison.Ordinal)
+                || relative.Contains("/obj/", StringComparison.Ordinal)
+                || relative.Contains("node_modules", StringComparison.Ordinal)
+            )
+                continue;
+            if (
+                !relative.Contains("/src/", StringComparison.Ordinal)
+                && !relative.StartsWith("suites/selftest/", StringComparison.Ordinal)
+            )
+                continue;
             string text = File.ReadAllText(file);
             foreach (Match m in EmptyCatch().Matches(text))
             {
@@ -33,12 +41,19 @@ public sealed partial class EmptyCatchTests
                 string line = text[lineStart..(lineEnd < 0 ? text.Length : lineEnd)];
                 int previousStart = lineStart >= 2 ? text.LastIndexOf('\n', lineStart - 2) + 1 : 0;
                 string previous = lineStart >= 1 ? text[previousStart..Math.Max(previousStart, lineStart - 1)] : "";
-                if (line.Contains("//", StringComparison.Ordinal) || previous.TrimStart().StartsWith("//", StringComparison.Ordinal)) continue;
+                if (
+                    line.Contains("//", StringComparison.Ordinal)
+                    || previous.TrimStart().StartsWith("//", StringComparison.Ordinal)
+                )
+                    continue;
                 int number = text[..m.Index].Count(c => c == '\n') + 1;
                 unexplained.Add($"{relative}:{number}: {line.Trim()}");
             }
         }
         Assert.True(seen > 0, "found no empty catch at all: the scan is looking in the wrong place");
-        Assert.True(unexplained.Count == 0, "Empty catches that do not say why nothing is lost:\n" + string.Join("\n", unexplained));
+        Assert.True(
+            unexplained.Count == 0,
+            "Empty catches that do not say why nothing is lost:\n" + string.Join("\n", unexplained)
+        );
     }
 }

@@ -7,8 +7,9 @@ using Xunit.Abstractions;
 
 namespace AmqpConformance.Cli.Tests.Logging;
 
-/// <summary><c>broker</c>'s and <c>proxy</c>'s <c>--log-level</c> and <c>--log-format</c>, run in process: a console that stops
-/// reading never stalls a connection or the stop, the level filters, json lines parse, bad values are one line and exit 2.</summary>
+/// <summary><c>broker</c>'s and <c>proxy</c>'s <c>--log-level</c> and <c>--log-format</c>, run in process: a console
+/// that stops reading never stalls a connection or the stop, the level filters, json lines parse, bad values are one
+/// line and exit 2.</summary>
 public sealed partial class BrokerLoggingTests(ITestOutputHelper output)
 {
     [GeneratedRegex(@"listening on 127\.0\.0\.1:(\d+)")]
@@ -24,14 +25,21 @@ public sealed partial class BrokerLoggingTests(ITestOutputHelper output)
         var error = new ConcurrentStringWriter();
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(120));
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(timeout.Token);
-        Task<int> running = CliApplication.RunAsync(["broker", "--port", "0", "--heartbeat", "0"], stalled, error, stop.Token);
+        Task<int> running = CliApplication.RunAsync(
+            ["broker", "--port", "0", "--heartbeat", "0"],
+            stalled,
+            error,
+            stop.Token
+        );
         try
         {
             int port = await WaitForPortAsync(() => stalled.Text, running, timeout.Token);
             var watch = Stopwatch.StartNew();
             for (int i = 0; i < Cycles; i++)
                 await ConnectReadStartAndCloseAsync(port, timeout.Token); // throws if the broker stopped serving
-            output.WriteLine($"{Cycles} connect/close cycles in {watch.ElapsedMilliseconds} ms; output stalled: {stalled.Stalled}");
+            output.WriteLine(
+                $"{Cycles} connect/close cycles in {watch.ElapsedMilliseconds} ms; output stalled: {stalled.Stalled}"
+            );
             Assert.True(stalled.Stalled, "the output never filled, so the test proved nothing: " + stalled.Text.Length);
 
             // Each cycle logged two lines that could not be written; stopping must not wait for the stalled output.
@@ -56,8 +64,12 @@ public sealed partial class BrokerLoggingTests(ITestOutputHelper output)
         var error = new ConcurrentStringWriter();
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(timeout.Token);
-        Task<int> running = CliApplication.RunAsync(["broker", "--port", "0", "--heartbeat", "0", "--log-level", "warning", "--log-format", "json"],
-            text, error, stop.Token);
+        Task<int> running = CliApplication.RunAsync(
+            ["broker", "--port", "0", "--heartbeat", "0", "--log-level", "warning", "--log-format", "json"],
+            text,
+            error,
+            stop.Token
+        );
         int port = await WaitForPortAsync(() => text.Text, running, timeout.Token);
 
         await ConnectReadStartAndCloseAsync(port, timeout.Token); // Information only: filtered out
@@ -69,7 +81,8 @@ public sealed partial class BrokerLoggingTests(ITestOutputHelper output)
             await ReadMethodFrameAsync(stream, timeout.Token);
             // A method frame whose frame-end octet is 0x00: 501 bad-frame-end, which the broker logs at Warning.
             await stream.WriteAsync(new byte[] { 1, 0, 0, 0, 0, 0, 4, 0, 10, 0, 11, 0 }, timeout.Token);
-            while (!text.Text.Contains("ProtocolViolation", StringComparison.Ordinal)) await Task.Delay(20, timeout.Token);
+            while (!text.Text.Contains("ProtocolViolation", StringComparison.Ordinal))
+                await Task.Delay(20, timeout.Token);
         }
         stop.Cancel();
         Assert.Equal(ExitCodes.Ok, await running.WaitAsync(timeout.Token));
@@ -88,15 +101,24 @@ public sealed partial class BrokerLoggingTests(ITestOutputHelper output)
             Assert.Equal(JsonValueKind.Object, entry.GetProperty("state").ValueKind);
         }
         // The start-up lines always come (they carry the port); below them nothing under Warning does.
-        Assert.Equal(["BrokerListening", "BrokerSettings"], entries.Take(2).Select(e => e.GetProperty("eventName").GetString()));
-        Assert.All(entries.Skip(2), e => Assert.Contains(e.GetProperty("level").GetString(), new[] { "Warning", "Error", "Critical" }));
-        JsonElement violation = Assert.Single(entries, e => e.GetProperty("eventName").GetString() == "ProtocolViolation");
+        Assert.Equal(
+            ["BrokerListening", "BrokerSettings"],
+            entries.Take(2).Select(e => e.GetProperty("eventName").GetString())
+        );
+        Assert.All(entries.Skip(2), e =>
+            Assert.Contains(e.GetProperty("level").GetString(), new[] { "Warning", "Error", "Critical" })
+        );
+        JsonElement violation = Assert.Single(entries, e =>
+            e.GetProperty("eventName").GetString() == "ProtocolViolation"
+        );
         Assert.Equal("AmqpConformance.FakeBroker", violation.GetProperty("category").GetString());
         Assert.Equal("Warning", violation.GetProperty("level").GetString());
         Assert.Equal(2, violation.GetProperty("state").GetProperty("ConnectionId").GetInt64());
         Assert.Equal(501, violation.GetProperty("state").GetProperty("ReplyCode").GetInt32());
         Assert.Equal("bad-frame-end", violation.GetProperty("state").GetProperty("Rule").GetString());
-        Assert.DoesNotContain(entries, e => e.GetProperty("eventName").GetString() is "ConnectionAccepted" or "ConnectionClosed" or "BrokerStopped");
+        Assert.DoesNotContain(entries, e =>
+            e.GetProperty("eventName").GetString() is "ConnectionAccepted" or "ConnectionClosed" or "BrokerStopped"
+        );
     }
 
     [Fact]
@@ -105,10 +127,16 @@ public sealed partial class BrokerLoggingTests(ITestOutputHelper output)
         var text = new ConcurrentStringWriter();
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(timeout.Token);
-        Task<int> running = CliApplication.RunAsync(["broker", "--port", "0", "--heartbeat", "0"], text, text, stop.Token);
+        Task<int> running = CliApplication.RunAsync(
+            ["broker", "--port", "0", "--heartbeat", "0"],
+            text,
+            text,
+            stop.Token
+        );
         int port = await WaitForPortAsync(() => text.Text, running, timeout.Token);
         await ConnectReadStartAndCloseAsync(port, timeout.Token);
-        while (!text.Text.Contains("connection 1: closed (", StringComparison.Ordinal)) await Task.Delay(20, timeout.Token);
+        while (!text.Text.Contains("connection 1: closed (", StringComparison.Ordinal))
+            await Task.Delay(20, timeout.Token);
         stop.Cancel();
         Assert.Equal(ExitCodes.Ok, await running.WaitAsync(timeout.Token));
         output.WriteLine(text.Text);
@@ -125,9 +153,10 @@ public sealed partial class BrokerLoggingTests(ITestOutputHelper output)
     [InlineData("proxy", "--log-format", "yaml")]
     public async Task A_bad_log_option_is_one_line_and_exit_code_2(string command, string option, string value)
     {
-        string[] args = command == "broker"
-            ? ["broker", "--port", "0", option, value]
-            : ["proxy", "--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:5672", option, value];
+        string[] args =
+            command == "broker"
+                ? ["broker", "--port", "0", option, value]
+                : ["proxy", "--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:5672", option, value];
         var text = new StringWriter();
         var error = new StringWriter();
         int code = await CliApplication.RunAsync(args, text, error);
@@ -143,13 +172,15 @@ public sealed partial class BrokerLoggingTests(ITestOutputHelper output)
         while (true)
         {
             Match match = ListeningLine().Match(text());
-            if (match.Success) return int.Parse(match.Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture);
+            if (match.Success)
+                return int.Parse(match.Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture);
             Assert.False(running.IsCompleted, "the broker ended early: " + text());
             await Task.Delay(20, ct);
         }
     }
 
-    /// <summary>The least a client does to be served: the protocol header, then connection.start read back; then it closes.</summary>
+    /// <summary>The least a client does to be served: the protocol header, then connection.start read back; then it
+    /// closes.</summary>
     private static async Task ConnectReadStartAndCloseAsync(int port, CancellationToken ct)
     {
         using var client = new TcpClient();

@@ -12,20 +12,27 @@ namespace AmqpConformance.Cli.Tests.Packaging;
 [Trait("Category", "Packaging")]
 public sealed class PackageContentsTests(PackedFeed feed, ITestOutputHelper output)
 {
-    /// <summary>Each library's expected dependencies (package ids) and framework references. Only the Toxiproxy HTTP server
-    /// brings ASP.NET Core, so nothing a client test project references does.</summary>
+    /// <summary>Each library's expected dependencies (package ids) and framework references. Only the Toxiproxy HTTP
+    /// server brings ASP.NET Core, so nothing a client test project references does.</summary>
     private static readonly Dictionary<string, (string[] Packages, string[] Frameworks)> Expected = new()
     {
         ["AmqpConformance.Protocol"] = (["System.IO.Hashing"], []),
         ["AmqpConformance.Harness"] = (["AmqpConformance.Protocol"], []),
-        ["AmqpConformance.FakeBroker"] = (["AmqpConformance.Protocol", "Microsoft.Extensions.Logging.Abstractions"], []),
+        ["AmqpConformance.FakeBroker"] = (
+            ["AmqpConformance.Protocol", "Microsoft.Extensions.Logging.Abstractions"],
+            []
+        ),
         ["AmqpConformance.Toxiproxy"] = (["AmqpConformance.Harness", "Microsoft.Extensions.Logging.Abstractions"], []),
         ["AmqpConformance.Toxiproxy.Server"] = (["AmqpConformance.Toxiproxy"], ["Microsoft.AspNetCore.App"]),
-        ["AmqpConformance.Properties"] = (["AmqpConformance.FakeBroker", "AmqpConformance.Toxiproxy", "FsCheck", "FSharp.Core"], []),
+        ["AmqpConformance.Properties"] = (
+            ["AmqpConformance.FakeBroker", "AmqpConformance.Toxiproxy", "FsCheck", "FSharp.Core"],
+            []
+        ),
         ["AmqpConformance.Suites"] = (["AmqpConformance.Properties", "xunit.extensibility.execution"], []),
     };
 
-    /// <summary>The frameworks every library ships for: net8.0 for client repos on the .NET 8 SDK, net10.0 for the rest.</summary>
+    /// <summary>The frameworks every library ships for: net8.0 for client repos on the .NET 8 SDK, net10.0 for the
+    /// rest.</summary>
     private static readonly string[] LibraryFrameworks = ["net8.0", "net10.0"];
 
     /// <summary>Extra dependencies of the net8.0 build only (what the .NET 8 shared framework lacks).</summary>
@@ -65,21 +72,33 @@ public sealed class PackageContentsTests(PackedFeed feed, ITestOutputHelper outp
                 Assert.Contains($"lib/{tfm}/{id}.xml", entries);
                 Assert.Contains($"lib/{tfm}/{id}.pdb", symbols.Entries.Select(e => e.FullName));
 
-                var dependencies = meta.Element("dependencies")!.Elements("group")
+                var dependencies = meta.Element("dependencies")!
+                    .Elements("group")
                     .Single(g => (string?)g.Attribute("targetFramework") == tfm)
-                    .Elements("dependency").ToList();
+                    .Elements("dependency")
+                    .ToList();
                 string[] expected = tfm == "net8.0" ? [.. packages, .. Net8Extras.GetValueOrDefault(id, [])] : packages;
-                Assert.Equal(expected.Order(StringComparer.Ordinal), dependencies.Select(d => (string)d.Attribute("id")!).Order(StringComparer.Ordinal));
+                Assert.Equal(
+                    expected.Order(StringComparer.Ordinal),
+                    dependencies.Select(d => (string)d.Attribute("id")!).Order(StringComparer.Ordinal)
+                );
                 foreach (XElement dependency in dependencies)
                 {
                     string version = (string)dependency.Attribute("version")!;
-                    Assert.False(string.IsNullOrEmpty(version), $"{id} ({tfm}) depends on {dependency.Attribute("id")} without a version");
+                    Assert.False(
+                        string.IsNullOrEmpty(version),
+                        $"{id} ({tfm}) depends on {dependency.Attribute("id")} without a version"
+                    );
                     if (((string)dependency.Attribute("id")!).StartsWith("AmqpConformance.", StringComparison.Ordinal))
                         Assert.Equal(feed.Version, version);
                 }
-                string[] frameworkRefs = meta.Element("frameworkReferences")?.Elements("group")
+                string[] frameworkRefs = meta.Element("frameworkReferences")
+                    ?.Elements("group")
                     .Where(g => (string?)g.Attribute("targetFramework") == tfm)
-                    .Descendants("frameworkReference").Select(f => (string)f.Attribute("name")!).ToArray() ?? [];
+                    .Descendants("frameworkReference")
+                    .Select(f => (string)f.Attribute("name")!)
+                    .ToArray()
+                    ?? [];
                 Assert.Equal(frameworks, frameworkRefs);
             }
         }
@@ -92,7 +111,8 @@ public sealed class PackageContentsTests(PackedFeed feed, ITestOutputHelper outp
         using ZipArchive zip = await OpenStandalonePackageAsync("AmqpConformance.Cli", "DotnetTool");
         string[] entries = zip.Entries.Select(e => e.FullName).ToArray();
         Assert.Contains("tools/net10.0/any/amqp-conformance.dll", entries);
-        foreach (string library in Expected.Keys) Assert.Contains($"tools/net10.0/any/{library}.dll", entries);
+        foreach (string library in Expected.Keys)
+            Assert.Contains($"tools/net10.0/any/{library}.dll", entries);
         AssertNoTestOnlyContent("AmqpConformance.Cli", entries);
 
         ZipArchiveEntry settings = zip.Entries.Single(e => e.FullName == "tools/net10.0/any/DotnetToolSettings.xml");
@@ -107,16 +127,29 @@ public sealed class PackageContentsTests(PackedFeed feed, ITestOutputHelper outp
     {
         using ZipArchive zip = await OpenStandalonePackageAsync("AmqpConformance.Templates", "Template");
         string[] entries = zip.Entries.Select(e => e.FullName).ToArray();
-        string[] content = entries.Where(e => e.StartsWith("content/", StringComparison.Ordinal)).Order(StringComparer.Ordinal).ToArray();
+        string[] content = entries
+            .Where(e => e.StartsWith("content/", StringComparison.Ordinal))
+            .Order(StringComparer.Ordinal)
+            .ToArray();
         Assert.Equal(
-            new[] { ".template.config/template.json", "AmqpConformanceTests.csproj", "RabbitMqClientAdapter.cs", "RabbitMqClientConformance.cs", "WriterConformance.cs", "global.json" }
-                .Select(f => "content/amqp-conformance/" + f).Order(StringComparer.Ordinal),
-            content);
+            new[]
+            {
+                ".template.config/template.json",
+                "AmqpConformanceTests.csproj",
+                "RabbitMqClientAdapter.cs",
+                "RabbitMqClientConformance.cs",
+                "WriterConformance.cs",
+                "global.json",
+            }
+                .Select(f => "content/amqp-conformance/" + f)
+                .Order(StringComparer.Ordinal),
+            content
+        );
         Assert.DoesNotContain(entries, e => e.StartsWith("lib/", StringComparison.Ordinal));
     }
 
-    /// <summary>Opens package <paramref name="id"/> after checking its common metadata, its own README, its package type and
-    /// that it depends on no package (a tool or a template carries what it needs).</summary>
+    /// <summary>Opens package <paramref name="id"/> after checking its common metadata, its own README, its package
+    /// type and that it depends on no package (a tool or a template carries what it needs).</summary>
     private async Task<ZipArchive> OpenStandalonePackageAsync(string id, string packageType)
     {
         await feed.EnsurePackedAsync();
@@ -131,7 +164,8 @@ public sealed class PackageContentsTests(PackedFeed feed, ITestOutputHelper outp
         return zip;
     }
 
-    /// <summary>The package carries a README of its own (headed by its id, short), not the repository's front page.</summary>
+    /// <summary>The package carries a README of its own (headed by its id, short), not the repository's front
+    /// page.</summary>
     private static void AssertOwnReadme(string id, ZipArchive zip)
     {
         ZipArchiveEntry? readme = zip.GetEntry("README.md");
@@ -151,7 +185,10 @@ public sealed class PackageContentsTests(PackedFeed feed, ITestOutputHelper outp
         Assert.Equal("MIT", license.Value);
         Assert.Equal("README.md", meta.Element("readme")?.Value);
         string description = meta.Element("description")!.Value;
-        Assert.False(string.IsNullOrWhiteSpace(description) || description == "Package Description", $"{id} has no description");
+        Assert.False(
+            string.IsNullOrWhiteSpace(description) || description == "Package Description",
+            $"{id} has no description"
+        );
         Assert.Contains("amqp", meta.Element("tags")?.Value.Split(' ') ?? [], StringComparer.Ordinal);
         // No made-up addresses: the project has no public URL yet, so none is claimed.
         Assert.Null(meta.Element("projectUrl"));
@@ -160,13 +197,16 @@ public sealed class PackageContentsTests(PackedFeed feed, ITestOutputHelper outp
 
     private static void AssertNoTestOnlyContent(string id, string[] entries)
     {
-        string[] testOnly = entries.Where(e =>
-            e.Contains("BrokenWriters", StringComparison.OrdinalIgnoreCase)
-            || e.Contains(".Tests.", StringComparison.OrdinalIgnoreCase)
-            || e.Contains(".Benchmarks", StringComparison.OrdinalIgnoreCase)
-            || e.Contains("testhost", StringComparison.OrdinalIgnoreCase)
-            || e.Contains("Microsoft.TestPlatform", StringComparison.OrdinalIgnoreCase)
-            || e.Contains("xunit.runner", StringComparison.OrdinalIgnoreCase)).ToArray();
+        string[] testOnly = entries
+            .Where(e =>
+                e.Contains("BrokenWriters", StringComparison.OrdinalIgnoreCase)
+                || e.Contains(".Tests.", StringComparison.OrdinalIgnoreCase)
+                || e.Contains(".Benchmarks", StringComparison.OrdinalIgnoreCase)
+                || e.Contains("testhost", StringComparison.OrdinalIgnoreCase)
+                || e.Contains("Microsoft.TestPlatform", StringComparison.OrdinalIgnoreCase)
+                || e.Contains("xunit.runner", StringComparison.OrdinalIgnoreCase)
+            )
+            .ToArray();
         Assert.True(testOnly.Length == 0, $"{id} ships test-only content: {string.Join(", ", testOnly)}");
     }
 }

@@ -1,8 +1,8 @@
 namespace AmqpConformance.Cli.Tests.Packaging;
 
 /// <summary>
-/// A fact that packs, restores and installs real NuGet packages (minutes, not seconds). Skipped with the reason when the
-/// environment sets <c>AMQPC_SKIP_PACKAGING=1</c>.
+/// A fact that packs, restores and installs real NuGet packages (minutes, not seconds). Skipped with the reason when
+/// the environment sets <c>AMQPC_SKIP_PACKAGING=1</c>.
 /// </summary>
 [AttributeUsage(AttributeTargets.Method, AllowMultiple = false)]
 public sealed class PackagingFactAttribute : FactAttribute
@@ -15,21 +15,25 @@ public sealed class PackagingFactAttribute : FactAttribute
     {
         if (Environment.GetEnvironmentVariable(SkipVariable) == "1")
         {
-            Skip = $"{SkipVariable}=1: packaging tests (dotnet pack, restore from the packed feed, dotnet tool install) are turned off.";
+            Skip =
+                $"{SkipVariable}=1: packaging tests (dotnet pack, restore from the packed feed, dotnet tool install) are turned off.";
         }
     }
 }
 
-/// <summary>A theory that packs, restores and installs real NuGet packages; skipped as <see cref="PackagingFactAttribute"/> is.</summary>
+/// <summary>A theory that packs, restores and installs real NuGet packages; skipped as
+/// <see cref="PackagingFactAttribute"/> is.</summary>
 [AttributeUsage(AttributeTargets.Method, AllowMultiple = false)]
 public sealed class PackagingTheoryAttribute : TheoryAttribute
 {
-    /// <summary>Sets <see cref="FactAttribute.Skip"/> when <see cref="PackagingFactAttribute.SkipVariable"/> is 1.</summary>
+    /// <summary>Sets <see cref="FactAttribute.Skip"/> when <see cref="PackagingFactAttribute.SkipVariable"/> is
+    /// 1.</summary>
     public PackagingTheoryAttribute()
     {
         if (Environment.GetEnvironmentVariable(PackagingFactAttribute.SkipVariable) == "1")
         {
-            Skip = $"{PackagingFactAttribute.SkipVariable}=1: packaging tests (dotnet pack, restore from the packed feed, dotnet tool install) are turned off.";
+            Skip =
+                $"{PackagingFactAttribute.SkipVariable}=1: packaging tests (dotnet pack, restore from the packed feed, dotnet tool install) are turned off.";
         }
     }
 }

@@ -20,11 +20,18 @@ public static class RepositoryRoot
         ];
         foreach (string? start in starts)
         {
-            for (var dir = start is { Length: > 0 } && Directory.Exists(start) ? new DirectoryInfo(start) : null; dir is not null; dir = dir.Parent)
+            for (
+                var dir = start is { Length: > 0 } && Directory.Exists(start) ? new DirectoryInfo(start) : null;
+                dir is not null;
+                dir = dir.Parent
+            )
             {
-                if (File.Exists(Path.Combine(dir.FullName, "AmqpConformance.sln"))) return dir.FullName;
+                if (File.Exists(Path.Combine(dir.FullName, "AmqpConformance.sln")))
+                    return dir.FullName;
             }
         }
-        throw new InvalidOperationException("AmqpConformance.sln not found above the current directory, the test output or the source; set AMQPC_REPO_ROOT.");
+        throw new InvalidOperationException(
+            "AmqpConformance.sln not found above the current directory, the test output or the source; set AMQPC_REPO_ROOT."
+        );
     }
 }

@@ -7,8 +7,8 @@ namespace AmqpConformance.Cli.Tests.Packaging;
 
 /// <summary>
 /// The packed template the way a user meets it, in a fresh folder: <c>dotnet new install</c> the package, <c>dotnet new
-/// amqp-conformance</c>, <c>dotnet test</c>; both the writer suite (placeholder writer) and the RabbitMQ.Client client suite
-/// (adapter as source) pass out of the box.
+/// amqp-conformance</c>, <c>dotnet test</c>; both the writer suite (placeholder writer) and the RabbitMQ.Client client
+/// suite (adapter as source) pass out of the box.
 /// </summary>
 [Collection(PackagingCollection.Name)]
 [Trait("Category", "Packaging")]
@@ -26,42 +26,84 @@ public sealed class TemplateTests(PackedFeed feed, ITestOutputHelper output)
         // Few cases: this proves the project works, not the writer (the suites' own tests do that).
         environment["AMQP_CONFORMANCE_CASES"] = "3";
 
-        ProcessResult install = await ProcessRun.RunAsync(ProcessRun.DotnetHost,
-            ["new", "install", feed.PackagePath("AmqpConformance.Templates"), "--debug:custom-hive", hive], work, TimeSpan.FromMinutes(5), environment);
+        ProcessResult install = await ProcessRun.RunAsync(
+            ProcessRun.DotnetHost,
+            ["new", "install", feed.PackagePath("AmqpConformance.Templates"), "--debug:custom-hive", hive],
+            work,
+            TimeSpan.FromMinutes(5),
+            environment
+        );
         output.WriteLine(install.Output);
         Assert.True(install.ExitCode == 0, $"dotnet new install failed ({install.ExitCode}):\n{install.Output}");
 
-        ProcessResult create = await ProcessRun.RunAsync(ProcessRun.DotnetHost,
-            ["new", "amqp-conformance", "-n", "Acme.Client.ConformanceTests", "--debug:custom-hive", hive], work, TimeSpan.FromMinutes(5), environment);
+        ProcessResult create = await ProcessRun.RunAsync(
+            ProcessRun.DotnetHost,
+            ["new", "amqp-conformance", "-n", "Acme.Client.ConformanceTests", "--debug:custom-hive", hive],
+            work,
+            TimeSpan.FromMinutes(5),
+            environment
+        );
         output.WriteLine(create.Output);
         Assert.True(create.ExitCode == 0, $"dotnet new amqp-conformance failed ({create.ExitCode}):\n{create.Output}");
         string project = Path.Combine(work, "Acme.Client.ConformanceTests");
-        Assert.True(File.Exists(Path.Combine(project, "Acme.Client.ConformanceTests.csproj")), $"no project file in {project}");
-        Assert.Contains("namespace Acme.Client.ConformanceTests;", File.ReadAllText(Path.Combine(project, "RabbitMqClientAdapter.cs")), StringComparison.Ordinal);
+        Assert.True(
+            File.Exists(Path.Combine(project, "Acme.Client.ConformanceTests.csproj")),
+            $"no project file in {project}"
+        );
+        Assert.Contains(
+            "namespace Acme.Client.ConformanceTests;",
+            File.ReadAllText(Path.Combine(project, "RabbitMqClientAdapter.cs")),
+            StringComparison.Ordinal
+        );
 
-        ProcessResult test = await ProcessRun.RunAsync(ProcessRun.DotnetHost,
-            ["test", "-nodeReuse:false", "--logger", "trx;LogFileName=results.trx", "--results-directory", Path.Combine(work, "results")],
-            project, TimeSpan.FromMinutes(15), environment);
+        ProcessResult test = await ProcessRun.RunAsync(
+            ProcessRun.DotnetHost,
+            [
+                "test",
+                "-nodeReuse:false",
+                "--logger",
+                "trx;LogFileName=results.trx",
+                "--results-directory",
+                Path.Combine(work, "results"),
+            ],
+            project,
+            TimeSpan.FromMinutes(15),
+            environment
+        );
         output.WriteLine(test.Output);
         Assert.True(test.ExitCode == 0, $"dotnet test of the new project failed ({test.ExitCode}):\n{test.Output}");
         // The project asks for exactly the version the template was packed with, and got it from this run's feed.
         feed.AssertRestoredFromFeed(feed.GlobalPackagesFolder, ["AmqpConformance.Suites"]);
 
-        XElement[] results = XDocument.Load(Path.Combine(work, "results", "results.trx")).Descendants()
-            .Where(e => e.Name.LocalName == "UnitTestResult").ToArray();
-        Assert.All(results, r => Assert.True((string?)r.Attribute("outcome") == "Passed", $"{r.Attribute("testName")}: {r.Attribute("outcome")}"));
+        XElement[] results = XDocument
+            .Load(Path.Combine(work, "results", "results.trx"))
+            .Descendants()
+            .Where(e => e.Name.LocalName == "UnitTestResult")
+            .ToArray();
+        Assert.All(results, r =>
+            Assert.True(
+                (string?)r.Attribute("outcome") == "Passed",
+                $"{r.Attribute("testName")}: {r.Attribute("outcome")}"
+            )
+        );
         string[] names = [.. results.Select(r => (string)r.Attribute("testName")!)];
-        Assert.Equal(TestsOf(typeof(FrameWriterConformanceSuite)).Select(p => "Acme.Client.ConformanceTests.MyWriterConformance." + p)
-                .Concat(TestsOf(typeof(ClientConformanceSuite)).Select(p => "Acme.Client.ConformanceTests.RabbitMqClientConformance." + p))
+        Assert.Equal(
+            TestsOf(typeof(FrameWriterConformanceSuite))
+                .Select(p => "Acme.Client.ConformanceTests.MyWriterConformance." + p)
+                .Concat(
+                    TestsOf(typeof(ClientConformanceSuite))
+                        .Select(p => "Acme.Client.ConformanceTests.RabbitMqClientConformance." + p)
+                )
                 .Order(StringComparer.Ordinal),
-            names.Order(StringComparer.Ordinal));
+            names.Order(StringComparer.Ordinal)
+        );
     }
 
-    /// <summary><c>dotnet new amqp-conformance --xunit 3</c>: an xunit v3 project on AmqpConformance.Suites.XunitV3 that gates on
-    /// its writer mode under VSTest (<c>dotnet test --filter WriterMode=Mine</c>) or, with <c>--runner mtp</c>, under
-    /// Microsoft.Testing.Platform (<c>dotnet test --filter-trait WriterMode=Mine</c>, through the global.json the template puts
-    /// beside it): the writer suite's twelve properties pass, the whole project (the client suite too) passes, and a filter that
-    /// selects nothing fails the run.</summary>
+    /// <summary><c>dotnet new amqp-conformance --xunit 3</c>: an xunit v3 project on AmqpConformance.Suites.XunitV3
+    /// that gates on its writer mode under VSTest (<c>dotnet test --filter WriterMode=Mine</c>) or, with <c>--runner
+    /// mtp</c>, under Microsoft.Testing.Platform (<c>dotnet test --filter-trait WriterMode=Mine</c>, through the
+    /// global.json the template puts beside it): the writer suite's twelve properties pass, the whole project (the
+    /// client suite too) passes, and a filter that selects nothing fails the run.</summary>
     [PackagingTheory]
     [InlineData("vstest")]
     [InlineData("mtp")]
@@ -73,61 +115,136 @@ public sealed class TemplateTests(PackedFeed feed, ITestOutputHelper output)
         await feed.WriteNugetConfigAsync(work);
         Dictionary<string, string?> environment = feed.ClientEnvironment();
         environment["AMQP_CONFORMANCE_CASES"] = "3";
-        // No MSBuild node outlives the test (-nodeReuse:false elsewhere; under Microsoft.Testing.Platform dotnet test hands
-        // unknown options to the test application, which refuses them).
+        // No MSBuild node outlives the test (-nodeReuse:false elsewhere; under Microsoft.Testing.Platform dotnet test
+        // hands unknown options to the test application, which refuses them).
         environment["MSBUILDDISABLENODEREUSE"] = "1";
-        ProcessResult install = await ProcessRun.RunAsync(ProcessRun.DotnetHost,
-            ["new", "install", feed.PackagePath("AmqpConformance.Templates"), "--debug:custom-hive", hive], work, TimeSpan.FromMinutes(5), environment);
+        ProcessResult install = await ProcessRun.RunAsync(
+            ProcessRun.DotnetHost,
+            ["new", "install", feed.PackagePath("AmqpConformance.Templates"), "--debug:custom-hive", hive],
+            work,
+            TimeSpan.FromMinutes(5),
+            environment
+        );
         Assert.True(install.ExitCode == 0, $"dotnet new install failed ({install.ExitCode}):\n{install.Output}");
-        ProcessResult create = await ProcessRun.RunAsync(ProcessRun.DotnetHost,
-            ["new", "amqp-conformance", "-n", "Acme.V3", "--xunit", "3", "--runner", runner, "--debug:custom-hive", hive], work, TimeSpan.FromMinutes(5), environment);
-        Assert.True(create.ExitCode == 0, $"dotnet new amqp-conformance --xunit 3 failed ({create.ExitCode}):\n{create.Output}");
+        ProcessResult create = await ProcessRun.RunAsync(
+            ProcessRun.DotnetHost,
+            [
+                "new",
+                "amqp-conformance",
+                "-n",
+                "Acme.V3",
+                "--xunit",
+                "3",
+                "--runner",
+                runner,
+                "--debug:custom-hive",
+                hive,
+            ],
+            work,
+            TimeSpan.FromMinutes(5),
+            environment
+        );
+        Assert.True(
+            create.ExitCode == 0,
+            $"dotnet new amqp-conformance --xunit 3 failed ({create.ExitCode}):\n{create.Output}"
+        );
         string project = Path.Combine(work, "Acme.V3");
         Assert.Equal(runner == "mtp", File.Exists(Path.Combine(project, "global.json")));
-        Assert.DoesNotContain("Xunit.Abstractions", File.ReadAllText(Path.Combine(project, "WriterConformance.cs")), StringComparison.Ordinal);
+        Assert.DoesNotContain(
+            "Xunit.Abstractions",
+            File.ReadAllText(Path.Combine(project, "WriterConformance.cs")),
+            StringComparison.Ordinal
+        );
 
         bool mtp = runner == "mtp";
-        string[] Select(string mode) => mtp ? ["--filter-trait", "WriterMode=" + mode] : ["--filter", "WriterMode=" + mode];
-        ProcessResult mine = await ProcessRun.RunAsync(ProcessRun.DotnetHost, ["test", .. Select("Mine")], project, TimeSpan.FromMinutes(15), environment);
+        string[] Select(string mode) =>
+            mtp ? ["--filter-trait", "WriterMode=" + mode] : ["--filter", "WriterMode=" + mode];
+        ProcessResult mine = await ProcessRun.RunAsync(
+            ProcessRun.DotnetHost,
+            ["test", .. Select("Mine")],
+            project,
+            TimeSpan.FromMinutes(15),
+            environment
+        );
         output.WriteLine(mine.Output);
-        Assert.True(mine.ExitCode == 0, $"dotnet test {string.Join(' ', Select("Mine"))} failed ({mine.ExitCode}):\n{mine.Output}");
+        Assert.True(
+            mine.ExitCode == 0,
+            $"dotnet test {string.Join(' ', Select("Mine"))} failed ({mine.ExitCode}):\n{mine.Output}"
+        );
         int properties = TestsOf(typeof(FrameWriterConformanceSuite)).Length;
-        Assert.Contains(mtp ? $"succeeded: {properties}" : $"Passed:    {properties},", mine.Output, StringComparison.Ordinal);
+        Assert.Contains(
+            mtp ? $"succeeded: {properties}" : $"Passed:    {properties},",
+            mine.Output,
+            StringComparison.Ordinal
+        );
         feed.AssertRestoredFromFeed(feed.GlobalPackagesFolder, ["AmqpConformance.Suites.XunitV3"]);
 
-        ProcessResult nothing = await ProcessRun.RunAsync(ProcessRun.DotnetHost, ["test", "--no-build", .. Select("Nope")], project, TimeSpan.FromMinutes(5), environment);
+        ProcessResult nothing = await ProcessRun.RunAsync(
+            ProcessRun.DotnetHost,
+            ["test", "--no-build", .. Select("Nope")],
+            project,
+            TimeSpan.FromMinutes(5),
+            environment
+        );
         output.WriteLine(nothing.Output);
         Assert.True(nothing.ExitCode != 0, $"a filter that selects no test passed the run:\n{nothing.Output}");
 
-        ProcessResult all = await ProcessRun.RunAsync(ProcessRun.DotnetHost, ["test", "--no-build"], project, TimeSpan.FromMinutes(15), environment);
+        ProcessResult all = await ProcessRun.RunAsync(
+            ProcessRun.DotnetHost,
+            ["test", "--no-build"],
+            project,
+            TimeSpan.FromMinutes(15),
+            environment
+        );
         output.WriteLine(all.Output);
-        Assert.True(all.ExitCode == 0, $"dotnet test of the whole xunit v3 project failed ({all.ExitCode}):\n{all.Output}");
+        Assert.True(
+            all.ExitCode == 0,
+            $"dotnet test of the whole xunit v3 project failed ({all.ExitCode}):\n{all.Output}"
+        );
         int total = properties + TestsOf(typeof(ClientConformanceSuite)).Length;
         Assert.Contains(mtp ? $"succeeded: {total}" : $"Passed:    {total},", all.Output, StringComparison.Ordinal);
     }
 
     /// <summary>The names of a suite's tests: its conformance properties and any other fact it has.</summary>
     internal static string[] TestsOf(Type suite) =>
-        [.. suite.GetMethods(BindingFlags.Public | BindingFlags.Instance)
-            .Where(m => m.GetCustomAttribute<FactAttribute>() is not null).Select(m => m.Name)];
+        [
+            .. suite
+                .GetMethods(BindingFlags.Public | BindingFlags.Instance)
+                .Where(m => m.GetCustomAttribute<FactAttribute>() is not null)
+                .Select(m => m.Name),
+        ];
 
-    /// <summary>What the template's project file says in place of the AmqpConformance version; pack writes the packed version
-    /// there (templates/src/AmqpConformance.Templates/AmqpConformance.Templates.csproj).</summary>
+    /// <summary>What the template's project file says in place of the AmqpConformance version; pack writes the packed
+    /// version there (templates/src/AmqpConformance.Templates/AmqpConformance.Templates.csproj).</summary>
     internal const string VersionPlaceholder = "AMQPC_PACKAGE_VERSION";
 
     [Fact]
     public void The_template_asks_for_the_versions_this_repository_builds_and_packs()
     {
         string repo = RepositoryRoot.Find();
-        Dictionary<string, string> repoVersions = SampleRepositoryTests.PackageVersions(Path.Combine(repo, "Directory.Packages.props"));
+        Dictionary<string, string> repoVersions = SampleRepositoryTests.PackageVersions(
+            Path.Combine(repo, "Directory.Packages.props")
+        );
         // The AmqpConformance version is the one the template is packed with (VersionTests checks the packed file).
         const string version = VersionPlaceholder;
-        XDocument template = XDocument.Load(Path.Combine(repo, "templates", "src", "AmqpConformance.Templates", "content", "amqp-conformance",
-            "AmqpConformanceTests.csproj"));
+        XDocument template = XDocument.Load(
+            Path.Combine(
+                repo,
+                "templates",
+                "src",
+                "AmqpConformance.Templates",
+                "content",
+                "amqp-conformance",
+                "AmqpConformanceTests.csproj"
+            )
+        );
         foreach (XElement reference in template.Descendants("PackageReference"))
         {
             string id = (string)reference.Attribute("Include")!;
-            Assert.Equal(id.StartsWith("AmqpConformance.", StringComparison.Ordinal) ? version : repoVersions[id], (string?)reference.Attribute("Version"));
+            Assert.Equal(
+                id.StartsWith("AmqpConformance.", StringComparison.Ordinal) ? version : repoVersions[id],
+                (string?)reference.Attribute("Version")
+            );
         }
     }
 }

@@ -3,7 +3,8 @@ using Microsoft.Extensions.Logging;
 namespace AmqpConformance.FakeBroker.Tests.Api;
 
 /// <summary>The broker logs through <see cref="FakeBrokerOptions.LoggerFactory"/>: a connection's arrival and end at
-/// Information, a violation that closes it at Warning, with their structured values; and nothing without a factory.</summary>
+/// Information, a violation that closes it at Warning, with their structured values; and nothing without a
+/// factory.</summary>
 public sealed class BrokerLoggingTests
 {
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(15);
@@ -13,12 +14,17 @@ public sealed class BrokerLoggingTests
     {
         using var cts = new CancellationTokenSource(Timeout);
         var loggers = new CapturingLoggerFactory();
-        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, LoggerFactory = loggers });
+        await using var broker = await FakeBroker.StartAsync(
+            new FakeBrokerOptions { HeartbeatSeconds = 0, LoggerFactory = loggers }
+        );
         await using (var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token))
         {
             await client.HandshakeAsync(cancellationToken: cts.Token);
             await client.OpenChannelAsync(1, cts.Token);
-            await client.SendBytesAsync(MalformedFrames.WithFrameEnd(FrameBytes.Method(1, new Protocol.BasicQos { PrefetchCount = 1 }), 0x00), cts.Token);
+            await client.SendBytesAsync(
+                MalformedFrames.WithFrameEnd(FrameBytes.Method(1, new Protocol.BasicQos { PrefetchCount = 1 }), 0x00),
+                cts.Token
+            );
             await client.ExpectConnectionCloseAsync(cts.Token);
         }
         BrokerConnection connection = await broker.WaitForConnectionAsync(0, cts.Token);
@@ -53,13 +59,24 @@ public sealed class BrokerLoggingTests
     {
         using var cts = new CancellationTokenSource(Timeout);
         var loggers = new CapturingLoggerFactory();
-        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 4096, LoggerFactory = loggers });
+        await using var broker = await FakeBroker.StartAsync(
+            new FakeBrokerOptions
+            {
+                HeartbeatSeconds = 0,
+                FrameMax = 4096,
+                LoggerFactory = loggers,
+            }
+        );
         await using (var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token))
         {
             await client.HandshakeAsync(cancellationToken: cts.Token);
             await client.OpenChannelAsync(1, cts.Token);
-            // A body frame of 4098 bytes at frame_max 4096: within RabbitMQ's 8 bytes of slack, so reported (strict), not closed.
-            await client.SendBytesAsync(FrameBytes.Method(1, new Protocol.BasicPublish { RoutingKey = "q" }), cts.Token);
+            // A body frame of 4098 bytes at frame_max 4096: within RabbitMQ's 8 bytes of slack, so reported (strict),
+            // not closed.
+            await client.SendBytesAsync(
+                FrameBytes.Method(1, new Protocol.BasicPublish { RoutingKey = "q" }),
+                cts.Token
+            );
             await client.SendBytesAsync(FrameBytes.Header(1, 4090), cts.Token);
             await client.SendFrameAsync(Protocol.FrameType.Body, 1, new byte[4090], cts.Token);
             await client.CloseAsync(cts.Token);
@@ -77,9 +94,22 @@ public sealed class BrokerLoggingTests
     {
         private readonly List<Entry> _entries = [];
 
-        public sealed record Entry(string Category, LogLevel Level, EventId EventId, string Message, IReadOnlyDictionary<string, object?> State);
+        public sealed record Entry(
+            string Category,
+            LogLevel Level,
+            EventId EventId,
+            string Message,
+            IReadOnlyDictionary<string, object?> State
+        );
 
-        public IReadOnlyList<Entry> Entries { get { lock (_entries) return [.. _entries]; } }
+        public IReadOnlyList<Entry> Entries
+        {
+            get
+            {
+                lock (_entries)
+                    return [.. _entries];
+            }
+        }
 
         public ILogger CreateLogger(string categoryName) => new Logger(this, categoryName);
 
@@ -89,14 +119,25 @@ public sealed class BrokerLoggingTests
 
         private sealed class Logger(CapturingLoggerFactory owner, string category) : ILogger
         {
-            public IDisposable? BeginScope<TState>(TState state) where TState : notnull => null;
+            public IDisposable? BeginScope<TState>(TState state)
+                where TState : notnull => null;
 
             public bool IsEnabled(LogLevel logLevel) => true;
 
-            public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
+            public void Log<TState>(
+                LogLevel logLevel,
+                EventId eventId,
+                TState state,
+                Exception? exception,
+                Func<TState, Exception?, string> formatter
+            )
             {
-                var values = (state as IReadOnlyList<KeyValuePair<string, object?>> ?? []).ToDictionary(p => p.Key, p => p.Value);
-                lock (owner._entries) owner._entries.Add(new Entry(category, logLevel, eventId, formatter(state, exception), values));
+                var values = (state as IReadOnlyList<KeyValuePair<string, object?>> ?? []).ToDictionary(
+                    p => p.Key,
+                    p => p.Value
+                );
+                lock (owner._entries)
+                    owner._entries.Add(new Entry(category, logLevel, eventId, formatter(state, exception), values));
             }
         }
     }

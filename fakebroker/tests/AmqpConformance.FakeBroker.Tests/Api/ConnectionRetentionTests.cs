@@ -6,11 +6,16 @@ namespace AmqpConformance.FakeBroker.Tests.Api;
 /// first, open ones always kept; summaries and counters cover the evicted ones.</summary>
 public sealed class ConnectionRetentionTests
 {
-    private static async Task<BrokerConnection> ServeOneAsync(FakeBroker broker, CancellationToken ct, bool close = true)
+    private static async Task<BrokerConnection> ServeOneAsync(
+        FakeBroker broker,
+        CancellationToken ct,
+        bool close = true
+    )
     {
         var served = InMemoryClient.Serve(broker);
         await served.Client.HandshakeAsync(cancellationToken: ct);
-        if (!close) return served.Connection;
+        if (!close)
+            return served.Connection;
         await served.Client.CloseAsync(ct);
         await served.Connection.Completion.WaitAsync(ct);
         await served.DisposeAsync();
@@ -21,13 +26,16 @@ public sealed class ConnectionRetentionTests
     public async Task Ended_connections_beyond_the_count_budget_are_evicted_oldest_first_and_open_ones_stay()
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        await using var broker = FakeBroker.CreateWithoutListener(new FakeBrokerOptions
-        {
-            HeartbeatSeconds = 0,
-            Retention = new ConnectionRetention { MaxEndedConnections = 3, MaxSummaries = 4 },
-        });
+        await using var broker = FakeBroker.CreateWithoutListener(
+            new FakeBrokerOptions
+            {
+                HeartbeatSeconds = 0,
+                Retention = new ConnectionRetention { MaxEndedConnections = 3, MaxSummaries = 4 },
+            }
+        );
         BrokerConnection open = await ServeOneAsync(broker, cts.Token, close: false); // id 1, stays open throughout
-        for (int i = 0; i < 7; i++) await ServeOneAsync(broker, cts.Token);         // ids 2..8, each ended before the next
+        for (int i = 0; i < 7; i++)
+            await ServeOneAsync(broker, cts.Token); // ids 2..8, each ended before the next
 
         Assert.Equal([1L, 6L, 7L, 8L], broker.Connections.Select(c => c.Id));
         Assert.Same(open, broker.FindConnection(1));
@@ -39,13 +47,18 @@ public sealed class ConnectionRetentionTests
         ConnectionSummary last = broker.ConnectionSummaries[^1];
         Assert.Equal(new ConnectionCloseInfo(CloseInitiator.Client, 200, "bye", 0, 0), last.CloseInfo);
         Assert.Equal(broker.FindConnection(8)!.Log.NextSequence, last.Frames);
-        Assert.True(last.BytesReceived > 8 && last.BytesSent > 0, $"{last.BytesReceived} received, {last.BytesSent} sent");
+        Assert.True(
+            last.BytesReceived > 8 && last.BytesSent > 0,
+            $"{last.BytesReceived} received, {last.BytesSent} sent"
+        );
         Assert.Equal(0, last.FindingCount);
         Assert.False(last.InternalError);
         Assert.True(last.EndedAt >= last.AcceptedAt);
 
         // Arrival indexes keep their meaning: evicted ones say so, retained and open ones come back, future ones wait.
-        var evicted = await Assert.ThrowsAsync<InvalidOperationException>(() => broker.WaitForConnectionAsync(1, cts.Token));
+        var evicted = await Assert.ThrowsAsync<InvalidOperationException>(() =>
+            broker.WaitForConnectionAsync(1, cts.Token)
+        );
         Assert.Contains("evicted", evicted.Message, StringComparison.Ordinal);
         Assert.Same(open, await broker.WaitForConnectionAsync(0, cts.Token));
         Assert.Equal(8, (await broker.WaitForConnectionAsync(7, cts.Token)).Id);
@@ -60,25 +73,33 @@ public sealed class ConnectionRetentionTests
     public async Task The_byte_budget_evicts_all_but_the_connection_that_ended_last()
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        await using var broker = FakeBroker.CreateWithoutListener(new FakeBrokerOptions
-        {
-            HeartbeatSeconds = 0,
-            Retention = new ConnectionRetention { MaxEndedConnections = null, MaxEndedLogBytes = 1 },
-        });
-        for (int i = 0; i < 3; i++) await ServeOneAsync(broker, cts.Token);
+        await using var broker = FakeBroker.CreateWithoutListener(
+            new FakeBrokerOptions
+            {
+                HeartbeatSeconds = 0,
+                Retention = new ConnectionRetention { MaxEndedConnections = null, MaxEndedLogBytes = 1 },
+            }
+        );
+        for (int i = 0; i < 3; i++)
+            await ServeOneAsync(broker, cts.Token);
 
         BrokerConnection kept = Assert.Single(broker.Connections);
         Assert.Equal(3, kept.Id);
         Assert.Equal(2, broker.EvictedConnections);
-        Assert.All(broker.ConnectionSummaries, s => Assert.True(s.EstimatedBytes > ConnectionSummary.ConnectionOverheadBytes));
+        Assert.All(broker.ConnectionSummaries, s =>
+            Assert.True(s.EstimatedBytes > ConnectionSummary.ConnectionOverheadBytes)
+        );
     }
 
     [Fact]
     public async Task Unlimited_retention_keeps_every_connection()
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        await using var broker = FakeBroker.CreateWithoutListener(new FakeBrokerOptions { HeartbeatSeconds = 0, Retention = ConnectionRetention.Unlimited });
-        for (int i = 0; i < 5; i++) await ServeOneAsync(broker, cts.Token);
+        await using var broker = FakeBroker.CreateWithoutListener(
+            new FakeBrokerOptions { HeartbeatSeconds = 0, Retention = ConnectionRetention.Unlimited }
+        );
+        for (int i = 0; i < 5; i++)
+            await ServeOneAsync(broker, cts.Token);
         Assert.Equal(5, broker.Connections.Count);
         Assert.Equal(0, broker.EvictedConnections);
     }
@@ -89,5 +110,11 @@ public sealed class ConnectionRetentionTests
     [InlineData(0, 0, -1)]
     public void Negative_budgets_are_refused(int connections, long bytes, int summaries) =>
         Assert.Throws<ArgumentOutOfRangeException>(() =>
-            new ConnectionRetention { MaxEndedConnections = connections, MaxEndedLogBytes = bytes, MaxSummaries = summaries });
+            new ConnectionRetention
+            {
+                MaxEndedConnections = connections,
+                MaxEndedLogBytes = bytes,
+                MaxSummaries = summaries,
+            }
+        );
 }

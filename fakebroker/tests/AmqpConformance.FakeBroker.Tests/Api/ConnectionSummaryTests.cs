@@ -2,7 +2,8 @@ using AmqpConformance.FakeBroker.Tests.Support;
 
 namespace AmqpConformance.FakeBroker.Tests.Api;
 
-/// <summary><see cref="ConnectionSummary"/>: what an ended connection leaves behind, and what making it costs.</summary>
+/// <summary><see cref="ConnectionSummary"/>: what an ended connection leaves behind, and what making it
+/// costs.</summary>
 public sealed class ConnectionSummaryTests
 {
     /// <summary>Every connection's end makes a summary, so its cost is paid per connection: a few hundred bytes for the

@@ -20,7 +20,11 @@ public sealed class FakeBrokerApiTests
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(10));
         await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
         var accepted = new List<long>();
-        broker.ConnectionAccepted += c => { lock (accepted) accepted.Add(c.Id); };
+        broker.ConnectionAccepted += c =>
+        {
+            lock (accepted)
+                accepted.Add(c.Id);
+        };
         var second = broker.WaitForConnectionAsync(1, cts.Token);
         Assert.False(second.IsCompleted);
         await using var a = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
@@ -33,7 +37,8 @@ public sealed class FakeBrokerApiTests
         Assert.Equal("/", connection.VirtualHostName);
         Assert.Equal("guest", connection.UserName);
         Assert.Equal(ClientHandshake.Default.Product, connection.ClientProperties!["product"].AsString());
-        lock (accepted) Assert.Equal([1L, 2L], accepted);
+        lock (accepted)
+            Assert.Equal([1L, 2L], accepted);
         await a.CloseAsync(cts.Token);
         var first = await broker.WaitForConnectionAsync(0, cts.Token);
         await first.Completion.WaitAsync(cts.Token);
@@ -60,7 +65,9 @@ public sealed class FakeBrokerApiTests
     [InlineData(-1)]
     public void Invalid_frame_max_is_refused_with_a_clear_error(int frameMax)
     {
-        var error = Assert.Throws<ArgumentException>(() => FakeBroker.CreateWithoutListener(new FakeBrokerOptions { FrameMax = frameMax }));
+        var error = Assert.Throws<ArgumentException>(() =>
+            FakeBroker.CreateWithoutListener(new FakeBrokerOptions { FrameMax = frameMax })
+        );
         Assert.Contains("FrameMax", error.Message, StringComparison.Ordinal);
     }
 
@@ -68,6 +75,8 @@ public sealed class FakeBrokerApiTests
     public async Task Port_in_use_fails_to_start()
     {
         await using var first = await FakeBroker.StartAsync();
-        await Assert.ThrowsAsync<System.Net.Sockets.SocketException>(() => FakeBroker.StartAsync(new FakeBrokerOptions { Port = first.Port }));
+        await Assert.ThrowsAsync<System.Net.Sockets.SocketException>(() =>
+            FakeBroker.StartAsync(new FakeBrokerOptions { Port = first.Port })
+        );
     }
 }

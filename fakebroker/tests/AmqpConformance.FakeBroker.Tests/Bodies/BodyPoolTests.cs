@@ -44,7 +44,8 @@ public sealed class BodyPoolTests
     {
         var pool = new BodyPool(retainedLimit: 2 * 1024 * 1024);
         byte[][] arrays = [pool.Rent(1024 * 1024), pool.Rent(1024 * 1024), pool.Rent(1024 * 1024)];
-        foreach (byte[] array in arrays) pool.Return(array);
+        foreach (byte[] array in arrays)
+            pool.Return(array);
         Assert.Equal(2 * 1024 * 1024, pool.Retained);
         pool.Clear();
         Assert.Equal(0, pool.Retained);
@@ -57,8 +58,8 @@ public sealed class BodyPoolTests
         pool.Return(pool.Rent(1024 * 1024));
         Assert.Equal(1024 * 1024, pool.Retained);
 
-        // The trimmer runs from a finalizer after a gen2 collection; a young trimmer may first be finalized after ephemeral
-        // ones, so collect until it has seen a gen2 (each GC.Collect() is one; a few rounds at most).
+        // The trimmer runs from a finalizer after a gen2 collection; a young trimmer may first be finalized after
+        // ephemeral ones, so collect until it has seen a gen2 (each GC.Collect() is one; a few rounds at most).
         for (int round = 0; round < 5 && pool.Retained > 0; round++)
         {
             GC.Collect();

@@ -3,9 +3,9 @@ using AmqpConformance.Protocol;
 
 namespace AmqpConformance.FakeBroker.Tests.Bodies;
 
-/// <summary><see cref="BodySlab"/>: small bodies packed into shared pinned arrays, each kept byte-exact for good; and, over
-/// a real connection, the stored messages' bodies are such slices and keep their bytes while later publishes fill the
-/// slabs.</summary>
+/// <summary><see cref="BodySlab"/>: small bodies packed into shared pinned arrays, each kept byte-exact for good; and,
+/// over a real connection, the stored messages' bodies are such slices and keep their bytes while later publishes fill
+/// the slabs.</summary>
 public sealed class BodySlabTests
 {
     private static byte[] Filled(int length, byte fill)
@@ -59,8 +59,12 @@ public sealed class BodySlabTests
             Assert.Equal(Math.Min(BodySlab.MaxSlabLength, lengths[i - 1] * 2), lengths[i]);
         Assert.Equal(BodySlab.MaxSlabLength, lengths[^1]);
         Assert.Equal(lengths.Count, slab.SlabsStarted);
-        Assert.All(kept, k => Assert.True(k.Body.Span.IndexOfAnyExcept(k.Fill) < 0 && k.Body.Length == BodySlab.MaxBodyLength,
-            "a body kept earlier was overwritten when later ones were kept"));
+        Assert.All(kept, k =>
+            Assert.True(
+                k.Body.Span.IndexOfAnyExcept(k.Fill) < 0 && k.Body.Length == BodySlab.MaxBodyLength,
+                "a body kept earlier was overwritten when later ones were kept"
+            )
+        );
     }
 
     [Fact]
@@ -77,7 +81,10 @@ public sealed class BodySlabTests
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(30));
         var ct = cts.Token;
-        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, KeepPublished = false }, ct);
+        await using var broker = await FakeBroker.StartAsync(
+            new FakeBrokerOptions { HeartbeatSeconds = 0, KeepPublished = false },
+            ct
+        );
         await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, ct);
         await client.HandshakeAsync(cancellationToken: ct);
         await client.OpenChannelAsync(1, ct);
@@ -93,7 +100,10 @@ public sealed class BodySlabTests
         IReadOnlyList<DeliveredMessage> stored = broker.FindQueue("q")!.ReadyMessages();
         Assert.Equal(Count, stored.Count);
         for (int i = 0; i < Count; i++)
-            Assert.True(stored[i].Body.Length == 1000 + i && stored[i].Body.Span.IndexOfAnyExcept((byte)i) < 0, $"message {i}'s body is not what was published");
+            Assert.True(
+                stored[i].Body.Length == 1000 + i && stored[i].Body.Span.IndexOfAnyExcept((byte)i) < 0,
+                $"message {i}'s body is not what was published"
+            );
         Assert.Same(Backing(stored[0].Body).Array, Backing(stored[1].Body).Array); // packed, not an array each
         int arrays = stored.Select(m => Backing(m.Body).Array).Distinct().Count();
         Assert.InRange(arrays, 2, Count / 10);

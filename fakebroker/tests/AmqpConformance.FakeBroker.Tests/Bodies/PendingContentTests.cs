@@ -33,8 +33,11 @@ public sealed class PendingContentTests
         Assert.Null(storage);
         Assert.Equal(body, kept.ToArray());
         Assert.Equal(1, slab.SlabsStarted);
-        Assert.True(MemoryMarshal.TryGetArray(kept, out ArraySegment<byte> backing) && backing.Array!.Length == BodySlab.FirstSlabLength,
-            "the kept body is not a slice of the slab");
+        Assert.True(
+            MemoryMarshal.TryGetArray(kept, out ArraySegment<byte> backing)
+                && backing.Array!.Length == BodySlab.FirstSlabLength,
+            "the kept body is not a slice of the slab"
+        );
     }
 
     [Fact]
@@ -55,8 +58,8 @@ public sealed class PendingContentTests
     }
 
     [Theory]
-    [InlineData(300, 299)]                       // less than declared: more frames to come
-    [InlineData(300, 301)]                       // more than declared: an overrun, counted by Append
+    [InlineData(300, 299)] // less than declared: more frames to come
+    [InlineData(300, 301)] // more than declared: an overrun, counted by Append
     [InlineData(BodySlab.MaxBodyLength + 1, BodySlab.MaxBodyLength + 1)] // too large for a slab
     public void Any_other_first_frame_is_left_to_Append(int declared, int carried)
     {

@@ -2,16 +2,19 @@ using AmqpConformance.Protocol;
 
 namespace AmqpConformance.FakeBroker.Tests.Bodies;
 
-/// <summary>Over a real connection, with <see cref="FakeBrokerOptions.KeepPublished"/> off (the setting under which large
-/// routed bodies come from the shared <see cref="BodyPool"/>): every body a test or a consumer was given keeps its own bytes
-/// while later publishes of the same size reuse whatever queues gave back.</summary>
+/// <summary>Over a real connection, with <see cref="FakeBrokerOptions.KeepPublished"/> off (the setting under which
+/// large routed bodies come from the shared <see cref="BodyPool"/>): every body a test or a consumer was given keeps
+/// its own bytes while later publishes of the same size reuse whatever queues gave back.</summary>
 public sealed class PooledBodyOwnershipTests
 {
     private const int Size = 300 * 1024; // pooled, and spread over several body frames
 
     private static async Task<(FakeBroker Broker, AmqpTestClient Client)> StartAsync(CancellationToken ct)
     {
-        var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, KeepPublished = false }, ct);
+        var broker = await FakeBroker.StartAsync(
+            new FakeBrokerOptions { HeartbeatSeconds = 0, KeepPublished = false },
+            ct
+        );
         var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, ct);
         await client.HandshakeAsync(cancellationToken: ct);
         await client.OpenChannelAsync(1, ct);
@@ -24,18 +27,26 @@ public sealed class PooledBodyOwnershipTests
         await client.ExpectAsync<QueueDeclareOk>(ct);
     }
 
-    /// <summary>Publishes bodies filled with <paramref name="fill"/>, then a basic.qos round trip so that the broker has
-    /// handled them all.</summary>
-    private static async Task PublishAsync(AmqpTestClient client, string queue, byte fill, int count, CancellationToken ct)
+    /// <summary>Publishes bodies filled with <paramref name="fill"/>, then a basic.qos round trip so that the broker
+    /// has handled them all.</summary>
+    private static async Task PublishAsync(
+        AmqpTestClient client,
+        string queue,
+        byte fill,
+        int count,
+        CancellationToken ct
+    )
     {
         byte[] body = new byte[Size];
         body.AsSpan().Fill(fill);
-        for (int i = 0; i < count; i++) await client.PublishAsync(1, "", queue, body, 131072, cancellationToken: ct);
+        for (int i = 0; i < count; i++)
+            await client.PublishAsync(1, "", queue, body, 131072, cancellationToken: ct);
         await client.SendMethodAsync(1, new BasicQos(), ct);
         await client.ExpectAsync<BasicQosOk>(ct);
     }
 
-    private static bool AllAre(ReadOnlySpan<byte> body, byte fill) => body.Length == Size && body.IndexOfAnyExcept(fill) < 0;
+    private static bool AllAre(ReadOnlySpan<byte> body, byte fill) =>
+        body.Length == Size && body.IndexOfAnyExcept(fill) < 0;
 
     [Fact]
     public async Task Messages_read_from_a_queue_keep_their_bodies_after_a_purge_and_many_later_publishes()
@@ -60,7 +71,9 @@ public sealed class PooledBodyOwnershipTests
             await client.ExpectAsync<QueuePurgeOk>(ct);
         }
 
-        Assert.All(held, m => Assert.True(AllAre(m.Body.Span, 0xA1), "a body handed out was overwritten by a later publish"));
+        Assert.All(held, m =>
+            Assert.True(AllAre(m.Body.Span, 0xA1), "a body handed out was overwritten by a later publish")
+        );
         Assert.Empty(broker.Connections[0].Findings);
     }
 
@@ -73,7 +86,16 @@ public sealed class PooledBodyOwnershipTests
         await using var _ = broker;
         await using var __ = consumer;
         await DeclareAsync(consumer, "consumed", ct);
-        await consumer.SendMethodAsync(1, new BasicConsume { Queue = "consumed", ConsumerTag = "c", NoAck = true }, ct);
+        await consumer.SendMethodAsync(
+            1,
+            new BasicConsume
+            {
+                Queue = "consumed",
+                ConsumerTag = "c",
+                NoAck = true,
+            },
+            ct
+        );
         await consumer.ExpectAsync<BasicConsumeOk>(ct);
 
         // Another connection publishes the delivery while the consumer reads nothing, then deletes and refills a queue

@@ -17,7 +17,8 @@ public sealed class PooledBodyTests
         return _host.FindQueue(name)!;
     }
 
-    /// <summary>Enqueues a message whose body is a pooled array filled with <paramref name="fill"/>; returns the array.</summary>
+    /// <summary>Enqueues a message whose body is a pooled array filled with <paramref name="fill"/>; returns the
+    /// array.</summary>
     private byte[] Publish(byte fill, params BrokerQueue[] queues)
     {
         byte[] array = _pool.Rent(Length);
@@ -73,7 +74,10 @@ public sealed class PooledBodyTests
         Assert.Equal(0, _pool.Retained);
         Publish(0xB2, queue); // a new array: the seen one was not handed out again
 
-        Assert.True(seen.Body.Span.IndexOfAnyExcept((byte)0xA1) < 0, "a body handed out was overwritten by a later publish");
+        Assert.True(
+            seen.Body.Span.IndexOfAnyExcept((byte)0xA1) < 0,
+            "a body handed out was overwritten by a later publish"
+        );
     }
 
     [Fact]
@@ -82,7 +86,7 @@ public sealed class PooledBodyTests
         var queue = Declare("q");
         Publish(0xA1, queue);
         Assert.True(queue.TryDequeue(out QueuedMessage delivered)); // what dispatch and basic.get do
-        queue.Requeue(delivered);                      // a nack with requeue, or the channel closing
+        queue.Requeue(delivered); // a nack with requeue, or the channel closing
 
         _host.PurgeQueue("q", connectionId: 1);
 

@@ -40,7 +40,8 @@ public sealed class HeartbeatTests
                 {
                     Assert.Equal((ushort)0, frame.Channel);
                     Assert.Empty(frame.Payload);
-                    if (Interlocked.Increment(ref received) == 3) threeReceived.TrySetResult();
+                    if (Interlocked.Increment(ref received) == 3)
+                        threeReceived.TrySetResult();
                 }
             }
         });
@@ -49,30 +50,48 @@ public sealed class HeartbeatTests
             await client.SendFrameAsync(FrameType.Heartbeat, 0, [], cts.Token);
             await Task.Delay(400, cts.Token);
         }
-        Assert.False(connection.Completion.IsCompleted, $"the broker closed a connection that sent heartbeats: {connection.CloseInfo}");
+        Assert.False(
+            connection.Completion.IsCompleted,
+            $"the broker closed a connection that sent heartbeats: {connection.CloseInfo}"
+        );
         Assert.Empty(connection.Findings);
-        var sent = connection.Log.Snapshot().Where(f => f.Direction == FrameDirection.Sent && f.Type == FrameType.Heartbeat).ToList();
-        Assert.True(sent.Count >= Volatile.Read(ref received), $"{sent.Count} heartbeats recorded as sent, {received} received");
+        var sent = connection
+            .Log.Snapshot()
+            .Where(f => f.Direction == FrameDirection.Sent && f.Type == FrameType.Heartbeat)
+            .ToList();
+        Assert.True(
+            sent.Count >= Volatile.Read(ref received),
+            $"{sent.Count} heartbeats recorded as sent, {received} received"
+        );
         // One per idle half second, not more: on the broker's own clock, no heartbeat came sooner than ~half an
         // interval after the frame it sent before.
         var everySent = connection.Log.Snapshot().Where(f => f.Direction == FrameDirection.Sent).ToList();
-        var early = everySent.Zip(everySent.Skip(1))
-            .Where(p => p.Second.Type == FrameType.Heartbeat && p.Second.Timestamp - p.First.Timestamp < TimeSpan.FromMilliseconds(400))
-            .Select(p => $"heartbeat {p.Second.Sequence} {(p.Second.Timestamp - p.First.Timestamp).TotalMilliseconds:0} ms after frame {p.First.Sequence}")
+        var early = everySent
+            .Zip(everySent.Skip(1))
+            .Where(p =>
+                p.Second.Type == FrameType.Heartbeat
+                && p.Second.Timestamp - p.First.Timestamp < TimeSpan.FromMilliseconds(400)
+            )
+            .Select(p =>
+                $"heartbeat {p.Second.Sequence} {(p.Second.Timestamp - p.First.Timestamp).TotalMilliseconds:0} ms after frame {p.First.Sequence}"
+            )
             .ToList();
         Assert.True(early.Count == 0, string.Join("; ", early));
         await connection.CloseAsync();
         await reading.WaitAsync(cts.Token);
     }
 
-    /// <summary>CI at 4efb920 saw two heartbeats 8 ms apart on a loaded machine: the tick due at 500 ms ran late, the one due at
-    /// 1000 ms on time, and each found nothing but heartbeats sent since the handshake, which did not count as sending.
-    /// RabbitMQ counts every octet sent; so does the broker now. On a fake clock, with the late tick played out.</summary>
+    /// <summary>CI at 4efb920 saw two heartbeats 8 ms apart on a loaded machine: the tick due at 500 ms ran late, the
+    /// one due at 1000 ms on time, and each found nothing but heartbeats sent since the handshake, which did not count
+    /// as sending. RabbitMQ counts every octet sent; so does the broker now. On a fake clock, with the late tick played
+    /// out.</summary>
     [Fact]
     public async Task A_late_timer_tick_followed_by_an_on_time_one_sends_one_heartbeat_not_two()
     {
         var clock = new FakeTimeProvider();
-        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 1, HeartbeatClock = clock });
+        await using var broker = await FakeBroker.StartAsync(
+            new FakeBrokerOptions { HeartbeatSeconds = 1, HeartbeatClock = clock }
+        );
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(30));
         await using var client = await ConnectAsync(broker, cts.Token, heartbeat: 1);
         var connection = broker.Connections[^1];
@@ -81,7 +100,8 @@ public sealed class HeartbeatTests
         var reading = Task.Run(async () =>
         {
             while (await client.ReadFrameAsync(cts.Token) is { } frame)
-                if (frame.IsHeartbeat) heartbeats.Release();
+                if (frame.IsHeartbeat)
+                    heartbeats.Release();
         });
 
         // The tick due at 500 ms is handled at 990 ms: nothing was sent for 990 ms, so a heartbeat goes out.
@@ -96,17 +116,21 @@ public sealed class HeartbeatTests
         await TicksHandledAsync(connection, 3, cts.Token);
         await heartbeats.WaitAsync(cts.Token);
 
-        var sent = connection.Log.Snapshot().Count(f => f.Direction == FrameDirection.Sent && f.Type == FrameType.Heartbeat);
+        var sent = connection
+            .Log.Snapshot()
+            .Count(f => f.Direction == FrameDirection.Sent && f.Type == FrameType.Heartbeat);
         Assert.Equal(2, sent);
         Assert.Empty(connection.Findings);
         await connection.CloseAsync();
         await reading.WaitAsync(cts.Token);
     }
 
-    /// <summary>Waits until the heartbeat loop has handled <paramref name="ticks"/> ticks (the test's token bounds the wait).</summary>
+    /// <summary>Waits until the heartbeat loop has handled <paramref name="ticks"/> ticks (the test's token bounds the
+    /// wait).</summary>
     private static async Task TicksHandledAsync(BrokerConnection connection, long ticks, CancellationToken ct)
     {
-        while (connection.HeartbeatTicksHandled < ticks) await Task.Delay(1, ct);
+        while (connection.HeartbeatTicksHandled < ticks)
+            await Task.Delay(1, ct);
     }
 
     [Fact]
@@ -119,15 +143,21 @@ public sealed class HeartbeatTests
         var connection = broker.Connections[^1];
 
         // Busy: a basic.qos every 100 ms, each answered by qos-ok, for 2.5 s (five heartbeat half-intervals).
-        int heartbeatsWhileBusy = 0, answers = 0;
+        int heartbeatsWhileBusy = 0,
+            answers = 0;
         var busyUntil = DateTime.UtcNow + TimeSpan.FromSeconds(2.5);
         while (DateTime.UtcNow < busyUntil || answers < 10) // at least 10 round trips, however slow the machine
         {
             await client.SendMethodAsync(1, new BasicQos { PrefetchCount = 1 }, cts.Token);
             while (true)
             {
-                var frame = await client.ReadFrameAsync(cts.Token) ?? throw new Xunit.Sdk.XunitException("the broker closed the connection");
-                if (frame.IsHeartbeat) { heartbeatsWhileBusy++; continue; }
+                var frame = await client.ReadFrameAsync(cts.Token)
+                    ?? throw new Xunit.Sdk.XunitException("the broker closed the connection");
+                if (frame.IsHeartbeat)
+                {
+                    heartbeatsWhileBusy++;
+                    continue;
+                }
                 Assert.IsType<BasicQosOk>(frame.Method);
                 answers++;
                 break;
@@ -140,11 +170,18 @@ public sealed class HeartbeatTests
         // while a broker that sends heartbeats regardless of traffic still does.
         var sent = connection.Log.Snapshot().Where(f => f.Direction == FrameDirection.Sent).ToList();
         var earlyHeartbeats = sent.Zip(sent.Skip(1))
-            .Where(p => p.Second.Type == FrameType.Heartbeat && p.Second.Timestamp - p.First.Timestamp < TimeSpan.FromMilliseconds(400))
-            .Select(p => $"heartbeat {p.Second.Sequence} only {(p.Second.Timestamp - p.First.Timestamp).TotalMilliseconds:0} ms after frame {p.First.Sequence}")
+            .Where(p =>
+                p.Second.Type == FrameType.Heartbeat
+                && p.Second.Timestamp - p.First.Timestamp < TimeSpan.FromMilliseconds(400)
+            )
+            .Select(p =>
+                $"heartbeat {p.Second.Sequence} only {(p.Second.Timestamp - p.First.Timestamp).TotalMilliseconds:0} ms after frame {p.First.Sequence}"
+            )
             .ToList();
-        Assert.True(earlyHeartbeats.Count == 0,
-            $"{string.Join("; ", earlyHeartbeats)} ({heartbeatsWhileBusy} heartbeat(s) reached the client while busy)");
+        Assert.True(
+            earlyHeartbeats.Count == 0,
+            $"{string.Join("; ", earlyHeartbeats)} ({heartbeatsWhileBusy} heartbeat(s) reached the client while busy)"
+        );
 
         // Idle (only the client's heartbeats keep it alive): the broker's heartbeats come back. The client keeps
         // sending its own until the first one arrives (the test's timeout bounds the wait).
@@ -152,14 +189,18 @@ public sealed class HeartbeatTests
         var reading = Task.Run(async () =>
         {
             while (await client.ReadFrameAsync(cts.Token) is { } frame)
-                if (frame.IsHeartbeat) firstIdleHeartbeat.TrySetResult();
+                if (frame.IsHeartbeat)
+                    firstIdleHeartbeat.TrySetResult();
         });
         while (!firstIdleHeartbeat.Task.IsCompleted)
         {
             await client.SendFrameAsync(FrameType.Heartbeat, 0, [], cts.Token);
             await Task.WhenAny(firstIdleHeartbeat.Task, Task.Delay(300, cts.Token));
         }
-        Assert.False(connection.Completion.IsCompleted, $"the broker closed a connection that sent heartbeats: {connection.CloseInfo}");
+        Assert.False(
+            connection.Completion.IsCompleted,
+            $"the broker closed a connection that sent heartbeats: {connection.CloseInfo}"
+        );
         Assert.Empty(connection.Findings);
         await connection.CloseAsync();
         await reading.WaitAsync(cts.Token);
@@ -174,13 +215,21 @@ public sealed class HeartbeatTests
         var connection = broker.Connections[^1];
         var methods = await client.ReadUntilClosedAsync(cts.Token); // heartbeats arrive, then the socket closes
         // On the broker's clock: from the last frame it received (connection.open) to the end of the connection.
-        var elapsed = connection.Log.Elapsed - connection.Log.Snapshot().Last(f => f.Direction == FrameDirection.Received).Timestamp;
+        var elapsed =
+            connection.Log.Elapsed
+            - connection.Log.Snapshot().Last(f => f.Direction == FrameDirection.Received).Timestamp;
         Assert.Empty(methods);
         await connection.Completion.WaitAsync(cts.Token);
         var finding = Assert.Single(connection.Findings);
         Assert.Equal(("missed-heartbeats", true), (finding.Rule, finding.ClosedConnection));
-        Assert.Equal((CloseInitiator.Broker, (ushort)0), (connection.CloseInfo!.Initiator, connection.CloseInfo.ReplyCode));
-        Assert.True(elapsed >= TimeSpan.FromSeconds(2), $"closed after {elapsed.TotalSeconds:0.0} s, before two intervals passed");
+        Assert.Equal(
+            (CloseInitiator.Broker, (ushort)0),
+            (connection.CloseInfo!.Initiator, connection.CloseInfo.ReplyCode)
+        );
+        Assert.True(
+            elapsed >= TimeSpan.FromSeconds(2),
+            $"closed after {elapsed.TotalSeconds:0.0} s, before two intervals passed"
+        );
     }
 
     [Fact]

@@ -84,8 +84,14 @@ public sealed class InMemoryServeTests
     /// <summary>Everything about the frames except timing and how the two directions interleave in the log
     /// (the reader and writer loops append concurrently).</summary>
     private static List<string> Shape(IReadOnlyList<FrameRecord> frames) =>
-        [.. frames.OrderBy(f => f.Direction).ThenBy(f => f.WireOffset)
-            .Select(f => $"{f.Direction} @{f.WireOffset} {f.Type} ch{f.Channel} {f.Size} {f.MethodName} {f.DeclaredBodySize} {f.PayloadDigest} {f.FrameEndValid}")];
+        [
+            .. frames
+                .OrderBy(f => f.Direction)
+                .ThenBy(f => f.WireOffset)
+                .Select(f =>
+                    $"{f.Direction} @{f.WireOffset} {f.Type} ch{f.Channel} {f.Size} {f.MethodName} {f.DeclaredBodySize} {f.PayloadDigest} {f.FrameEndValid}"
+                ),
+        ];
 
     [Fact]
     public async Task Serve_over_pipes_validates_like_TCP()
@@ -108,8 +114,13 @@ public sealed class InMemoryServeTests
     public async Task Dispose_returns_even_when_the_client_stopped_reading()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        var broker = FakeBroker.CreateWithoutListener(new FakeBrokerOptions { HeartbeatSeconds = 0, CloseTimeout = TimeSpan.FromMilliseconds(300) });
-        var served = InMemoryClient.Serve(broker, new PipeOptions(pauseWriterThreshold: 16 * 1024, resumeWriterThreshold: 8 * 1024));
+        var broker = FakeBroker.CreateWithoutListener(
+            new FakeBrokerOptions { HeartbeatSeconds = 0, CloseTimeout = TimeSpan.FromMilliseconds(300) }
+        );
+        var served = InMemoryClient.Serve(
+            broker,
+            new PipeOptions(pauseWriterThreshold: 16 * 1024, resumeWriterThreshold: 8 * 1024)
+        );
         var (connection, client) = (served.Connection, served.Client);
         await client.HandshakeAsync(cancellationToken: cts.Token);
         await client.OpenChannelAsync(1, cts.Token);
@@ -118,7 +129,8 @@ public sealed class InMemoryServeTests
         await client.SendMethodAsync(1, new BasicConsume { Queue = "flood", NoAck = true }, cts.Token);
         await client.ExpectAsync<BasicConsumeOk>(cts.Token);
         // From here the client never reads: 20 deliveries of 64 KiB back up behind a 16 KiB pipe.
-        for (int i = 0; i < 20; i++) await client.PublishAsync(1, "", "flood", new byte[64 * 1024], 131072, cancellationToken: cts.Token);
+        for (int i = 0; i < 20; i++)
+            await client.PublishAsync(1, "", "flood", new byte[64 * 1024], 131072, cancellationToken: cts.Token);
         await Task.Delay(200, cts.Token);
         Assert.False(connection.Completion.IsCompleted);
 
@@ -133,7 +145,9 @@ public sealed class InMemoryServeTests
     public async Task Dispose_closes_every_connection_with_320_and_returns()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, CloseTimeout = TimeSpan.FromMilliseconds(500) });
+        var broker = await FakeBroker.StartAsync(
+            new FakeBrokerOptions { HeartbeatSeconds = 0, CloseTimeout = TimeSpan.FromMilliseconds(500) }
+        );
         await using var polite = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
         await polite.HandshakeAsync(cancellationToken: cts.Token);
         await using var silent = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);

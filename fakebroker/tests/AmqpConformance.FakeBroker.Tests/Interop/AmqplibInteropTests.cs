@@ -2,7 +2,8 @@ using Xunit.Abstractions;
 
 namespace AmqpConformance.FakeBroker.Tests.Interop;
 
-/// <summary>The Node.js amqplib client (version pinned in fakebroker/tests/interop/node/package.json) against the fake broker.</summary>
+/// <summary>The Node.js amqplib client (version pinned in fakebroker/tests/interop/node/package.json) against the fake
+/// broker.</summary>
 [Trait("Category", "Interop")]
 [Trait("Client", "amqplib")]
 public sealed class AmqplibInteropTests(ITestOutputHelper output)
@@ -16,6 +17,13 @@ public sealed class AmqplibInteropTests(ITestOutputHelper output)
     [InlineData(131072)]
     public async Task Publishes_with_confirms_on_several_channels_and_consumes_back_byte_exact(int frameMax)
     {
-        await InteropRun.RunAsync("amqplib", InteropScripts.FindOnPath("node")!, [InteropScripts.NodeScript], frameMax, KnownStrictRules, output);
+        await InteropRun.RunAsync(
+            "amqplib",
+            InteropScripts.FindOnPath("node")!,
+            [InteropScripts.NodeScript],
+            frameMax,
+            KnownStrictRules,
+            output
+        );
     }
 }

@@ -13,8 +13,13 @@ internal sealed class ContentCommand(FrameRecord method)
 
     public long DeclaredBodySize => Header?.DeclaredBodySize ?? -1;
 
-    /// <summary>Groups one direction of a log into content commands, per channel (other channels' frames may sit between).</summary>
-    public static List<ContentCommand> From(IEnumerable<FrameRecord> frames, FrameDirection direction, string methodName)
+    /// <summary>Groups one direction of a log into content commands, per channel (other channels' frames may sit
+    /// between).</summary>
+    public static List<ContentCommand> From(
+        IEnumerable<FrameRecord> frames,
+        FrameDirection direction,
+        string methodName
+    )
     {
         var commands = new List<ContentCommand>();
         var open = new Dictionary<ushort, ContentCommand>();
@@ -31,7 +36,8 @@ internal sealed class ContentCommand(FrameRecord method)
                         open[frame.Channel] = command;
                     }
                     break;
-                case FrameType.Header when open.TryGetValue(frame.Channel, out ContentCommand? command) && command.Header is null:
+                case FrameType.Header
+                    when open.TryGetValue(frame.Channel, out ContentCommand? command) && command.Header is null:
                     command.Header = frame;
                     break;
                 case FrameType.Body when open.TryGetValue(frame.Channel, out ContentCommand? command):

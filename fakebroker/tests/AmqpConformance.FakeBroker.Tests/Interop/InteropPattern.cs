@@ -9,7 +9,8 @@ internal static class InteropPattern
     public static byte[] Body(int k, int length)
     {
         var body = new byte[length];
-        for (int j = 0; j < length; j++) body[j] = (byte)((j * 7 + k * 13 + (j >> 8)) & 0xFF);
+        for (int j = 0; j < length; j++)
+            body[j] = (byte)((j * 7 + k * 13 + (j >> 8)) & 0xFF);
         return body;
     }
 

@@ -12,6 +12,13 @@ public sealed class PikaInteropTests(ITestOutputHelper output)
     [InlineData(131072)]
     public async Task Publishes_with_confirms_on_several_channels_and_consumes_back_byte_exact(int frameMax)
     {
-        await InteropRun.RunAsync("pika", InteropScripts.Python, [InteropScripts.PythonScript], frameMax, new HashSet<string>(), output);
+        await InteropRun.RunAsync(
+            "pika",
+            InteropScripts.Python,
+            [InteropScripts.PythonScript],
+            frameMax,
+            new HashSet<string>(),
+            output
+        );
     }
 }

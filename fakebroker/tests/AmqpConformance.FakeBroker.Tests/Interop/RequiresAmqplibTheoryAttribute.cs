@@ -5,6 +5,7 @@ public sealed class RequiresAmqplibTheoryAttribute : TheoryAttribute
 {
     public RequiresAmqplibTheoryAttribute()
     {
-        if (InteropScripts.AmqplibMissing() is { } reason) Skip = reason;
+        if (InteropScripts.AmqplibMissing() is { } reason)
+            Skip = reason;
     }
 }

@@ -5,6 +5,7 @@ public sealed class RequiresPikaTheoryAttribute : TheoryAttribute
 {
     public RequiresPikaTheoryAttribute()
     {
-        if (InteropScripts.PikaMissing() is { } reason) Skip = reason;
+        if (InteropScripts.PikaMissing() is { } reason)
+            Skip = reason;
     }
 }

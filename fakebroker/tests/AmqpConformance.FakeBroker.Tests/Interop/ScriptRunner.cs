@@ -6,7 +6,12 @@ namespace AmqpConformance.FakeBroker.Tests.Interop;
 /// <summary>Runs a client program to completion or kills it (with its children) at the timeout.</summary>
 internal static class ScriptRunner
 {
-    public static ScriptResult Run(string program, IEnumerable<string> arguments, TimeSpan timeout, string? workingDirectory = null)
+    public static ScriptResult Run(
+        string program,
+        IEnumerable<string> arguments,
+        TimeSpan timeout,
+        string? workingDirectory = null
+    )
     {
         var start = new ProcessStartInfo(program)
         {
@@ -15,12 +20,23 @@ internal static class ScriptRunner
             UseShellExecute = false,
             WorkingDirectory = workingDirectory ?? Environment.CurrentDirectory,
         };
-        foreach (string argument in arguments) start.ArgumentList.Add(argument);
+        foreach (string argument in arguments)
+            start.ArgumentList.Add(argument);
         var stdout = new StringBuilder();
         var stderr = new StringBuilder();
         using var process = new Process { StartInfo = start };
-        process.OutputDataReceived += (_, e) => { if (e.Data is not null) lock (stdout) stdout.AppendLine(e.Data); };
-        process.ErrorDataReceived += (_, e) => { if (e.Data is not null) lock (stderr) stderr.AppendLine(e.Data); };
+        process.OutputDataReceived += (_, e) =>
+        {
+            if (e.Data is not null)
+                lock (stdout)
+                    stdout.AppendLine(e.Data);
+        };
+        process.ErrorDataReceived += (_, e) =>
+        {
+            if (e.Data is not null)
+                lock (stderr)
+                    stderr.AppendLine(e.Data);
+        };
         process.Start();
         process.BeginOutputReadLine();
         process.BeginErrorReadLine();
@@ -34,10 +50,15 @@ internal static class ScriptRunner
         {
             process.WaitForExit(); // drains the redirected streams
         }
-        lock (stdout) lock (stderr)
-            return new ScriptResult(exited ? process.ExitCode : -1, stdout.ToString(), stderr.ToString(), !exited);
+        lock (stdout)
+            lock (stderr)
+                return new ScriptResult(exited ? process.ExitCode : -1, stdout.ToString(), stderr.ToString(), !exited);
     }
 
-    public static Task<ScriptResult> RunAsync(string program, IEnumerable<string> arguments, TimeSpan timeout, string? workingDirectory = null) =>
-        Task.Run(() => Run(program, arguments, timeout, workingDirectory));
+    public static Task<ScriptResult> RunAsync(
+        string program,
+        IEnumerable<string> arguments,
+        TimeSpan timeout,
+        string? workingDirectory = null
+    ) => Task.Run(() => Run(program, arguments, timeout, workingDirectory));
 }

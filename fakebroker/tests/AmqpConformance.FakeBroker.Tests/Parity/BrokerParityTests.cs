@@ -21,7 +21,9 @@ public sealed class BrokerParityTests(ITestOutputHelper output)
         (string host, int port) = await RealRabbitMq.EndpointAsync();
         ParityAnswer rabbit = await ParityProbe.RunAsync(parityCase, host, port);
         ParityAnswer fake;
-        await using (FakeBroker broker = await FakeBroker.StartAsync(new FakeBrokerOptions { Strictness = Strictness.RabbitMq }))
+        await using (
+            FakeBroker broker = await FakeBroker.StartAsync(new FakeBrokerOptions { Strictness = Strictness.RabbitMq })
+        )
             fake = await ParityProbe.RunAsync(parityCase, "127.0.0.1", broker.Port);
 
         output.WriteLine($"RabbitMQ:    {rabbit}");

@@ -2,10 +2,12 @@ using AmqpConformance.Protocol;
 
 namespace AmqpConformance.FakeBroker.Tests.Parity;
 
-/// <summary>Runs a <see cref="ParityCase"/> against one server and reduces the server's reaction to a <see cref="ParityAnswer"/>.</summary>
+/// <summary>Runs a <see cref="ParityCase"/> against one server and reduces the server's reaction to a
+/// <see cref="ParityAnswer"/>.</summary>
 internal static class ParityProbe
 {
-    /// <summary>How long a server gets to react to the bad bytes before the answer is <see cref="ParityAnswerKind.NoAnswer"/>.</summary>
+    /// <summary>How long a server gets to react to the bad bytes before the answer is
+    /// <see cref="ParityAnswerKind.NoAnswer"/>.</summary>
     public static TimeSpan AnswerWait { get; } = TimeSpan.FromSeconds(5);
 
     public static async Task<ParityAnswer> RunAsync(ParityCase parityCase, string host, int port)
@@ -40,12 +42,18 @@ internal static class ParityProbe
         }
         catch (PeerExpectationException e) when (e.Method is ConnectionClose close)
         {
-            return new ParityAnswer(ParityAnswerKind.ConnectionClose, close.ReplyCode, close.FailingClassId, close.FailingMethodId,
-                $"during the handshake: {close.ReplyText}");
+            return new ParityAnswer(
+                ParityAnswerKind.ConnectionClose,
+                close.ReplyCode,
+                close.FailingClassId,
+                close.FailingMethodId,
+                $"during the handshake: {close.ReplyText}"
+            );
         }
     }
 
-    /// <summary>Reads what the server does next: a close method, its protocol header, a socket close, or nothing.</summary>
+    /// <summary>Reads what the server does next: a close method, its protocol header, a socket close, or
+    /// nothing.</summary>
     private static async Task<ParityAnswer> ObserveAsync(AmqpTestClient client, CancellationToken cancellationToken)
     {
         using var wait = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
@@ -58,14 +66,29 @@ internal static class ParityProbe
                 {
                     string header = $"AMQP {item.Payload[4]}-{item.Payload[5]}-{item.Payload[6]}-{item.Payload[7]}";
                     bool closed = await client.ReadFrameAsync(wait.Token) is null;
-                    return new ParityAnswer(closed ? ParityAnswerKind.ProtocolHeaderThenClose : ParityAnswerKind.NoAnswer, Detail: header);
+                    return new ParityAnswer(
+                        closed ? ParityAnswerKind.ProtocolHeaderThenClose : ParityAnswerKind.NoAnswer,
+                        Detail: header
+                    );
                 }
                 switch (item.MethodOrNull)
                 {
                     case ConnectionClose close:
-                        return new ParityAnswer(ParityAnswerKind.ConnectionClose, close.ReplyCode, close.FailingClassId, close.FailingMethodId, close.ReplyText);
+                        return new ParityAnswer(
+                            ParityAnswerKind.ConnectionClose,
+                            close.ReplyCode,
+                            close.FailingClassId,
+                            close.FailingMethodId,
+                            close.ReplyText
+                        );
                     case ChannelClose close:
-                        return new ParityAnswer(ParityAnswerKind.ChannelClose, close.ReplyCode, close.FailingClassId, close.FailingMethodId, close.ReplyText);
+                        return new ParityAnswer(
+                            ParityAnswerKind.ChannelClose,
+                            close.ReplyCode,
+                            close.FailingClassId,
+                            close.FailingMethodId,
+                            close.ReplyText
+                        );
                 }
             }
             return new ParityAnswer(ParityAnswerKind.SocketClosed);

@@ -5,8 +5,10 @@ internal enum ParityStage
 {
     /// <summary>The bytes replace the protocol header.</summary>
     ProtocolHeader,
+
     /// <summary>The case's password goes in connection.start-ok; no other bytes.</summary>
     Login,
+
     /// <summary>Handshake done, channel 1 open; then the bytes.</summary>
     ChannelOpen,
 }

@@ -1,10 +1,12 @@
 namespace AmqpConformance.FakeBroker.Tests.Parity;
 
-/// <summary>A fact that runs only when a real RabbitMQ answers a TCP connect (see <see cref="RealRabbitMq"/>).</summary>
+/// <summary>A fact that runs only when a real RabbitMQ answers a TCP connect (see
+/// <see cref="RealRabbitMq"/>).</summary>
 public sealed class RequiresRabbitMqFactAttribute : FactAttribute
 {
     public RequiresRabbitMqFactAttribute()
     {
-        if (RealRabbitMq.Missing() is { } reason) Skip = reason;
+        if (RealRabbitMq.Missing() is { } reason)
+            Skip = reason;
     }
 }

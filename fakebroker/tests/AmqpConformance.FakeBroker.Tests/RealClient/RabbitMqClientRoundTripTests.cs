@@ -38,7 +38,9 @@ public sealed class RabbitMqClientRoundTripTests(ITestOutputHelper output)
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(60));
         var ct = cts.Token;
-        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { FrameMax = frameMax, HeartbeatSeconds = 0 });
+        await using var broker = await FakeBroker.StartAsync(
+            new FakeBrokerOptions { FrameMax = frameMax, HeartbeatSeconds = 0 }
+        );
         var factory = new ConnectionFactory
         {
             Uri = new Uri(broker.AmqpUri),
@@ -55,21 +57,49 @@ public sealed class RabbitMqClientRoundTripTests(ITestOutputHelper output)
         {
             Assert.Equal((uint)frameMax, connection.FrameMax);
             await using (var setup = await connection.CreateChannelAsync(cancellationToken: ct))
-                await setup.QueueDeclareAsync(Queue, durable: false, exclusive: false, autoDelete: false, cancellationToken: ct);
+                await setup.QueueDeclareAsync(
+                    Queue,
+                    durable: false,
+                    exclusive: false,
+                    autoDelete: false,
+                    cancellationToken: ct
+                );
 
             // Publish: each channel fires all its publishes at once and awaits their confirms.
-            await Task.WhenAll(Enumerable.Range(1, Channels).Select(async c =>
-            {
-                await using var channel = await connection.CreateChannelAsync(
-                    new CreateChannelOptions(publisherConfirmationsEnabled: true, publisherConfirmationTrackingEnabled: true), ct);
-                await Task.WhenAll(sizes.Select((size, i) =>
-                {
-                    string id = $"{c}-{i}";
-                    var body = Body(c, i, size);
-                    expected[id] = body;
-                    return channel.BasicPublishAsync("", Queue, mandatory: true, new RabbitMQ.Client.BasicProperties { MessageId = id }, body, ct).AsTask();
-                }));
-            }));
+            await Task.WhenAll(
+                Enumerable
+                    .Range(1, Channels)
+                    .Select(async c =>
+                    {
+                        await using var channel = await connection.CreateChannelAsync(
+                            new CreateChannelOptions(
+                                publisherConfirmationsEnabled: true,
+                                publisherConfirmationTrackingEnabled: true
+                            ),
+                            ct
+                        );
+                        await Task.WhenAll(
+                            sizes.Select(
+                                (size, i) =>
+                                {
+                                    string id = $"{c}-{i}";
+                                    var body = Body(c, i, size);
+                                    expected[id] = body;
+                                    return channel
+                                        .BasicPublishAsync(
+                                            "",
+                                            Queue,
+                                            mandatory: true,
+                                            new RabbitMQ.Client.BasicProperties { MessageId = id },
+                                            body,
+                                            ct
+                                        )
+                                        .AsTask();
+                                }
+                            )
+                        );
+                    })
+            );
             Assert.Equal(total, broker.FindQueue(Queue)!.MessageCount);
 
             // Consume back with a prefetch, acking each.
@@ -81,7 +111,8 @@ public sealed class RabbitMqClientRoundTripTests(ITestOutputHelper output)
             {
                 received[delivery.BasicProperties.MessageId!] = delivery.Body.ToArray();
                 await consumerChannel.BasicAckAsync(delivery.DeliveryTag, multiple: false, ct);
-                if (received.Count == total) all.TrySetResult();
+                if (received.Count == total)
+                    all.TrySetResult();
             };
             await consumerChannel.BasicConsumeAsync(Queue, autoAck: false, consumer, ct);
             await all.Task.WaitAsync(ct);
@@ -90,7 +121,10 @@ public sealed class RabbitMqClientRoundTripTests(ITestOutputHelper output)
 
         Assert.Equal(total, received.Count);
         foreach (var (id, body) in expected)
-            Assert.True(body.AsSpan().SequenceEqual(received[id]), $"message {id} ({body.Length} B) came back different");
+            Assert.True(
+                body.AsSpan().SequenceEqual(received[id]),
+                $"message {id} ({body.Length} B) came back different"
+            );
 
         var brokerConnection = Assert.Single(broker.Connections);
         await brokerConnection.Completion.WaitAsync(ct);
@@ -99,15 +133,22 @@ public sealed class RabbitMqClientRoundTripTests(ITestOutputHelper output)
         Assert.Equal(0, broker.FindQueue(Queue)!.MessageCount);
     }
 
-    private void AssertFrameLog(BrokerConnection connection, ConcurrentDictionary<string, byte[]> expected, int frameMax)
+    private void AssertFrameLog(
+        BrokerConnection connection,
+        ConcurrentDictionary<string, byte[]> expected,
+        int frameMax
+    )
     {
         var frames = connection.Log.Snapshot();
         int maxBody = frameMax - AmqpConstants.FrameOverhead;
-        foreach (var finding in connection.Findings) output.WriteLine($"finding: {finding}");
+        foreach (var finding in connection.Findings)
+            output.WriteLine($"finding: {finding}");
         Assert.Empty(connection.Findings);
 
         // Every frame, both ways, fits frame_max.
-        Assert.All(frames, f => Assert.True(f.WireLength <= frameMax, $"frame {f.Sequence} {f.Direction} {f.Type} is {f.WireLength} B"));
+        Assert.All(frames, f =>
+            Assert.True(f.WireLength <= frameMax, $"frame {f.Sequence} {f.Direction} {f.Type} is {f.WireLength} B")
+        );
 
         // Each publish: method, header, then body frames of frame_max - 8 except the last, holding the caller's bytes.
         var published = connection.Published;
@@ -126,7 +167,8 @@ public sealed class RabbitMqClientRoundTripTests(ITestOutputHelper output)
             int offset = 0;
             for (int i = 0; i < bodies.Count; i++)
             {
-                if (i < bodies.Count - 1) Assert.Equal(maxBody, bodies[i].Size);
+                if (i < bodies.Count - 1)
+                    Assert.Equal(maxBody, bodies[i].Size);
                 Assert.Equal(FrameDigest.Compute(body.AsSpan(offset, bodies[i].Size)), bodies[i].PayloadDigest);
                 offset += bodies[i].Size;
             }
@@ -134,28 +176,38 @@ public sealed class RabbitMqClientRoundTripTests(ITestOutputHelper output)
         }
 
         // Confirms: per channel, the acks cover 1..n exactly once (single or multiple).
-        var acks = frames.Where(f => f.Direction == FrameDirection.Sent && f.MethodName == "basic.ack")
-            .Select(f => (f.Channel, Ack: (BasicAck)MethodCodec.Decode(f.Payload!.Value.Span))).ToList();
+        var acks = frames
+            .Where(f => f.Direction == FrameDirection.Sent && f.MethodName == "basic.ack")
+            .Select(f => (f.Channel, Ack: (BasicAck)MethodCodec.Decode(f.Payload!.Value.Span)))
+            .ToList();
         foreach (var group in published.GroupBy(m => m.Channel))
         {
             ulong covered = 0;
             foreach (var (_, ack) in acks.Where(a => a.Channel == group.Key))
             {
                 Assert.True(ack.DeliveryTag > covered);
-                Assert.True(ack.Multiple || ack.DeliveryTag == covered + 1, $"single ack {ack.DeliveryTag} skips {covered + 1}");
+                Assert.True(
+                    ack.Multiple || ack.DeliveryTag == covered + 1,
+                    $"single ack {ack.DeliveryTag} skips {covered + 1}"
+                );
                 covered = ack.DeliveryTag;
             }
             Assert.Equal((ulong)group.Count(), covered);
         }
-        output.WriteLine($"frame_max {frameMax}: {frames.Count} frames, {acks.Count} basic.ack for {published.Count} publishes " +
-                         $"({acks.Count(a => a.Ack.Multiple)} with multiple=true)");
+        output.WriteLine(
+            $"frame_max {frameMax}: {frames.Count} frames, {acks.Count} basic.ack for {published.Count} publishes "
+                + $"({acks.Count(a => a.Ack.Multiple)} with multiple=true)"
+        );
 
         // Deliveries never exceeded the prefetch.
-        int outstanding = 0, most = 0;
+        int outstanding = 0,
+            most = 0;
         foreach (var f in frames)
         {
-            if (f.Direction == FrameDirection.Sent && f.MethodName == "basic.deliver") most = Math.Max(most, ++outstanding);
-            else if (f.Direction == FrameDirection.Received && f.MethodName == "basic.ack") outstanding--;
+            if (f.Direction == FrameDirection.Sent && f.MethodName == "basic.deliver")
+                most = Math.Max(most, ++outstanding);
+            else if (f.Direction == FrameDirection.Received && f.MethodName == "basic.ack")
+                outstanding--;
         }
         Assert.InRange(most, 1, Prefetch);
         Assert.Equal(0, outstanding);

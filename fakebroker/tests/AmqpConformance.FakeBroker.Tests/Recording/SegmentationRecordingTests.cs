@@ -13,8 +13,8 @@ public sealed class SegmentationRecordingTests
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(15);
 
     /// <summary>After the handshake (frame_max 4096) and channels 1 and 2: a 5000-byte publish (two body frames), a
-    /// heartbeat, a publish on channel 2 interleaved into one on channel 1 (a strict-profile finding), an empty publish,
-    /// and a body frame with a bad end octet (501, connection closed).</summary>
+    /// heartbeat, a publish on channel 2 interleaved into one on channel 1 (a strict-profile finding), an empty
+    /// publish, and a body frame with a bad end octet (501, connection closed).</summary>
     private static byte[] Traffic()
     {
         byte[] big = [.. Enumerable.Range(0, 5000).Select(i => (byte)(i * 7 + 3))];
@@ -24,18 +24,23 @@ public sealed class SegmentationRecordingTests
         return FrameBytes.Concat(
             FrameBytes.Publish(1, "", "nowhere", big, 4096),
             FrameBytes.Heartbeat(),
-            interleaved[..methodAndHeader], other, interleaved[methodAndHeader..],
+            interleaved[..methodAndHeader],
+            other,
+            interleaved[methodAndHeader..],
             FrameBytes.Publish(1, "amq.direct", "k", [], 4096),
-            MalformedFrames.WithFrameEnd(FrameBytes.Body(1, "oops"u8), 0x00));
+            MalformedFrames.WithFrameEnd(FrameBytes.Body(1, "oops"u8), 0x00)
+        );
     }
 
     /// <summary>Serves one connection, sends <see cref="Traffic"/> in pieces of <paramref name="chunk"/> bytes (each
-    /// flushed on its own) through a pipe of <paramref name="segmentSize"/>-byte segments, waits for the broker's close,
-    /// and returns the log.</summary>
+    /// flushed on its own) through a pipe of <paramref name="segmentSize"/>-byte segments, waits for the broker's
+    /// close, and returns the log.</summary>
     private static async Task<FrameLog> RecordAsync(int chunk, int segmentSize)
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var broker = FakeBroker.CreateWithoutListener(new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 4096 });
+        await using var broker = FakeBroker.CreateWithoutListener(
+            new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 4096 }
+        );
         var toBroker = new Pipe(new PipeOptions(minimumSegmentSize: segmentSize));
         var fromBroker = new Pipe();
         var connection = broker.Serve(new DuplexPipe(toBroker.Reader, fromBroker.Writer));
@@ -56,7 +61,10 @@ public sealed class SegmentationRecordingTests
     [InlineData(7, 16)]
     [InlineData(100, 64)]
     [InlineData(4099, 4096)]
-    public async Task A_stream_cut_across_segments_is_recorded_and_judged_as_the_same_stream_in_one_piece(int chunk, int segmentSize)
+    public async Task A_stream_cut_across_segments_is_recorded_and_judged_as_the_same_stream_in_one_piece(
+        int chunk,
+        int segmentSize
+    )
     {
         FrameLog whole = await RecordAsync(int.MaxValue, 1 << 16);
         FrameLog cut = await RecordAsync(chunk, segmentSize);
@@ -68,8 +76,34 @@ public sealed class SegmentationRecordingTests
         for (int i = 0; i < expected.Count; i++)
         {
             var (e, a) = (expected[i], actual[i]);
-            Assert.Equal((e.Sequence, e.Direction, e.WireOffset, e.Type, e.Channel, e.Size, e.ClassId, e.MethodId, e.DeclaredBodySize, e.PayloadDigest, e.FrameEndValid),
-                (a.Sequence, a.Direction, a.WireOffset, a.Type, a.Channel, a.Size, a.ClassId, a.MethodId, a.DeclaredBodySize, a.PayloadDigest, a.FrameEndValid));
+            Assert.Equal(
+                (
+                    e.Sequence,
+                    e.Direction,
+                    e.WireOffset,
+                    e.Type,
+                    e.Channel,
+                    e.Size,
+                    e.ClassId,
+                    e.MethodId,
+                    e.DeclaredBodySize,
+                    e.PayloadDigest,
+                    e.FrameEndValid
+                ),
+                (
+                    a.Sequence,
+                    a.Direction,
+                    a.WireOffset,
+                    a.Type,
+                    a.Channel,
+                    a.Size,
+                    a.ClassId,
+                    a.MethodId,
+                    a.DeclaredBodySize,
+                    a.PayloadDigest,
+                    a.FrameEndValid
+                )
+            );
             Assert.Equal(e.Payload?.ToArray(), a.Payload?.ToArray());
         }
         Assert.Equal(["content-interleaved", "bad-frame-end"], whole.Findings().Select(f => f.Rule));

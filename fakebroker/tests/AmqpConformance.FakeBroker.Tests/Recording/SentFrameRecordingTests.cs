@@ -11,11 +11,19 @@ public sealed class SentFrameRecordingTests
 {
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(15);
 
-    /// <summary>Handshake at frame_max 4096, a 10 000-byte message published and fetched back with basic.get, close.</summary>
+    /// <summary>Handshake at frame_max 4096, a 10 000-byte message published and fetched back with basic.get,
+    /// close.</summary>
     private static async Task<BrokerConnection> RunAsync(FrameLogOptions log, byte[] body)
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 4096, FrameLog = log });
+        await using var broker = await FakeBroker.StartAsync(
+            new FakeBrokerOptions
+            {
+                HeartbeatSeconds = 0,
+                FrameMax = 4096,
+                FrameLog = log,
+            }
+        );
         await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
         await client.HandshakeAsync(cancellationToken: cts.Token);
         await client.OpenChannelAsync(1, cts.Token);
@@ -24,7 +32,7 @@ public sealed class SentFrameRecordingTests
         await client.PublishAsync(1, "", "q", body, 4096, cancellationToken: cts.Token);
         await client.SendMethodAsync(1, new BasicGet { Queue = "q", NoAck = true }, cts.Token);
         await client.ExpectAsync<BasicGetOk>(cts.Token);
-        for (int got = -1; got < body.Length;) // header, then body frames
+        for (int got = -1; got < body.Length; ) // header, then body frames
         {
             var frame = await client.ReadFrameAsync(cts.Token);
             got = got < 0 ? 0 : got + frame!.Payload.Length;
@@ -43,8 +51,17 @@ public sealed class SentFrameRecordingTests
         var sent = connection.Log.Snapshot().Where(f => f.Direction == FrameDirection.Sent).ToList();
 
         Assert.Equal(
-            ["connection.start", "connection.tune", "connection.open-ok", "channel.open-ok", "queue.declare-ok", "basic.get-ok", "connection.close-ok"],
-            sent.Where(f => f.Type == FrameType.Method).Select(f => f.MethodName));
+            [
+                "connection.start",
+                "connection.tune",
+                "connection.open-ok",
+                "channel.open-ok",
+                "queue.declare-ok",
+                "basic.get-ok",
+                "connection.close-ok",
+            ],
+            sent.Where(f => f.Type == FrameType.Method).Select(f => f.MethodName)
+        );
         long offset = 0; // the broker sends no protocol header: its first frame is at 0
         foreach (var frame in sent)
         {
@@ -59,7 +76,10 @@ public sealed class SentFrameRecordingTests
         Assert.Equal(body, bodies.SelectMany(f => f.Payload!.Value.ToArray()).ToArray());
         Assert.All(bodies, f => Assert.Equal(FrameDigest.Compute(f.Payload!.Value.Span), f.PayloadDigest)); // the log's one digest definition
         // Received and sent frames share one sequence.
-        Assert.Equal(Enumerable.Range(0, connection.Log.Count).Select(i => (long)i), connection.Log.Snapshot().Select(f => f.Sequence));
+        Assert.Equal(
+            Enumerable.Range(0, connection.Log.Count).Select(i => (long)i),
+            connection.Log.Snapshot().Select(f => f.Sequence)
+        );
     }
 
     [Fact]

@@ -4,8 +4,8 @@ using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.FakeBroker.Tests.Recording;
 
-/// <summary>A stream that ends inside a frame (the peer closes or resets after half a frame) leaves a
-/// "truncated-frame" finding saying how much of which frame arrived, and never a frame record for the partial frame.</summary>
+/// <summary>A stream that ends inside a frame (the peer closes or resets after half a frame) leaves a "truncated-frame"
+/// finding saying how much of which frame arrived, and never a frame record for the partial frame.</summary>
 public sealed class TruncatedFrameTests
 {
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(15);
@@ -14,7 +14,9 @@ public sealed class TruncatedFrameTests
     public async Task Stream_closed_half_way_through_a_body_frame_is_reported_with_the_bytes_that_came()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var broker = FakeBroker.CreateWithoutListener(new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 4096 });
+        await using var broker = FakeBroker.CreateWithoutListener(
+            new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 4096 }
+        );
         await using var served = InMemoryClient.Serve(broker);
         var (connection, client) = (served.Connection, served.Client);
         await client.HandshakeAsync(new ClientHandshake { FrameMax = 4096 }, cancellationToken: cts.Token);
@@ -29,7 +31,10 @@ public sealed class TruncatedFrameTests
 
         await connection.Completion.WaitAsync(cts.Token);
         await draining;
-        long wholeFramesEnd = connection.Log.Snapshot().Where(f => f.Direction == FrameDirection.Received).Max(f => f.WireOffset + f.WireLength);
+        long wholeFramesEnd = connection
+            .Log.Snapshot()
+            .Where(f => f.Direction == FrameDirection.Received)
+            .Max(f => f.WireOffset + f.WireLength);
         var truncated = Assert.Single(connection.Findings, f => f.Rule == "truncated-frame");
         Assert.False(truncated.ClosedConnection);
         Assert.Contains("507 byte(s)", truncated.Message);
@@ -72,7 +77,8 @@ public sealed class TruncatedFrameTests
         int cut = publish.Length - 5_000; // inside the body frame
         await client.SendBytesAsync(publish.AsMemory(0, cut), cts.Token);
         // Wait until the broker has read everything sent: the method and header frames, and the partial body it holds.
-        while (connection.PartialFrameBytes < 5_008) await Task.Delay(1, cts.Token);
+        while (connection.PartialFrameBytes < 5_008)
+            await Task.Delay(1, cts.Token);
         Assert.Contains(connection.Log.Snapshot(), f => f.Type == FrameType.Header);
         client.Reset(); // close with RST
 

@@ -5,21 +5,24 @@ using AmqpConformance.Protocol.Recording;
 namespace AmqpConformance.FakeBroker.Tests.Robustness;
 
 /// <summary>When the broker itself fails on a connection (here: a test's frame-log subscriber throws), that connection
-/// ends with connection.close 541 or a closed socket and an "internal-error" finding; nothing reaches the test host, and
-/// other connections are served as before.</summary>
+/// ends with connection.close 541 or a closed socket and an "internal-error" finding; nothing reaches the test host,
+/// and other connections are served as before.</summary>
 public sealed class InternalFailureTests
 {
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(15);
 
-    /// <summary>A broker whose connections' logs have a subscriber that throws on the first <paramref name="methodName"/>
-    /// frame going <paramref name="direction"/>: a stand-in for any failure inside the broker's loops.</summary>
+    /// <summary>A broker whose connections' logs have a subscriber that throws on the first
+    /// <paramref name="methodName"/> frame going <paramref name="direction"/>: a stand-in for any failure inside the
+    /// broker's loops.</summary>
     private static async Task<FakeBroker> StartWithFailingSubscriberAsync(FrameDirection direction, string methodName)
     {
         var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
-        broker.ConnectionAccepted += c => c.Log.Subscribe(f =>
-        {
-            if (f.Direction == direction && f.MethodName == methodName) throw new InvalidCastException("subscriber bug");
-        });
+        broker.ConnectionAccepted += c =>
+            c.Log.Subscribe(f =>
+            {
+                if (f.Direction == direction && f.MethodName == methodName)
+                    throw new InvalidCastException("subscriber bug");
+            });
         return broker;
     }
 
@@ -37,7 +40,10 @@ public sealed class InternalFailureTests
         var connection = broker.Connections[0];
         await connection.Completion.WaitAsync(cts.Token);
         Assert.Single(connection.Findings, f => f.Rule == "internal-error" && f.ClosedConnection);
-        Assert.Equal((CloseInitiator.Broker, (ushort)541), (connection.CloseInfo!.Initiator, connection.CloseInfo.ReplyCode));
+        Assert.Equal(
+            (CloseInitiator.Broker, (ushort)541),
+            (connection.CloseInfo!.Initiator, connection.CloseInfo.ReplyCode)
+        );
         await BrokerProbe.AssertServesAsync(broker, cts.Token); // its subscriber never sees a basic.qos
     }
 

@@ -6,21 +6,45 @@ namespace AmqpConformance.FakeBroker.Tests.Robustness;
 
 /// <summary>
 /// Seeded random frame streams after a valid handshake: whatever arrives, each connection ends (with a close code or a
-/// closed transport), the broker never fails internally, and it keeps serving. The seed of a failing case is in the message.
+/// closed transport), the broker never fails internally, and it keeps serving. The seed of a failing case is in the
+/// message.
 /// </summary>
 public sealed class RandomFrameTests
 {
     private static readonly IAmqpMethod[] Methods =
     [
-        new BasicPublish { RoutingKey = "q" }, new BasicPublish { Exchange = "nope" }, new BasicPublish { RoutingKey = "q", Mandatory = true },
-        new QueueDeclare { Queue = "q" }, new QueueDeclare { Queue = "", Passive = true }, new QueueBind { Queue = "q", Exchange = "amq.topic", RoutingKey = "#" },
-        new BasicConsume { Queue = "q" }, new BasicGet { Queue = "q" }, new BasicAck { DeliveryTag = 1, Multiple = true },
-        new BasicNack { DeliveryTag = 0, Multiple = true }, new BasicQos { PrefetchCount = 1 }, new ConfirmSelect(),
-        new ChannelOpen(), new ChannelClose { ReplyCode = 200 }, new ChannelCloseOk(), new ChannelFlow { Active = false },
-        new ExchangeDeclare { Exchange = "x", Type = "fanout" }, new ExchangeDeclare { Exchange = "x", Type = "bogus" },
-        new ExchangeBind { Destination = "x", Source = "amq.fanout" }, new QueuePurge { Queue = "q" }, new QueueDelete { Queue = "q" },
-        new BasicCancel { ConsumerTag = "none" }, new BasicRecover { Requeue = true }, new TxSelect(), new ConnectionTuneOk(),
-        new BasicDeliver(), new ConnectionClose { ReplyCode = 200 },
+        new BasicPublish { RoutingKey = "q" },
+        new BasicPublish { Exchange = "nope" },
+        new BasicPublish { RoutingKey = "q", Mandatory = true },
+        new QueueDeclare { Queue = "q" },
+        new QueueDeclare { Queue = "", Passive = true },
+        new QueueBind
+        {
+            Queue = "q",
+            Exchange = "amq.topic",
+            RoutingKey = "#",
+        },
+        new BasicConsume { Queue = "q" },
+        new BasicGet { Queue = "q" },
+        new BasicAck { DeliveryTag = 1, Multiple = true },
+        new BasicNack { DeliveryTag = 0, Multiple = true },
+        new BasicQos { PrefetchCount = 1 },
+        new ConfirmSelect(),
+        new ChannelOpen(),
+        new ChannelClose { ReplyCode = 200 },
+        new ChannelCloseOk(),
+        new ChannelFlow { Active = false },
+        new ExchangeDeclare { Exchange = "x", Type = "fanout" },
+        new ExchangeDeclare { Exchange = "x", Type = "bogus" },
+        new ExchangeBind { Destination = "x", Source = "amq.fanout" },
+        new QueuePurge { Queue = "q" },
+        new QueueDelete { Queue = "q" },
+        new BasicCancel { ConsumerTag = "none" },
+        new BasicRecover { Requeue = true },
+        new TxSelect(),
+        new ConnectionTuneOk(),
+        new BasicDeliver(),
+        new ConnectionClose { ReplyCode = 200 },
     ];
 
     private static byte[] RandomFrame(Random random)
@@ -42,7 +66,10 @@ public sealed class RandomFrameTests
             {
                 var payload = new byte[random.Next(0, 24)];
                 random.NextBytes(payload);
-                return MalformedFrames.WithFrameEnd(MalformedFrames.UnknownType((byte)random.Next(0, 10), channel, payload), random.Next(10) == 0 ? (byte)0 : AmqpConstants.FrameEnd);
+                return MalformedFrames.WithFrameEnd(
+                    MalformedFrames.UnknownType((byte)random.Next(0, 10), channel, payload),
+                    random.Next(10) == 0 ? (byte)0 : AmqpConstants.FrameEnd
+                );
             }
             default:
             {
@@ -56,7 +83,9 @@ public sealed class RandomFrameTests
     [Fact]
     public async Task Random_frame_streams_always_end_cleanly()
     {
-        await using var broker = FakeBroker.CreateWithoutListener(new FakeBrokerOptions { HeartbeatSeconds = 0, CloseTimeout = TimeSpan.FromMilliseconds(200) });
+        await using var broker = FakeBroker.CreateWithoutListener(
+            new FakeBrokerOptions { HeartbeatSeconds = 0, CloseTimeout = TimeSpan.FromMilliseconds(200) }
+        );
         for (int seed = 1; seed <= 150; seed++)
         {
             using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(10));
@@ -67,7 +96,8 @@ public sealed class RandomFrameTests
             await client.OpenChannelAsync(1, cts.Token);
             var draining = Task.Run(() => client.ReadUntilClosedAsync(cts.Token), cts.Token); // never let the broker's output stall
             int frames = random.Next(1, 30);
-            for (int i = 0; i < frames; i++) await client.SendBytesAsync(RandomFrame(random), cts.Token);
+            for (int i = 0; i < frames; i++)
+                await client.SendBytesAsync(RandomFrame(random), cts.Token);
             await served.EndInput();
 
             await connection.Completion.WaitAsync(cts.Token);

@@ -1,7 +1,7 @@
 namespace AmqpConformance.FakeBroker.Tests.Routing;
 
-/// <summary>The chunked deque a queue keeps its ready messages in, against <see cref="LinkedList{T}"/> as the model; small
-/// chunks make every operation cross chunk boundaries often.</summary>
+/// <summary>The chunked deque a queue keeps its ready messages in, against <see cref="LinkedList{T}"/> as the model;
+/// small chunks make every operation cross chunk boundaries often.</summary>
 public sealed class DequeTests
 {
     [Theory]
@@ -17,8 +17,16 @@ public sealed class DequeTests
         for (int step = 0; step < 20_000; step++)
         {
             int op = random.Next(100);
-            if (op < 45) { deque.AddLast(step); model.AddLast(step); }
-            else if (op < 60) { deque.AddFirst(step); model.AddFirst(step); }
+            if (op < 45)
+            {
+                deque.AddLast(step);
+                model.AddLast(step);
+            }
+            else if (op < 60)
+            {
+                deque.AddFirst(step);
+                model.AddFirst(step);
+            }
             else if (op < 99)
             {
                 bool took = deque.TryRemoveFirst(out int item);
@@ -29,9 +37,14 @@ public sealed class DequeTests
                     model.RemoveFirst();
                 }
             }
-            else { deque.Clear(); model.Clear(); }
+            else
+            {
+                deque.Clear();
+                model.Clear();
+            }
             Assert.Equal(model.Count, deque.Count);
-            if (step % 97 == 0) Assert.Equal(model, Items(deque)); // wrapped or not, front to back
+            if (step % 97 == 0)
+                Assert.Equal(model, Items(deque)); // wrapped or not, front to back
         }
         Assert.Equal(model, Items(deque));
     }
@@ -49,8 +62,8 @@ public sealed class DequeTests
         Assert.All(cleared, w => Assert.False(w.IsAlive, "the ring kept a cleared item alive"));
     }
 
-    /// <summary>Adds six objects, three at the front (so the head wraps round the array), takes two and clears the rest;
-    /// returns weak references to both groups. Not inlined, so no local keeps them alive.</summary>
+    /// <summary>Adds six objects, three at the front (so the head wraps round the array), takes two and clears the
+    /// rest; returns weak references to both groups. Not inlined, so no local keeps them alive.</summary>
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
     private static (List<WeakReference> Taken, List<WeakReference> Cleared) Fill(Deque<object> deque)
     {
@@ -59,8 +72,10 @@ public sealed class DequeTests
         {
             var o = new object();
             all.Add(new WeakReference(o));
-            if (i % 2 == 0) deque.AddLast(o);
-            else deque.AddFirst(o);
+            if (i % 2 == 0)
+                deque.AddLast(o);
+            else
+                deque.AddFirst(o);
         }
         var taken = new List<WeakReference>();
         for (int i = 0; i < 2; i++)
@@ -79,12 +94,14 @@ public sealed class DequeTests
         var deque = new Deque<long>(chunkLength: 64);
         Cycle(deque);
         long before = GC.GetAllocatedBytesForCurrentThread();
-        for (int i = 0; i < 100; i++) Cycle(deque);
+        for (int i = 0; i < 100; i++)
+            Cycle(deque);
         Assert.Equal(0, GC.GetAllocatedBytesForCurrentThread() - before);
 
         static void Cycle(Deque<long> deque)
         {
-            for (int i = 0; i < 64 * Deque<long>.KeptSpares; i++) deque.AddLast(i); // as many chunks as are kept spare, drained chunk by chunk
+            for (int i = 0; i < 64 * Deque<long>.KeptSpares; i++)
+                deque.AddLast(i); // as many chunks as are kept spare, drained chunk by chunk
             while (deque.TryRemoveFirst(out _)) { }
         }
     }
@@ -92,7 +109,8 @@ public sealed class DequeTests
     private static List<int> Items(Deque<int> deque)
     {
         var items = new List<int>();
-        foreach (int item in deque) items.Add(item);
+        foreach (int item in deque)
+            items.Add(item);
         return items;
     }
 }

@@ -10,14 +10,18 @@ public sealed class QueueDeletionTests : IAsyncLifetime
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(15);
     private FakeBroker _broker = null!;
 
-    public async Task InitializeAsync() => _broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
+    public async Task InitializeAsync() =>
+        _broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
 
     public async Task DisposeAsync() => await _broker.DisposeAsync();
 
     private async Task<AmqpTestClient> ConsumerAsync(string queue, string tag, bool cancelNotify, CancellationToken ct)
     {
         var client = await AmqpTestClient.ConnectAsync(_broker.Endpoint, ct);
-        await client.HandshakeAsync(new ClientHandshake { Capabilities = cancelNotify ? ["consumer_cancel_notify"] : [] }, cancellationToken: ct);
+        await client.HandshakeAsync(
+            new ClientHandshake { Capabilities = cancelNotify ? ["consumer_cancel_notify"] : [] },
+            cancellationToken: ct
+        );
         await client.OpenChannelAsync(1, ct);
         await client.SendMethodAsync(1, new QueueDeclare { Queue = queue }, ct);
         await client.ExpectAsync<QueueDeclareOk>(ct);

@@ -3,8 +3,8 @@ using AmqpConformance.Protocol;
 namespace AmqpConformance.FakeBroker.Tests.Routing;
 
 /// <summary><see cref="RouteCache"/>: a publish to the same place as the last one is answered from the cache, and every
-/// change of what routing reads (queues and exchanges declared or deleted, bindings added or removed) is seen by the very
-/// next publish.</summary>
+/// change of what routing reads (queues and exchanges declared or deleted, bindings added or removed) is seen by the
+/// very next publish.</summary>
 public sealed class RouteCacheTests
 {
     private static VirtualHost HostWithQueue(string queue, string bindingKey)
@@ -22,7 +22,8 @@ public sealed class RouteCacheTests
     {
         var host = HostWithQueue("q", "k");
         var cache = new RouteCache();
-        string exchange = "amq.direct", key = "k";
+        string exchange = "amq.direct",
+            key = "k";
         var first = cache.Route(host, exchange, key, null);
         Assert.Equal(["q"], Names(first));
         Assert.Same(first, cache.Route(host, exchange, key, null));
@@ -37,7 +38,8 @@ public sealed class RouteCacheTests
     {
         var host = HostWithQueue("q", "k");
         var cache = new RouteCache();
-        string exchange = "amq.direct", key = "k";
+        string exchange = "amq.direct",
+            key = "k";
         Assert.Equal(["q"], Names(cache.Route(host, exchange, key, null)));
 
         host.Bind("amq.direct", "q", false, "k", FieldTable.Empty, unbind: true);
@@ -87,10 +89,15 @@ public sealed class RouteCacheTests
     {
         var host = new VirtualHost("/");
         host.DeclareQueue(new QueueDeclare { Queue = "q" }, 1);
-        var match = new FieldTable { ["x-match"] = FieldValue.LongString("all"), ["kind"] = FieldValue.LongString("a") };
+        var match = new FieldTable
+        {
+            ["x-match"] = FieldValue.LongString("all"),
+            ["kind"] = FieldValue.LongString("a"),
+        };
         host.Bind("amq.headers", "q", false, "", match, unbind: false);
         var cache = new RouteCache();
-        string exchange = "amq.headers", key = "";
+        string exchange = "amq.headers",
+            key = "";
         var a = new FieldTable { ["kind"] = FieldValue.LongString("a") };
         var b = new FieldTable { ["kind"] = FieldValue.LongString("b") };
         Assert.Equal(["q"], Names(cache.Route(host, exchange, key, a)));

@@ -37,13 +37,31 @@ public sealed class RoutingTests : IAsyncLifetime
 
     private async Task BindAsync(string queue, string exchange, string key, FieldTable? arguments = null)
     {
-        await _client.SendMethodAsync(1, new QueueBind { Queue = queue, Exchange = exchange, RoutingKey = key, Arguments = arguments ?? FieldTable.Empty }, Ct);
+        await _client.SendMethodAsync(
+            1,
+            new QueueBind
+            {
+                Queue = queue,
+                Exchange = exchange,
+                RoutingKey = key,
+                Arguments = arguments ?? FieldTable.Empty,
+            },
+            Ct
+        );
         await _client.ExpectAsync<QueueBindOk>(Ct);
     }
 
     private async Task PublishAndSyncAsync(string exchange, string key, string body, BasicProperties? properties = null)
     {
-        await _client.PublishAsync(1, exchange, key, System.Text.Encoding.UTF8.GetBytes(body), 4096, properties: properties, cancellationToken: Ct);
+        await _client.PublishAsync(
+            1,
+            exchange,
+            key,
+            System.Text.Encoding.UTF8.GetBytes(body),
+            4096,
+            properties: properties,
+            cancellationToken: Ct
+        );
         // A synchronous round trip after the publish: the broker handled it once this answers.
         await _client.SendMethodAsync(1, new BasicQos(), Ct);
         await _client.ExpectAsync<BasicQosOk>(Ct);
@@ -54,24 +72,43 @@ public sealed class RoutingTests : IAsyncLifetime
     [Fact]
     public async Task Direct_fanout_topic_and_headers_exchanges_route()
     {
-        foreach (var q in new[] { "d", "f1", "f2", "t", "h" }) await DeclareQueueAsync(q);
+        foreach (var q in new[] { "d", "f1", "f2", "t", "h" })
+            await DeclareQueueAsync(q);
         await BindAsync("d", "amq.direct", "key");
         await BindAsync("f1", "amq.fanout", "ignored");
         await BindAsync("f2", "amq.fanout", "");
         await BindAsync("t", "amq.topic", "stock.*.nyse");
-        await BindAsync("h", "amq.headers", "", new FieldTable { ["x-match"] = FieldValue.LongString("all"), ["kind"] = FieldValue.LongString("a") });
+        await BindAsync(
+            "h",
+            "amq.headers",
+            "",
+            new FieldTable { ["x-match"] = FieldValue.LongString("all"), ["kind"] = FieldValue.LongString("a") }
+        );
 
         await PublishAndSyncAsync("amq.direct", "key", "1");
         await PublishAndSyncAsync("amq.direct", "other", "unroutable");
         await PublishAndSyncAsync("amq.fanout", "whatever", "2");
         await PublishAndSyncAsync("amq.topic", "stock.ibm.nyse", "3");
         await PublishAndSyncAsync("amq.topic", "stock.ibm.lse", "unroutable");
-        await PublishAndSyncAsync("amq.headers", "", "4", new BasicProperties { Headers = new FieldTable { ["kind"] = FieldValue.LongString("a") } });
-        await PublishAndSyncAsync("amq.headers", "", "unroutable", new BasicProperties { Headers = new FieldTable { ["kind"] = FieldValue.LongString("b") } });
+        await PublishAndSyncAsync(
+            "amq.headers",
+            "",
+            "4",
+            new BasicProperties { Headers = new FieldTable { ["kind"] = FieldValue.LongString("a") } }
+        );
+        await PublishAndSyncAsync(
+            "amq.headers",
+            "",
+            "unroutable",
+            new BasicProperties { Headers = new FieldTable { ["kind"] = FieldValue.LongString("b") } }
+        );
         await PublishAndSyncAsync("", "d", "5");
 
         Assert.Equal((2, 1, 1, 1, 1), (Count("d"), Count("f1"), Count("f2"), Count("t"), Count("h")));
-        Assert.Equal(["1", "5"], _broker.FindQueue("d")!.ReadyMessages().Select(m => System.Text.Encoding.UTF8.GetString(m.Body.Span)));
+        Assert.Equal(
+            ["1", "5"],
+            _broker.FindQueue("d")!.ReadyMessages().Select(m => System.Text.Encoding.UTF8.GetString(m.Body.Span))
+        );
         var published = _broker.Connections[^1].Published;
         Assert.Equal(8, published.Count);
         Assert.Equal(3, published.Count(m => m.RoutedTo.Count == 0));
@@ -80,7 +117,8 @@ public sealed class RoutingTests : IAsyncLifetime
     [Fact]
     public async Task Routed_to_names_the_queues_and_cannot_be_changed_through_a_cast()
     {
-        foreach (var q in new[] { "one", "f1", "f2" }) await DeclareQueueAsync(q);
+        foreach (var q in new[] { "one", "f1", "f2" })
+            await DeclareQueueAsync(q);
         await BindAsync("f1", "amq.fanout", "");
         await BindAsync("f2", "amq.fanout", "");
         await PublishAndSyncAsync("", "one", "a");
@@ -88,9 +126,18 @@ public sealed class RoutingTests : IAsyncLifetime
         await PublishAndSyncAsync("amq.fanout", "", "c");
 
         var published = _broker.Connections[^1].Published;
-        Assert.Equal([["one"], ["one"], ["f1", "f2"]], published.Select(m => m.RoutedTo.ToArray()));
+        Assert.Equal(
+            [
+                ["one"],
+                ["one"],
+                ["f1", "f2"],
+            ],
+            published.Select(m => m.RoutedTo.ToArray())
+        );
         // Messages routed to one queue share that queue's list, so it must be read-only even to a caller who casts it.
-        Assert.All(published.Take(2), m => Assert.Throws<NotSupportedException>(() => ((IList<string>)m.RoutedTo)[0] = "changed"));
+        Assert.All(published.Take(2), m =>
+            Assert.Throws<NotSupportedException>(() => ((IList<string>)m.RoutedTo)[0] = "changed")
+        );
         Assert.Equal("one", published[1].RoutedTo[0]);
     }
 
@@ -117,7 +164,10 @@ public sealed class RoutingTests : IAsyncLifetime
         await _client.ExpectAsync<ConfirmSelectOk>(Ct);
         await _client.PublishAsync(1, "amq.direct", "nobody", "lost"u8, 4096, mandatory: true, cancellationToken: Ct);
         var returned = await _client.ExpectAsync<BasicReturn>(Ct);
-        Assert.Equal((312, "NO_ROUTE", "amq.direct", "nobody"), (returned.ReplyCode, returned.ReplyText, returned.Exchange, returned.RoutingKey));
+        Assert.Equal(
+            (312, "NO_ROUTE", "amq.direct", "nobody"),
+            (returned.ReplyCode, returned.ReplyText, returned.Exchange, returned.RoutingKey)
+        );
         Assert.Equal(FrameType.Header, (await _client.ReadFrameAsync(Ct))!.Type);
         Assert.Equal("lost"u8.ToArray(), (await _client.ReadFrameAsync(Ct))!.Payload);
         var ack = await _client.ExpectAsync<BasicAck>(Ct);
@@ -131,7 +181,8 @@ public sealed class RoutingTests : IAsyncLifetime
         await _client.SendMethodAsync(1, new ConfirmSelect(), Ct);
         await _client.ExpectAsync<ConfirmSelectOk>(Ct);
         var bytes = new System.Buffers.ArrayBufferWriter<byte>();
-        for (int i = 0; i < 3; i++) bytes.Write(FrameBytes.Publish(1, "", "c", new byte[10], 4096));
+        for (int i = 0; i < 3; i++)
+            bytes.Write(FrameBytes.Publish(1, "", "c", new byte[10], 4096));
         bytes.Write(FrameBytes.Method(1, new ChannelClose { ReplyCode = 200, ReplyText = "done" }));
         await _client.SendBytesAsync(bytes.WrittenMemory, Ct);
         var ack = await _client.ExpectAsync<BasicAck>(Ct);
@@ -184,15 +235,18 @@ public sealed class RoutingTests : IAsyncLifetime
 
         await _client.SendMethodAsync(1, new QueueDeclare { Queue = "missing", Passive = true }, Ct);
         var close = await _client.ExpectAsync<ChannelClose>(Ct);
-        Assert.Equal((404, "NOT_FOUND - no queue 'missing' in vhost '/'", 50, 10),
-            (close.ReplyCode, close.ReplyText, close.FailingClassId, close.FailingMethodId));
+        Assert.Equal(
+            (404, "NOT_FOUND - no queue 'missing' in vhost '/'", 50, 10),
+            (close.ReplyCode, close.ReplyText, close.FailingClassId, close.FailingMethodId)
+        );
     }
 
     [Fact]
     public async Task Consumer_prefetch_limits_unacked_deliveries()
     {
         await DeclareQueueAsync("p");
-        for (int i = 0; i < 5; i++) await PublishAndSyncAsync("", "p", i.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        for (int i = 0; i < 5; i++)
+            await PublishAndSyncAsync("", "p", i.ToString(System.Globalization.CultureInfo.InvariantCulture));
         await _client.SendMethodAsync(1, new BasicQos { PrefetchCount = 2 }, Ct);
         await _client.ExpectAsync<BasicQosOk>(Ct);
         await _client.SendMethodAsync(1, new BasicConsume { Queue = "p" }, Ct);
@@ -217,7 +271,8 @@ public sealed class RoutingTests : IAsyncLifetime
     public async Task Purge_empties_a_queue_and_counts_what_it_removed()
     {
         await DeclareQueueAsync("purged");
-        for (int i = 0; i < 3; i++) await PublishAndSyncAsync("", "purged", "m" + i);
+        for (int i = 0; i < 3; i++)
+            await PublishAndSyncAsync("", "purged", "m" + i);
         await _client.SendMethodAsync(1, new QueuePurge { Queue = "purged" }, Ct);
         Assert.Equal(3u, (await _client.ExpectAsync<QueuePurgeOk>(Ct)).MessageCount);
         Assert.Equal(0, Count("purged"));
@@ -248,7 +303,16 @@ public sealed class RoutingTests : IAsyncLifetime
     {
         await _client.SendMethodAsync(1, new QueueDeclare { Queue = "transient", AutoDelete = true }, Ct);
         await _client.ExpectAsync<QueueDeclareOk>(Ct);
-        await _client.SendMethodAsync(1, new BasicConsume { Queue = "transient", ConsumerTag = "only", NoAck = true }, Ct);
+        await _client.SendMethodAsync(
+            1,
+            new BasicConsume
+            {
+                Queue = "transient",
+                ConsumerTag = "only",
+                NoAck = true,
+            },
+            Ct
+        );
         await _client.ExpectAsync<BasicConsumeOk>(Ct);
         await _client.PublishAsync(1, "", "transient", "one"u8, 4096, cancellationToken: Ct);
         Assert.Equal("only", (await _client.ExpectAsync<BasicDeliver>(Ct)).ConsumerTag);
@@ -264,12 +328,15 @@ public sealed class RoutingTests : IAsyncLifetime
     [Fact]
     public async Task Without_coalescing_each_publish_gets_its_own_single_ack()
     {
-        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, CoalesceConfirms = false });
+        await using var broker = await FakeBroker.StartAsync(
+            new FakeBrokerOptions { HeartbeatSeconds = 0, CoalesceConfirms = false }
+        );
         await using var client = await AmqpTestClient.ConnectOpenAsync(broker.Endpoint, Ct);
         await client.SendMethodAsync(1, new ConfirmSelect(), Ct);
         await client.ExpectAsync<ConfirmSelectOk>(Ct);
         var batch = new ArrayBufferWriter<byte>();
-        for (int i = 0; i < 5; i++) batch.Write(FrameBytes.Publish(1, "", "nowhere", "x"u8, 4096));
+        for (int i = 0; i < 5; i++)
+            batch.Write(FrameBytes.Publish(1, "", "nowhere", "x"u8, 4096));
         await client.SendBytesAsync(batch.WrittenMemory, Ct); // one write: one read batch on the broker
         for (ulong tag = 1; tag <= 5; tag++)
         {

@@ -13,12 +13,25 @@ public sealed class StrictProfileTests
 {
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(15);
 
-    /// <summary>Runs <paramref name="send"/> on a confirm-mode channel 1 (channel 2 open too, queue "q" declared), waits for
-    /// <paramref name="confirms"/> acks, closes cleanly, and returns the findings.</summary>
-    private static async Task<IReadOnlyList<Protocol.Recording.ProtocolFinding>> RunAsync(Strictness strictness, int confirms,
-        Func<AmqpTestClient, CancellationToken, Task> send, ushort extraChannel = 2, int frameMax = 4096)
+    /// <summary>Runs <paramref name="send"/> on a confirm-mode channel 1 (channel 2 open too, queue "q" declared),
+    /// waits for <paramref name="confirms"/> acks, closes cleanly, and returns the findings.</summary>
+    private static async Task<IReadOnlyList<Protocol.Recording.ProtocolFinding>> RunAsync(
+        Strictness strictness,
+        int confirms,
+        Func<AmqpTestClient, CancellationToken, Task> send,
+        ushort extraChannel = 2,
+        int frameMax = 4096
+    )
     {
-        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = frameMax, ChannelMax = 16, Strictness = strictness });
+        await using var broker = await FakeBroker.StartAsync(
+            new FakeBrokerOptions
+            {
+                HeartbeatSeconds = 0,
+                FrameMax = frameMax,
+                ChannelMax = 16,
+                Strictness = strictness,
+            }
+        );
         using var cts = new CancellationTokenSource(Timeout);
         await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
         await client.HandshakeAsync(cancellationToken: cts.Token);
@@ -45,7 +58,11 @@ public sealed class StrictProfileTests
         return connection.Findings;
     }
 
-    private static void AssertReported(Strictness strictness, IReadOnlyList<Protocol.Recording.ProtocolFinding> findings, string rule)
+    private static void AssertReported(
+        Strictness strictness,
+        IReadOnlyList<Protocol.Recording.ProtocolFinding> findings,
+        string rule
+    )
     {
         if (strictness == Strictness.RabbitMq)
         {
@@ -65,7 +82,17 @@ public sealed class StrictProfileTests
     {
         // frame_max 4096: a 4096-byte payload makes a 4104-byte frame. RabbitMQ allows 8 bytes of slack.
         var findings = await RunAsync(strictness, 1, (c, ct) =>
-            c.PublishAsync(1, "", "q", new byte[4096], frameMax: 4096 + 8 /* one 4096-byte body frame: 8 bytes over frame_max */, cancellationToken: ct));
+            c.PublishAsync(
+                1,
+                "",
+                "q",
+                new byte[4096],
+                frameMax: 4096
+                    + 8 /* one 4096-byte body frame: 8 bytes over frame_max */
+                ,
+                cancellationToken: ct
+            )
+        );
         AssertReported(strictness, findings, "frame-exceeds-frame-max");
     }
 
@@ -75,7 +102,17 @@ public sealed class StrictProfileTests
     public async Task Non_final_body_frame_shorter_than_frame_max_minus_8_is_reported(Strictness strictness)
     {
         var findings = await RunAsync(strictness, 1, (c, ct) =>
-            c.PublishAsync(1, "", "q", new byte[5000], frameMax: 1000 + 8 /* body frames of 1000 bytes, not full */, cancellationToken: ct));
+            c.PublishAsync(
+                1,
+                "",
+                "q",
+                new byte[5000],
+                frameMax: 1000
+                    + 8 /* body frames of 1000 bytes, not full */
+                ,
+                cancellationToken: ct
+            )
+        );
         if (strictness == Strictness.RabbitMq)
         {
             Assert.Empty(findings);
@@ -90,10 +127,14 @@ public sealed class StrictProfileTests
     [InlineData(Strictness.RabbitMq)]
     public async Task Non_final_body_frame_at_frame_max_0_is_reported(Strictness strictness)
     {
-        // frame_max 0 is unlimited: a body goes out as one frame (the harness's command-shape rule says the same; a writer
-        // that reads 0 as 131072 cuts bodies it need not cut).
-        var findings = await RunAsync(strictness, 1, (c, ct) =>
-            c.PublishAsync(1, "", "q", new byte[5000], frameMax: 1000 + 8, cancellationToken: ct), frameMax: 0);
+        // frame_max 0 is unlimited: a body goes out as one frame (the harness's command-shape rule says the same; a
+        // writer that reads 0 as 131072 cuts bodies it need not cut).
+        var findings = await RunAsync(
+            strictness,
+            1,
+            (c, ct) => c.PublishAsync(1, "", "q", new byte[5000], frameMax: 1000 + 8, cancellationToken: ct),
+            frameMax: 0
+        );
         if (strictness == Strictness.RabbitMq)
         {
             Assert.Empty(findings);
@@ -135,8 +176,12 @@ public sealed class StrictProfileTests
     [InlineData(Strictness.RabbitMq)]
     public async Task Channel_number_above_channel_max_is_reported(Strictness strictness)
     {
-        var findings = await RunAsync(strictness, 1, (c, ct) =>
-            c.PublishAsync(1, "", "q", "x"u8, 4096, cancellationToken: ct), extraChannel: 100);
+        var findings = await RunAsync(
+            strictness,
+            1,
+            (c, ct) => c.PublishAsync(1, "", "q", "x"u8, 4096, cancellationToken: ct),
+            extraChannel: 100
+        );
         AssertReported(strictness, findings, "channel-number-above-channel-max");
     }
 

@@ -3,7 +3,8 @@ using System.IO.Pipelines;
 namespace AmqpConformance.FakeBroker.Tests.Support;
 
 /// <summary>A broker connection served over a pair of in-memory pipes (<see cref="FakeBroker.Serve"/>), with a
-/// <see cref="AmqpTestClient"/> on the other end. <see cref="EndInput"/> ends the client's byte stream as a closed socket would.</summary>
+/// <see cref="AmqpTestClient"/> on the other end. <see cref="EndInput"/> ends the client's byte stream as a closed
+/// socket would.</summary>
 internal sealed class InMemoryClient : IAsyncDisposable
 {
     private sealed record DuplexPipe(PipeReader Input, PipeWriter Output) : IDuplexPipe;
@@ -20,7 +21,8 @@ internal sealed class InMemoryClient : IAsyncDisposable
 
     /// <summary>Serves a new connection; <paramref name="fromBrokerOptions"/> shapes the broker-to-client pipe
     /// (a small pause threshold makes a client that stops reading stall the broker).</summary>
-    public static InMemoryClient Serve(FakeBroker broker, PipeOptions? fromBrokerOptions = null) => new(broker, fromBrokerOptions);
+    public static InMemoryClient Serve(FakeBroker broker, PipeOptions? fromBrokerOptions = null) =>
+        new(broker, fromBrokerOptions);
 
     public BrokerConnection Connection { get; }
 

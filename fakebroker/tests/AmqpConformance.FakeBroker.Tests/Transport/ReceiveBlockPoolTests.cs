@@ -42,7 +42,10 @@ public sealed class ReceiveBlockPoolTests
     {
         var pool = new ReceiveBlockPool(new BodyPool(0));
         var e = Assert.Throws<ArgumentOutOfRangeException>(() => pool.Rent(ReceiveBlockPool.BlockSize + 1));
-        Assert.Contains(ReceiveBlockPool.BlockSize.ToString(System.Globalization.CultureInfo.InvariantCulture), e.Message);
+        Assert.Contains(
+            ReceiveBlockPool.BlockSize.ToString(System.Globalization.CultureInfo.InvariantCulture),
+            e.Message
+        );
         Assert.Equal(ReceiveBlockPool.BlockSize, pool.MaxBufferSize);
         Assert.Equal(0, pool.Outstanding);
     }
@@ -91,7 +94,8 @@ public sealed class ReceiveBlockPoolTests
     {
         var pool = new ReceiveBlockPool(new BodyPool(retainedLimit: 0));
         var blocks = Enumerable.Range(0, ReceiveBlockPool.KeptOwners + 10).Select(_ => pool.Rent()).ToList();
-        foreach (var block in blocks) block.Dispose();
+        foreach (var block in blocks)
+            block.Dispose();
 
         Assert.Equal(ReceiveBlockPool.KeptOwners, pool.FreeOwners);
         Assert.Equal(0, pool.Outstanding);

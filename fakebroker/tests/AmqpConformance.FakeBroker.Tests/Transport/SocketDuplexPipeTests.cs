@@ -47,8 +47,10 @@ public sealed class SocketDuplexPipeTests
         byte[] sent = new byte[3 * ReceiveBlockPool.BlockSize / 2];
         new Random(7).NextBytes(sent);
 
-        for (int offset = 0; offset < sent.Length;) offset += await client.SendAsync(sent.AsMemory(offset));
-        while (server.Available < sent.Length) await Task.Yield(); // all of it in the kernel before the first read
+        for (int offset = 0; offset < sent.Length; )
+            offset += await client.SendAsync(sent.AsMemory(offset));
+        while (server.Available < sent.Length)
+            await Task.Yield(); // all of it in the kernel before the first read
 
         ReadResult first = await pipe.Input.ReadAsync();
         Assert.Equal(ReceiveBlockPool.BlockSize, first.Buffer.Length); // one read filled one block

@@ -18,10 +18,16 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
 
     public async Task DisposeAsync() => await _broker.DisposeAsync();
 
-    private static readonly byte[] ChannelCloseMethod = FrameBytes.Method(1, new ChannelClose { ReplyCode = 200, ReplyText = "bye" });
+    private static readonly byte[] ChannelCloseMethod = FrameBytes.Method(
+        1,
+        new ChannelClose { ReplyCode = 200, ReplyText = "bye" }
+    );
 
-    /// <summary>Handshake, channel 1 open, then the violation; returns the broker's connection.close and the connection.</summary>
-    private async Task<(ConnectionClose Close, BrokerConnection Connection)> ViolateAsync(Func<AmqpTestClient, CancellationToken, Task> violate)
+    /// <summary>Handshake, channel 1 open, then the violation; returns the broker's connection.close and the
+    /// connection.</summary>
+    private async Task<(ConnectionClose Close, BrokerConnection Connection)> ViolateAsync(
+        Func<AmqpTestClient, CancellationToken, Task> violate
+    )
     {
         using var cts = new CancellationTokenSource(Timeout);
         await using var client = await AmqpTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
@@ -34,8 +40,13 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
         return (close, connection);
     }
 
-    private async Task AssertClosedAndStillServingAsync((ConnectionClose Close, BrokerConnection Connection) result,
-        ushort code, ushort classId, ushort methodId, string rule)
+    private async Task AssertClosedAndStillServingAsync(
+        (ConnectionClose Close, BrokerConnection Connection) result,
+        ushort code,
+        ushort classId,
+        ushort methodId,
+        string rule
+    )
     {
         var (close, connection) = result;
         Assert.Equal(code, close.ReplyCode);
@@ -46,7 +57,10 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
         Assert.Equal(code, finding.ReplyCode);
         Assert.True(finding.ClosedConnection);
         Assert.True(finding.Sequence >= 0, "the finding points at the offending frame");
-        Assert.Equal(new ConnectionCloseInfo(CloseInitiator.Broker, code, close.ReplyText, classId, methodId), connection.CloseInfo);
+        Assert.Equal(
+            new ConnectionCloseInfo(CloseInitiator.Broker, code, close.ReplyText, classId, methodId),
+            connection.CloseInfo
+        );
         using var cts = new CancellationTokenSource(Timeout);
         await BrokerProbe.AssertServesAsync(_broker, cts.Token);
     }
@@ -54,7 +68,13 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
     [Fact]
     public async Task Bad_frame_end_octet_is_501()
     {
-        var result = await ViolateAsync((c, ct) => c.SendBytesAsync(MalformedFrames.WithFrameEnd(FrameBytes.Method(1, new BasicQos { PrefetchCount = 1 }), 0x00), ct));
+        var result = await ViolateAsync(
+            (c, ct) =>
+                c.SendBytesAsync(
+                    MalformedFrames.WithFrameEnd(FrameBytes.Method(1, new BasicQos { PrefetchCount = 1 }), 0x00),
+                    ct
+                )
+        );
         await AssertClosedAndStillServingAsync(result, 501, 0, 0, "bad-frame-end");
         var offending = result.Connection.Log.Snapshot().Single(f => !f.FrameEndValid);
         Assert.Equal(FrameTypeOf(1), offending.Type);
@@ -64,12 +84,14 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
     public async Task Payload_over_frame_max_is_501_decided_from_the_header()
     {
         // frame_max 4096: RabbitMQ accepts payloads up to 4096 (8 bytes of slack), refuses 4097.
-        var result = await ViolateAsync(async (c, ct) =>
-        {
-            await c.SendBytesAsync(FrameBytes.Method(1, new BasicPublish { RoutingKey = "q" }), ct);
-            await c.SendBytesAsync(FrameBytes.Header(1, 4097), ct);
-            await c.SendFrameAsync(FrameType.Body, 1, new byte[4097], ct);
-        });
+        var result = await ViolateAsync(
+            async (c, ct) =>
+            {
+                await c.SendBytesAsync(FrameBytes.Method(1, new BasicPublish { RoutingKey = "q" }), ct);
+                await c.SendBytesAsync(FrameBytes.Header(1, 4097), ct);
+                await c.SendFrameAsync(FrameType.Body, 1, new byte[4097], ct);
+            }
+        );
         await AssertClosedAndStillServingAsync(result, 501, 0, 0, "frame-too-large");
     }
 
@@ -83,18 +105,22 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
     [Fact]
     public async Task Undecodable_method_arguments_are_501_with_the_method_ids()
     {
-        var result = await ViolateAsync((c, ct) => c.SendFrameAsync(FrameType.Method, 1, new byte[] { 0, 60, 0, 40, 0 }, ct));
+        var result = await ViolateAsync(
+            (c, ct) => c.SendFrameAsync(FrameType.Method, 1, new byte[] { 0, 60, 0, 40, 0 }, ct)
+        );
         await AssertClosedAndStillServingAsync(result, 501, 60, 40, "undecodable-method");
     }
 
     [Fact]
     public async Task Body_without_header_is_505_with_the_publish_ids()
     {
-        var result = await ViolateAsync(async (c, ct) =>
-        {
-            await c.SendBytesAsync(FrameBytes.Method(1, new BasicPublish { RoutingKey = "q" }), ct);
-            await c.SendBytesAsync(FrameBytes.Body(1, "abc"u8), ct);
-        });
+        var result = await ViolateAsync(
+            async (c, ct) =>
+            {
+                await c.SendBytesAsync(FrameBytes.Method(1, new BasicPublish { RoutingKey = "q" }), ct);
+                await c.SendBytesAsync(FrameBytes.Body(1, "abc"u8), ct);
+            }
+        );
         await AssertClosedAndStillServingAsync(result, 505, 60, 40, "body-without-header");
     }
 
@@ -108,12 +134,14 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
     [Fact]
     public async Task Method_while_expecting_body_is_505_with_the_publish_ids()
     {
-        var result = await ViolateAsync(async (c, ct) =>
-        {
-            await c.SendBytesAsync(FrameBytes.Method(1, new BasicPublish { RoutingKey = "q" }), ct);
-            await c.SendBytesAsync(FrameBytes.Header(1, 3), ct);
-            await c.SendBytesAsync(FrameBytes.Method(1, new BasicPublish { RoutingKey = "q" }), ct);
-        });
+        var result = await ViolateAsync(
+            async (c, ct) =>
+            {
+                await c.SendBytesAsync(FrameBytes.Method(1, new BasicPublish { RoutingKey = "q" }), ct);
+                await c.SendBytesAsync(FrameBytes.Header(1, 3), ct);
+                await c.SendBytesAsync(FrameBytes.Method(1, new BasicPublish { RoutingKey = "q" }), ct);
+            }
+        );
         await AssertClosedAndStillServingAsync(result, 505, 60, 40, "method-during-content");
         Assert.Contains("expected content body", result.Close.ReplyText, StringComparison.Ordinal);
     }
@@ -121,11 +149,13 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
     [Fact]
     public async Task Method_while_expecting_header_is_505_with_the_publish_ids()
     {
-        var result = await ViolateAsync(async (c, ct) =>
-        {
-            await c.SendBytesAsync(FrameBytes.Method(1, new BasicPublish { RoutingKey = "q" }), ct);
-            await c.SendBytesAsync(FrameBytes.Method(1, new BasicQos { PrefetchCount = 1 }), ct);
-        });
+        var result = await ViolateAsync(
+            async (c, ct) =>
+            {
+                await c.SendBytesAsync(FrameBytes.Method(1, new BasicPublish { RoutingKey = "q" }), ct);
+                await c.SendBytesAsync(FrameBytes.Method(1, new BasicQos { PrefetchCount = 1 }), ct);
+            }
+        );
         await AssertClosedAndStillServingAsync(result, 505, 60, 40, "method-during-content");
         Assert.Contains("expected content header for class 60", result.Close.ReplyText, StringComparison.Ordinal);
     }
@@ -170,13 +200,15 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
     [Fact]
     public async Task Body_longer_than_declared_closes_on_the_next_frame_like_RabbitMQ_3()
     {
-        var result = await ViolateAsync(async (c, ct) =>
-        {
-            await c.SendBytesAsync(FrameBytes.Method(1, new BasicPublish { RoutingKey = "q" }), ct);
-            await c.SendBytesAsync(FrameBytes.Header(1, 5), ct);
-            await c.SendBytesAsync(FrameBytes.Body(1, "0123456789"u8), ct);
-            await c.SendBytesAsync(ChannelCloseMethod, ct);
-        });
+        var result = await ViolateAsync(
+            async (c, ct) =>
+            {
+                await c.SendBytesAsync(FrameBytes.Method(1, new BasicPublish { RoutingKey = "q" }), ct);
+                await c.SendBytesAsync(FrameBytes.Header(1, 5), ct);
+                await c.SendBytesAsync(FrameBytes.Body(1, "0123456789"u8), ct);
+                await c.SendBytesAsync(ChannelCloseMethod, ct);
+            }
+        );
         await AssertClosedAndStillServingAsync(result, 505, 60, 40, "method-during-content");
         var reported = Assert.Single(result.Connection.Findings, f => f.Rule == "body-exceeds-declared-size");
         Assert.False(reported.ClosedConnection);
@@ -185,7 +217,9 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
     [Fact]
     public async Task Channel_max_reached_is_530()
     {
-        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, ChannelMax = 2 });
+        await using var broker = await FakeBroker.StartAsync(
+            new FakeBrokerOptions { HeartbeatSeconds = 0, ChannelMax = 2 }
+        );
         using var cts = new CancellationTokenSource(Timeout);
         await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
         await client.HandshakeAsync(cancellationToken: cts.Token);

@@ -10,7 +10,8 @@ public sealed class HandshakeErrorTests : IAsyncLifetime
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(15);
     private FakeBroker _broker = null!;
 
-    public async Task InitializeAsync() => _broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
+    public async Task InitializeAsync() =>
+        _broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
 
     public async Task DisposeAsync() => await _broker.DisposeAsync();
 
@@ -27,7 +28,10 @@ public sealed class HandshakeErrorTests : IAsyncLifetime
         Assert.Equal("AMQP\0\0\u0009\u0001"u8.ToArray(), answer);
         var connection = _broker.Connections[^1];
         await connection.Completion.WaitAsync(cts.Token);
-        Assert.Equal((CloseInitiator.Broker, (ushort)0), (connection.CloseInfo!.Initiator, connection.CloseInfo.ReplyCode));
+        Assert.Equal(
+            (CloseInitiator.Broker, (ushort)0),
+            (connection.CloseInfo!.Initiator, connection.CloseInfo.ReplyCode)
+        );
         Assert.Single(connection.Findings, f => f.Rule == "bad-protocol-header");
         await BrokerProbe.AssertServesAsync(_broker, cts.Token);
     }
@@ -40,7 +44,10 @@ public sealed class HandshakeErrorTests : IAsyncLifetime
         await client.HandshakeAsync(new ClientHandshake { Password = "wrong" }, HandshakeStep.StartOk, cts.Token);
         var close = await client.ExpectConnectionCloseAsync(cts.Token);
         Assert.Equal(403, close.ReplyCode);
-        Assert.Equal("ACCESS_REFUSED - Login was refused using authentication mechanism PLAIN. For details see the broker logfile.", close.ReplyText);
+        Assert.Equal(
+            "ACCESS_REFUSED - Login was refused using authentication mechanism PLAIN. For details see the broker logfile.",
+            close.ReplyText
+        );
         Assert.Equal((0, 0), (close.FailingClassId, close.FailingMethodId));
         var connection = _broker.Connections[^1];
         await connection.Completion.WaitAsync(cts.Token);
@@ -54,7 +61,11 @@ public sealed class HandshakeErrorTests : IAsyncLifetime
     {
         using var cts = new CancellationTokenSource(Timeout);
         await using var client = await AmqpTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
-        await client.HandshakeAsync(new ClientHandshake { User = "nobody", AuthenticationFailureClose = false }, HandshakeStep.StartOk, cts.Token);
+        await client.HandshakeAsync(
+            new ClientHandshake { User = "nobody", AuthenticationFailureClose = false },
+            HandshakeStep.StartOk,
+            cts.Token
+        );
         Assert.Empty(await client.ReadUntilClosedAsync(cts.Token));
         await BrokerProbe.AssertServesAsync(_broker, cts.Token);
     }
@@ -66,18 +77,24 @@ public sealed class HandshakeErrorTests : IAsyncLifetime
         await using var client = await AmqpTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
         await client.HandshakeAsync(stopAfter: HandshakeStep.StartOk, cancellationToken: cts.Token);
         var tune = await client.ExpectAsync<ConnectionTune>(cts.Token);
-        await client.SendMethodAsync(0, new ConnectionTuneOk { ChannelMax = tune.ChannelMax, FrameMax = tune.FrameMax }, cts.Token);
+        await client.SendMethodAsync(
+            0,
+            new ConnectionTuneOk { ChannelMax = tune.ChannelMax, FrameMax = tune.FrameMax },
+            cts.Token
+        );
         await client.SendMethodAsync(0, new ConnectionOpen { VirtualHost = "nope" }, cts.Token);
         var close = await client.ExpectConnectionCloseAsync(cts.Token);
-        Assert.Equal((530, "NOT_ALLOWED - vhost nope not found", 10, 40),
-            (close.ReplyCode, close.ReplyText, close.FailingClassId, close.FailingMethodId));
+        Assert.Equal(
+            (530, "NOT_ALLOWED - vhost nope not found", 10, 40),
+            (close.ReplyCode, close.ReplyText, close.FailingClassId, close.FailingMethodId)
+        );
         await BrokerProbe.AssertServesAsync(_broker, cts.Token);
     }
 
     [Theory]
-    [InlineData(100u)]     // below 4096
-    [InlineData(0u)]       // unlimited, while the broker has a limit
-    [InlineData(200000u)]  // above the broker's 131072
+    [InlineData(100u)] // below 4096
+    [InlineData(0u)] // unlimited, while the broker has a limit
+    [InlineData(200000u)] // above the broker's 131072
     public async Task Tune_ok_frame_max_out_of_range_drops_the_socket_like_RabbitMQ_3(uint frameMax)
     {
         using var cts = new CancellationTokenSource(Timeout);
@@ -85,7 +102,11 @@ public sealed class HandshakeErrorTests : IAsyncLifetime
         await client.HandshakeAsync(stopAfter: HandshakeStep.StartOk, cancellationToken: cts.Token);
         var tune = await client.ExpectAsync<ConnectionTune>(cts.Token);
         Assert.Equal(131072u, tune.FrameMax);
-        await client.SendMethodAsync(0, new ConnectionTuneOk { ChannelMax = tune.ChannelMax, FrameMax = frameMax }, cts.Token);
+        await client.SendMethodAsync(
+            0,
+            new ConnectionTuneOk { ChannelMax = tune.ChannelMax, FrameMax = frameMax },
+            cts.Token
+        );
         Assert.Empty(await client.ReadUntilClosedAsync(cts.Token));
         var connection = _broker.Connections[^1];
         await connection.Completion.WaitAsync(cts.Token);
@@ -106,8 +127,15 @@ public sealed class HandshakeErrorTests : IAsyncLifetime
         Assert.Empty(await client.ReadUntilClosedAsync(cts.Token));
         var connection = _broker.Connections[^1];
         await connection.Completion.WaitAsync(cts.Token);
-        Assert.Equal((CloseInitiator.Broker, (ushort)0, (ushort)60, (ushort)99),
-            (connection.CloseInfo!.Initiator, connection.CloseInfo.ReplyCode, connection.CloseInfo.ClassId, connection.CloseInfo.MethodId));
+        Assert.Equal(
+            (CloseInitiator.Broker, (ushort)0, (ushort)60, (ushort)99),
+            (
+                connection.CloseInfo!.Initiator,
+                connection.CloseInfo.ReplyCode,
+                connection.CloseInfo.ClassId,
+                connection.CloseInfo.MethodId
+            )
+        );
         Assert.Single(connection.Findings, f => f.Rule == "unknown-method" && f.ClosedConnection);
         await BrokerProbe.AssertServesAsync(_broker, cts.Token);
     }
@@ -121,8 +149,19 @@ public sealed class HandshakeErrorTests : IAsyncLifetime
         var start = await client.ExpectAsync<ConnectionStart>(cts.Token);
         Assert.Equal("PLAIN AMQPLAIN", start.Mechanisms);
         var capabilities = start.ServerProperties["capabilities"].AsTable();
-        foreach (var name in new[] { "publisher_confirms", "exchange_exchange_bindings", "basic.nack", "consumer_cancel_notify",
-                     "connection.blocked", "authentication_failure_close", "per_consumer_qos", "direct_reply_to" })
+        foreach (
+            var name in new[]
+            {
+                "publisher_confirms",
+                "exchange_exchange_bindings",
+                "basic.nack",
+                "consumer_cancel_notify",
+                "connection.blocked",
+                "authentication_failure_close",
+                "per_consumer_qos",
+                "direct_reply_to",
+            }
+        )
             Assert.True(capabilities[name].AsBoolean(), name);
         Assert.Equal("AmqpConformance FakeBroker", start.ServerProperties["product"].AsString());
         // AMQPLAIN: a field table's entries without its length prefix.
@@ -137,7 +176,11 @@ public sealed class HandshakeErrorTests : IAsyncLifetime
             table.Write(length);
             table.Write(System.Text.Encoding.ASCII.GetBytes(value));
         }
-        await client.SendMethodAsync(0, new ConnectionStartOk { Mechanism = "AMQPLAIN", Response = table.WrittenMemory.ToArray() }, cts.Token);
+        await client.SendMethodAsync(
+            0,
+            new ConnectionStartOk { Mechanism = "AMQPLAIN", Response = table.WrittenMemory.ToArray() },
+            cts.Token
+        );
         var tune = await client.ExpectAsync<ConnectionTune>(cts.Token);
         Assert.Equal((2047, 131072u, 0), (tune.ChannelMax, tune.FrameMax, tune.Heartbeat));
         Assert.Equal("guest", _broker.Connections[^1].UserName);

@@ -2,7 +2,8 @@ using AmqpConformance.FakeBroker.Tests.Support;
 
 namespace AmqpConformance.FakeBroker.Tests.Validation;
 
-/// <summary>Runs alone (no other test allocating at the same time), so the process-wide allocation count means something.</summary>
+/// <summary>Runs alone (no other test allocating at the same time), so the process-wide allocation count means
+/// something.</summary>
 [CollectionDefinition(nameof(HugeFrameClaimTests), DisableParallelization = true)]
 public sealed class HugeFrameClaimCollection;
 
@@ -16,7 +17,9 @@ public sealed class HugeFrameClaimTests
     [Fact]
     public async Task Two_gigabyte_frame_claim_after_open_is_501_and_allocates_nothing_of_that_size()
     {
-        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 0 });
+        await using var broker = await FakeBroker.StartAsync(
+            new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 0 }
+        );
         using var cts = new CancellationTokenSource(Timeout);
         await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
         await client.HandshakeAsync(cancellationToken: cts.Token);
@@ -25,13 +28,19 @@ public sealed class HugeFrameClaimTests
         Assert.Equal(0, connection.FrameMax); // unlimited: the hard cap (128 MiB) still applies
 
         long before = GC.GetTotalAllocatedBytes(precise: true);
-        await client.SendBytesAsync(MalformedFrames.OversizeClaim(Protocol.FrameType.Body, 1, 0x7FFFFFF0, [1, 2, 3]), cts.Token);
+        await client.SendBytesAsync(
+            MalformedFrames.OversizeClaim(Protocol.FrameType.Body, 1, 0x7FFFFFF0, [1, 2, 3]),
+            cts.Token
+        );
         var close = await client.ExpectConnectionCloseAsync(cts.Token);
         await connection.Completion.WaitAsync(cts.Token);
         long allocated = GC.GetTotalAllocatedBytes(precise: true) - before;
 
         Assert.Equal((501, 0, 0), (close.ReplyCode, close.FailingClassId, close.FailingMethodId));
-        Assert.True(allocated < 64L * 1024 * 1024, $"the process allocated {allocated} bytes while refusing a 2 GB frame claim");
+        Assert.True(
+            allocated < 64L * 1024 * 1024,
+            $"the process allocated {allocated} bytes while refusing a 2 GB frame claim"
+        );
         var claimed = connection.Log.Snapshot().Single(f => f.Size == 0x7FFFFFF0);
         Assert.Null(claimed.Payload);
         var finding = Assert.Single(connection.Findings, f => f.Rule == "frame-too-large");

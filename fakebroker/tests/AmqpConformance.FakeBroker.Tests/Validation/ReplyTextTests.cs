@@ -11,7 +11,8 @@ public sealed class ReplyTextTests : IAsyncLifetime
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(15);
     private FakeBroker _broker = null!;
 
-    public async Task InitializeAsync() => _broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
+    public async Task InitializeAsync() =>
+        _broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
 
     public async Task DisposeAsync() => await _broker.DisposeAsync();
 
@@ -21,7 +22,16 @@ public sealed class ReplyTextTests : IAsyncLifetime
         using var cts = new CancellationTokenSource(Timeout);
         await using var client = await AmqpTestClient.ConnectOpenAsync(_broker.Endpoint, cts.Token);
         string name = new('x', 255);
-        await client.SendMethodAsync(1, new ExchangeDeclare { Exchange = name, Type = "direct", Passive = true }, cts.Token);
+        await client.SendMethodAsync(
+            1,
+            new ExchangeDeclare
+            {
+                Exchange = name,
+                Type = "direct",
+                Passive = true,
+            },
+            cts.Token
+        );
 
         var close = await client.ExpectAsync<ChannelClose>(cts.Token);
         Assert.Equal((404, 40, 10), (close.ReplyCode, close.FailingClassId, close.FailingMethodId));
@@ -60,9 +70,15 @@ public sealed class ReplyTextTests : IAsyncLifetime
     {
         using var cts = new CancellationTokenSource(Timeout);
         await using var client = await AmqpTestClient.ConnectOpenAsync(_broker.Endpoint, cts.Token);
-        await client.SendBytesAsync(MalformedFrames.WithFrameEnd(FrameBytes.Method(1, new BasicQos { PrefetchCount = 10 }), 0x41), cts.Token);
+        await client.SendBytesAsync(
+            MalformedFrames.WithFrameEnd(FrameBytes.Method(1, new BasicQos { PrefetchCount = 10 }), 0x41),
+            cts.Token
+        );
         var close = await client.ExpectConnectionCloseAsync(cts.Token);
         Assert.Equal(501, close.ReplyCode);
-        Assert.Equal("FRAME_ERROR - type 1, all 11 octets = 00 3c 00 0a 00 00 00 00 00 0a 00: invalid_frame_end_marker 0x41 (expected 0xce)", close.ReplyText);
+        Assert.Equal(
+            "FRAME_ERROR - type 1, all 11 octets = 00 3c 00 0a 00 00 00 00 00 0a 00: invalid_frame_end_marker 0x41 (expected 0xce)",
+            close.ReplyText
+        );
     }
 }

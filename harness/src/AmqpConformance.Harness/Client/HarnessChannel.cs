@@ -40,13 +40,34 @@ public sealed class HarnessChannel
     public bool ConfirmsEnabled => _confirms;
 
     /// <summary>The sequence number the next publish will get in confirm mode (1 right after confirm.select).</summary>
-    public ulong NextPublishSequence { get { lock (_gate) return _nextSequence; } }
+    public ulong NextPublishSequence
+    {
+        get
+        {
+            lock (_gate)
+                return _nextSequence;
+        }
+    }
 
     /// <summary>Why the channel failed (its connection failed, or the broker closed it), or null.</summary>
-    public Exception? Fault { get { lock (_gate) return _fault; } }
+    public Exception? Fault
+    {
+        get
+        {
+            lock (_gate)
+                return _fault;
+        }
+    }
 
     /// <summary>Every settled confirm so far: sequence number to true (ack) or false (nack).</summary>
-    public IReadOnlyDictionary<ulong, bool> Confirmations { get { lock (_gate) return new Dictionary<ulong, bool>(_outcomes); } }
+    public IReadOnlyDictionary<ulong, bool> Confirmations
+    {
+        get
+        {
+            lock (_gate)
+                return new Dictionary<ulong, bool>(_outcomes);
+        }
+    }
 
     /// <summary>
     /// Publishes one message through the connection's writer. Completes when the writer's call completes (see the
@@ -54,16 +75,25 @@ public sealed class HarnessChannel
     /// </summary>
     /// <param name="exchange">Exchange name ("" = default exchange).</param>
     /// <param name="routingKey">Routing key.</param>
-    /// <param name="body">The body; not copied by the client. How long the writer may read it is the writer's contract.</param>
+    /// <param name="body">The body; not copied by the client. How long the writer may read it is the writer's
+    /// contract.</param>
     /// <param name="properties">Content properties, or null for none.</param>
     /// <param name="bodyOwner">Optional owner of <paramref name="body"/>'s memory. It is always disposed exactly once:
-    /// by the writer after the body is out (or given up), or here if the publish fails before reaching the writer.</param>
+    /// by the writer after the body is out (or given up), or here if the publish fails before reaching the
+    /// writer.</param>
     /// <param name="mandatory">The mandatory flag.</param>
     /// <param name="cancellationToken">Cancels the publish; all or nothing, as the writer's contract says.</param>
     /// <returns>The publish's confirm sequence number, or 0 when the channel is not in confirm mode.</returns>
     /// <exception cref="HarnessConnectionException">The channel or connection has failed.</exception>
-    public async ValueTask<ulong> PublishAsync(string exchange, string routingKey, ReadOnlyMemory<byte> body,
-        BasicProperties? properties = null, IDisposable? bodyOwner = null, bool mandatory = false, CancellationToken cancellationToken = default)
+    public async ValueTask<ulong> PublishAsync(
+        string exchange,
+        string routingKey,
+        ReadOnlyMemory<byte> body,
+        BasicProperties? properties = null,
+        IDisposable? bodyOwner = null,
+        bool mandatory = false,
+        CancellationToken cancellationToken = default
+    )
     {
         try
         {
@@ -76,7 +106,9 @@ public sealed class HarnessChannel
         }
         if (!_confirms)
         {
-            await _connection.PublishAsync(Number, exchange, routingKey, mandatory, properties, body, bodyOwner, cancellationToken).ConfigureAwait(false);
+            await _connection
+                .PublishAsync(Number, exchange, routingKey, mandatory, properties, body, bodyOwner, cancellationToken)
+                .ConfigureAwait(false);
             return 0;
         }
 
@@ -99,7 +131,18 @@ public sealed class HarnessChannel
             }
             try
             {
-                await _connection.PublishAsync(Number, exchange, routingKey, mandatory, properties, body, bodyOwner, cancellationToken).ConfigureAwait(false);
+                await _connection
+                    .PublishAsync(
+                        Number,
+                        exchange,
+                        routingKey,
+                        mandatory,
+                        properties,
+                        body,
+                        bodyOwner,
+                        cancellationToken
+                    )
+                    .ConfigureAwait(false);
             }
             catch (Exception ex) when (ex is OperationCanceledException or ArgumentException)
             {
@@ -125,12 +168,15 @@ public sealed class HarnessChannel
     /// <exception cref="HarnessConnectionException">The channel failed before all were settled.</exception>
     public Task<bool> WaitForConfirmsAsync(CancellationToken cancellationToken = default)
     {
-        if (!_confirms) throw new InvalidOperationException("The channel is not in confirm mode (open it with confirms: true).");
+        if (!_confirms)
+            throw new InvalidOperationException("The channel is not in confirm mode (open it with confirms: true).");
         lock (_gate)
         {
-            if (_fault is not null) return Task.FromException<bool>(_fault);
+            if (_fault is not null)
+                return Task.FromException<bool>(_fault);
             ulong upTo = _nextSequence - 1;
-            if (IsSettled(upTo)) return Task.FromResult(AllAcked(upTo));
+            if (IsSettled(upTo))
+                return Task.FromResult(AllAcked(upTo));
             var waiter = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
             _confirmWaiters.Add((upTo, waiter));
             return waiter.Task.WaitAsync(cancellationToken);
@@ -140,17 +186,23 @@ public sealed class HarnessChannel
     /// <summary>Closes the channel (channel.close through the writer, waits for close-ok).</summary>
     public async Task CloseAsync(CancellationToken cancellationToken = default)
     {
-        await RequestAsync<ChannelCloseOk>(new ChannelClose { ReplyCode = 200, ReplyText = "Goodbye" }, cancellationToken).ConfigureAwait(false);
+        await RequestAsync<ChannelCloseOk>(
+                new ChannelClose { ReplyCode = 200, ReplyText = "Goodbye" },
+                cancellationToken
+            )
+            .ConfigureAwait(false);
         Fail(new HarnessConnectionException($"Channel {Number} was closed by the client."));
         _connection.ForgetChannel(Number);
     }
 
-    internal Task OpenAsync(CancellationToken cancellationToken) => RequestAsync<ChannelOpenOk>(new ChannelOpen(), cancellationToken);
+    internal Task OpenAsync(CancellationToken cancellationToken) =>
+        RequestAsync<ChannelOpenOk>(new ChannelOpen(), cancellationToken);
 
     internal async Task EnableConfirmsAsync(CancellationToken cancellationToken)
     {
         await RequestAsync<ConfirmSelectOk>(new ConfirmSelect(), cancellationToken).ConfigureAwait(false);
-        lock (_gate) _nextSequence = 1;
+        lock (_gate)
+            _nextSequence = 1;
         _confirms = true;
     }
 
@@ -165,8 +217,13 @@ public sealed class HarnessChannel
                 Settle(nack.DeliveryTag, nack.Multiple, acked: false);
                 break;
             case ChannelClose close:
-                Fail(new HarnessConnectionException($"The broker closed channel {Number}: {close.ReplyCode} {close.ReplyText}.",
-                    replyCode: close.ReplyCode, replyText: close.ReplyText));
+                Fail(
+                    new HarnessConnectionException(
+                        $"The broker closed channel {Number}: {close.ReplyCode} {close.ReplyText}.",
+                        replyCode: close.ReplyCode,
+                        replyText: close.ReplyText
+                    )
+                );
                 _ = _connection.ReplyBestEffortAsync(Number, new ChannelCloseOk());
                 _connection.ForgetChannel(Number);
                 break;
@@ -188,7 +245,8 @@ public sealed class HarnessChannel
         List<(ulong, TaskCompletionSource<bool> Waiter)> waiters;
         lock (_gate)
         {
-            if (_fault is not null) return;
+            if (_fault is not null)
+                return;
             _fault = fault;
             pending = _pendingRequest;
             _pendingRequest = null;
@@ -196,16 +254,20 @@ public sealed class HarnessChannel
             _confirmWaiters.Clear();
         }
         pending?.TrySetException(fault);
-        foreach (var (_, waiter) in waiters) waiter.TrySetException(fault);
+        foreach (var (_, waiter) in waiters)
+            waiter.TrySetException(fault);
     }
 
-    private async Task RequestAsync<TReply>(IAmqpMethod request, CancellationToken cancellationToken) where TReply : IAmqpMethod
+    private async Task RequestAsync<TReply>(IAmqpMethod request, CancellationToken cancellationToken)
+        where TReply : IAmqpMethod
     {
         var reply = new TaskCompletionSource<IAmqpMethod>(TaskCreationOptions.RunContinuationsAsynchronously);
         lock (_gate)
         {
-            if (_fault is not null) throw _fault;
-            if (_pendingRequest is not null) throw new InvalidOperationException($"Channel {Number} already has a request in flight.");
+            if (_fault is not null)
+                throw _fault;
+            if (_pendingRequest is not null)
+                throw new InvalidOperationException($"Channel {Number} already has a request in flight.");
             _pendingRequest = reply;
         }
         using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
@@ -215,15 +277,21 @@ public sealed class HarnessChannel
             await _connection.SendAsync(Number, request, timeout.Token).ConfigureAwait(false);
             var answer = await reply.Task.WaitAsync(timeout.Token).ConfigureAwait(false);
             if (answer is not TReply)
-                throw new HarnessConnectionException($"Expected {typeof(TReply).Name} in reply to {request.Name} on channel {Number}, got {answer.Name}.");
+                throw new HarnessConnectionException(
+                    $"Expected {typeof(TReply).Name} in reply to {request.Name} on channel {Number}, got {answer.Name}."
+                );
         }
         catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
         {
-            throw new HarnessConnectionException($"The broker did not answer {request.Name} on channel {Number} within {_connection.Options.RequestTimeout.TotalSeconds:0.###} s.");
+            throw new HarnessConnectionException(
+                $"The broker did not answer {request.Name} on channel {Number} within {_connection.Options.RequestTimeout.TotalSeconds:0.###} s."
+            );
         }
         finally
         {
-            lock (_gate) if (ReferenceEquals(_pendingRequest, reply)) _pendingRequest = null;
+            lock (_gate)
+                if (ReferenceEquals(_pendingRequest, reply))
+                    _pendingRequest = null;
         }
     }
 
@@ -248,13 +316,15 @@ public sealed class HarnessChannel
             for (int i = _confirmWaiters.Count - 1; i >= 0; i--)
             {
                 var (upTo, waiter) = _confirmWaiters[i];
-                if (!IsSettled(upTo)) continue;
+                if (!IsSettled(upTo))
+                    continue;
                 ready.Add(waiter);
                 results.Add(AllAcked(upTo));
                 _confirmWaiters.RemoveAt(i);
             }
         }
-        for (int i = 0; i < ready.Count; i++) ready[i].TrySetResult(results[i]);
+        for (int i = 0; i < ready.Count; i++)
+            ready[i].TrySetResult(results[i]);
     }
 
     private bool IsSettled(ulong upTo) => _outstanding.Count == 0 || _outstanding.Min > upTo;
@@ -264,6 +334,8 @@ public sealed class HarnessChannel
     private void ThrowIfFailed()
     {
         _connection.ThrowIfFailed();
-        lock (_gate) if (_fault is not null) throw _fault;
+        lock (_gate)
+            if (_fault is not null)
+                throw _fault;
     }
 }

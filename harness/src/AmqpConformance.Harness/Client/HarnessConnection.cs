@@ -3,9 +3,9 @@ using System.IO.Pipelines;
 using System.Net;
 using System.Net.Sockets;
 using System.Text;
-using AmqpConformance.Protocol;
-using AmqpConformance.Harness.Writers;
 using AmqpConformance.Harness.Reports;
+using AmqpConformance.Harness.Writers;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.Harness.Client;
 
@@ -77,7 +77,11 @@ public sealed class HarnessConnection : IAsyncDisposable
     /// <summary>Connects over loopback TCP (Nagle off) and opens the connection.</summary>
     /// <exception cref="HarnessConnectionException">The broker refused or broke off the handshake.</exception>
     /// <exception cref="SocketException">Nothing listens at <paramref name="endpoint"/>.</exception>
-    public static async Task<HarnessConnection> ConnectAsync(IPEndPoint endpoint, HarnessClientOptions? options = null, CancellationToken cancellationToken = default)
+    public static async Task<HarnessConnection> ConnectAsync(
+        IPEndPoint endpoint,
+        HarnessClientOptions? options = null,
+        CancellationToken cancellationToken = default
+    )
     {
         ArgumentNullException.ThrowIfNull(endpoint);
         var socket = new Socket(endpoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
@@ -95,8 +99,14 @@ public sealed class HarnessConnection : IAsyncDisposable
         return await ConnectAsync(transport, options, cancellationToken).ConfigureAwait(false);
     }
 
-    /// <summary>Connects to <paramref name="host"/>:<paramref name="port"/> over TCP and opens the connection.</summary>
-    public static async Task<HarnessConnection> ConnectAsync(string host, int port, HarnessClientOptions? options = null, CancellationToken cancellationToken = default)
+    /// <summary>Connects to <paramref name="host"/>:<paramref name="port"/> over TCP and opens the
+    /// connection.</summary>
+    public static async Task<HarnessConnection> ConnectAsync(
+        string host,
+        int port,
+        HarnessClientOptions? options = null,
+        CancellationToken cancellationToken = default
+    )
     {
         ArgumentNullException.ThrowIfNull(host);
         var addresses = await Dns.GetHostAddressesAsync(host, cancellationToken).ConfigureAwait(false);
@@ -104,10 +114,15 @@ public sealed class HarnessConnection : IAsyncDisposable
         return await ConnectAsync(new IPEndPoint(address, port), options, cancellationToken).ConfigureAwait(false);
     }
 
-    /// <summary>Opens a connection over an existing transport, e.g. the client end of <see cref="DuplexPipe.CreatePair"/>.
-    /// The connection owns the transport from now on and completes both ends when it ends.</summary>
+    /// <summary>Opens a connection over an existing transport, e.g. the client end of
+    /// <see cref="DuplexPipe.CreatePair"/>. The connection owns the transport from now on and completes both ends when
+    /// it ends.</summary>
     /// <exception cref="HarnessConnectionException">The broker refused or broke off the handshake.</exception>
-    public static async Task<HarnessConnection> ConnectAsync(IDuplexPipe transport, HarnessClientOptions? options = null, CancellationToken cancellationToken = default)
+    public static async Task<HarnessConnection> ConnectAsync(
+        IDuplexPipe transport,
+        HarnessClientOptions? options = null,
+        CancellationToken cancellationToken = default
+    )
     {
         ArgumentNullException.ThrowIfNull(transport);
         options ??= new HarnessClientOptions();
@@ -123,7 +138,9 @@ public sealed class HarnessConnection : IAsyncDisposable
             }
             catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
             {
-                throw new HarnessConnectionException($"The broker did not complete the handshake within {options.RequestTimeout.TotalSeconds:0.###} s.");
+                throw new HarnessConnectionException(
+                    $"The broker did not complete the handshake within {options.RequestTimeout.TotalSeconds:0.###} s."
+                );
             }
         }
         catch
@@ -135,21 +152,27 @@ public sealed class HarnessConnection : IAsyncDisposable
         return connection;
     }
 
-    /// <summary>Opens a channel (channel.open / open-ok through the writer), optionally in confirm mode (confirm.select).</summary>
+    /// <summary>Opens a channel (channel.open / open-ok through the writer), optionally in confirm mode
+    /// (confirm.select).</summary>
     /// <exception cref="HarnessConnectionException">The connection failed, or the broker refused.</exception>
-    public async Task<HarnessChannel> OpenChannelAsync(bool confirms = false, CancellationToken cancellationToken = default)
+    public async Task<HarnessChannel> OpenChannelAsync(
+        bool confirms = false,
+        CancellationToken cancellationToken = default
+    )
     {
         ThrowIfFailed();
         HarnessChannel channel;
         lock (_channels)
         {
             ushort limit = ChannelMax == 0 ? ushort.MaxValue : ChannelMax;
-            if (_nextChannel >= limit) throw new InvalidOperationException($"No channel numbers left (channel_max {ChannelMax}).");
+            if (_nextChannel >= limit)
+                throw new InvalidOperationException($"No channel numbers left (channel_max {ChannelMax}).");
             channel = new HarnessChannel(this, ++_nextChannel);
             _channels.Add(channel.Number, channel);
         }
         await channel.OpenAsync(cancellationToken).ConfigureAwait(false);
-        if (confirms) await channel.EnableConfirmsAsync(cancellationToken).ConfigureAwait(false);
+        if (confirms)
+            await channel.EnableConfirmsAsync(cancellationToken).ConfigureAwait(false);
         return channel;
     }
 
@@ -160,14 +183,20 @@ public sealed class HarnessConnection : IAsyncDisposable
     /// </summary>
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
         Volatile.Write(ref _closing, 1);
         if (Fault is null && _writer is not null)
         {
             try
             {
                 using var timeout = new CancellationTokenSource(_options.CloseTimeout);
-                var close = CommandBuilder.Build(_options.Pool, FrameMax, 0, new ConnectionClose { ReplyCode = 200, ReplyText = "Goodbye" });
+                var close = CommandBuilder.Build(
+                    _options.Pool,
+                    FrameMax,
+                    0,
+                    new ConnectionClose { ReplyCode = 200, ReplyText = "Goodbye" }
+                );
                 await _writer.WriteAsync(close, timeout.Token).ConfigureAwait(false);
                 await _closeOk.Task.WaitAsync(timeout.Token).ConfigureAwait(false);
             }
@@ -177,18 +206,32 @@ public sealed class HarnessConnection : IAsyncDisposable
             }
         }
         _stopHeartbeats.Cancel();
-        try { await _heartbeatLoop.WaitAsync(_options.CloseTimeout).ConfigureAwait(false); }
-        catch (Exception e) { SwallowedExceptions.Record("closing the connection: waiting for the heartbeat loop", e); }
-        if (_writer is not null) await _writer.DisposeAsync().ConfigureAwait(false);
+        try
+        {
+            await _heartbeatLoop.WaitAsync(_options.CloseTimeout).ConfigureAwait(false);
+        }
+        catch (Exception e)
+        {
+            SwallowedExceptions.Record("closing the connection: waiting for the heartbeat loop", e);
+        }
+        if (_writer is not null)
+            await _writer.DisposeAsync().ConfigureAwait(false);
         await AbortTransportAsync().ConfigureAwait(false);
-        try { await _readLoop.WaitAsync(_options.CloseTimeout).ConfigureAwait(false); }
-        catch (Exception e) { SwallowedExceptions.Record("closing the connection: waiting for the read loop", e); }
+        try
+        {
+            await _readLoop.WaitAsync(_options.CloseTimeout).ConfigureAwait(false);
+        }
+        catch (Exception e)
+        {
+            SwallowedExceptions.Record("closing the connection: waiting for the read loop", e);
+        }
         _ended.TrySetResult();
         _stopHeartbeats.Dispose();
     }
 
     /// <inheritdoc />
-    public override string ToString() => $"HarnessConnection(frame_max {FrameMax}, writer {_options.WriterFactory.Name}{(Fault is { } f ? $", failed: {f.Message}" : "")})";
+    public override string ToString() =>
+        $"HarnessConnection(frame_max {FrameMax}, writer {_options.WriterFactory.Name}{(Fault is { } f ? $", failed: {f.Message}" : "")})";
 
     /// <summary>Builds <paramref name="method"/> as a command and writes it through the writer.</summary>
     internal ValueTask SendAsync(ushort channel, IAmqpMethod method, CancellationToken cancellationToken)
@@ -198,14 +241,33 @@ public sealed class HarnessConnection : IAsyncDisposable
         return WatchAsync(Writer.WriteAsync(command, cancellationToken));
     }
 
-    /// <summary>Builds a basic.publish command and writes it through the writer; the owner travels with the command.</summary>
-    internal ValueTask PublishAsync(ushort channel, string exchange, string routingKey, bool mandatory, BasicProperties? properties,
-        ReadOnlyMemory<byte> body, IDisposable? bodyOwner, CancellationToken cancellationToken)
+    /// <summary>Builds a basic.publish command and writes it through the writer; the owner travels with the
+    /// command.</summary>
+    internal ValueTask PublishAsync(
+        ushort channel,
+        string exchange,
+        string routingKey,
+        bool mandatory,
+        BasicProperties? properties,
+        ReadOnlyMemory<byte> body,
+        IDisposable? bodyOwner,
+        CancellationToken cancellationToken
+    )
     {
         OutgoingCommand command;
         try
         {
-            command = CommandBuilder.BuildPublish(_options.Pool, FrameMax, channel, exchange, routingKey, mandatory, properties, body, bodyOwner);
+            command = CommandBuilder.BuildPublish(
+                _options.Pool,
+                FrameMax,
+                channel,
+                exchange,
+                routingKey,
+                mandatory,
+                properties,
+                body,
+                bodyOwner
+            );
         }
         catch
         {
@@ -219,7 +281,8 @@ public sealed class HarnessConnection : IAsyncDisposable
     /// so later calls and disposal do not wait for a broker that can no longer hear them.</summary>
     private ValueTask WatchAsync(ValueTask call)
     {
-        if (call.IsCompletedSuccessfully) return call;
+        if (call.IsCompletedSuccessfully)
+            return call;
         return Awaited(call);
 
         async ValueTask Awaited(ValueTask pending)
@@ -230,7 +293,12 @@ public sealed class HarnessConnection : IAsyncDisposable
             }
             catch (FrameWriterFaultedException ex)
             {
-                Fail(new HarnessConnectionException($"The frame writer's output failed: {ex.InnerException?.Message ?? ex.Message}", ex));
+                Fail(
+                    new HarnessConnectionException(
+                        $"The frame writer's output failed: {ex.InnerException?.Message ?? ex.Message}",
+                        ex
+                    )
+                );
                 throw;
             }
         }
@@ -239,13 +307,16 @@ public sealed class HarnessConnection : IAsyncDisposable
     internal void ThrowIfFailed()
     {
         if (Fault is { } fault)
-            throw fault as HarnessConnectionException ?? new HarnessConnectionException($"The connection has failed: {fault.Message}", fault);
-        if (Volatile.Read(ref _disposed) != 0) throw new ObjectDisposedException(nameof(HarnessConnection));
+            throw fault as HarnessConnectionException
+                ?? new HarnessConnectionException($"The connection has failed: {fault.Message}", fault);
+        if (Volatile.Read(ref _disposed) != 0)
+            throw new ObjectDisposedException(nameof(HarnessConnection));
     }
 
     internal void ForgetChannel(ushort number)
     {
-        lock (_channels) _channels.Remove(number);
+        lock (_channels)
+            _channels.Remove(number);
     }
 
     private async Task HandshakeAsync(CancellationToken cancellationToken)
@@ -260,9 +331,14 @@ public sealed class HarnessConnection : IAsyncDisposable
     private void Start()
     {
         _writer = _options.WriterFactory.CreateWriter(
-            new WriterContext(_transport.Output, _options.Pool, FrameMax) { QueueCapacity = _options.WriterQueueCapacity });
+            new WriterContext(_transport.Output, _options.Pool, FrameMax)
+            {
+                QueueCapacity = _options.WriterQueueCapacity,
+            }
+        );
         _readLoop = Task.Run(ReadLoopAsync);
-        if (HeartbeatSeconds > 0) _heartbeatLoop = Task.Run(HeartbeatLoopAsync);
+        if (HeartbeatSeconds > 0)
+            _heartbeatLoop = Task.Run(HeartbeatLoopAsync);
     }
 
     private async Task ReadLoopAsync()
@@ -281,9 +357,12 @@ public sealed class HarnessConnection : IAsyncDisposable
                     while (!stop)
                     {
                         var status = FrameReader.TryReadFrame(ref buffer, maxPayload, out var frame);
-                        if (status == FrameReadStatus.NeedMoreData) break;
+                        if (status == FrameReadStatus.NeedMoreData)
+                            break;
                         if (status != FrameReadStatus.Frame)
-                            throw new HarnessConnectionException($"The broker sent a malformed frame ({status}: {frame}).");
+                            throw new HarnessConnectionException(
+                                $"The broker sent a malformed frame ({status}: {frame})."
+                            );
                         stop = HandleFrame(frame);
                     }
                 }
@@ -291,18 +370,24 @@ public sealed class HarnessConnection : IAsyncDisposable
                 {
                     input.AdvanceTo(buffer.Start, buffer.End);
                 }
-                if (stop) break;
+                if (stop)
+                    break;
                 if (result.IsCompleted || result.IsCanceled)
                 {
                     if (Volatile.Read(ref _closing) == 0)
-                        throw new HarnessConnectionException("The broker ended the connection without a close handshake (end of stream).");
+                        throw new HarnessConnectionException(
+                            "The broker ended the connection without a close handshake (end of stream)."
+                        );
                     break;
                 }
             }
         }
         catch (Exception ex) when (Volatile.Read(ref _closing) == 0 || ex is HarnessConnectionException)
         {
-            Fail(ex as HarnessConnectionException ?? new HarnessConnectionException($"Reading from the broker failed: {ex.Message}", ex));
+            Fail(
+                ex as HarnessConnectionException
+                    ?? new HarnessConnectionException($"Reading from the broker failed: {ex.Message}", ex)
+            );
         }
         catch (Exception)
         {
@@ -315,7 +400,8 @@ public sealed class HarnessConnection : IAsyncDisposable
     /// <summary>Handles one frame from the broker; returns true when the connection is over.</summary>
     private bool HandleFrame(in RawFrame frame)
     {
-        if (frame.Type != FrameType.Method) return false; // heartbeats, and content of deliveries/returns, are ignored
+        if (frame.Type != FrameType.Method)
+            return false; // heartbeats, and content of deliveries/returns, are ignored
         var method = MethodCodec.Decode(frame.Payload);
         if (frame.Channel == 0)
         {
@@ -324,7 +410,9 @@ public sealed class HarnessConnection : IAsyncDisposable
                 case ConnectionClose close:
                     var fault = new HarnessConnectionException(
                         $"The broker closed the connection: {close.ReplyCode} {close.ReplyText} (failing method {close.FailingClassId}.{close.FailingMethodId}).",
-                        replyCode: close.ReplyCode, replyText: close.ReplyText);
+                        replyCode: close.ReplyCode,
+                        replyText: close.ReplyText
+                    );
                     Fail(fault);
                     _ = ReplyBestEffortAsync(0, new ConnectionCloseOk());
                     return true;
@@ -336,7 +424,8 @@ public sealed class HarnessConnection : IAsyncDisposable
             }
         }
         HarnessChannel? channel;
-        lock (_channels) _channels.TryGetValue(frame.Channel, out channel);
+        lock (_channels)
+            _channels.TryGetValue(frame.Channel, out channel);
         channel?.HandleMethod(method);
         return false;
     }
@@ -367,7 +456,12 @@ public sealed class HarnessConnection : IAsyncDisposable
                 byte[] frame = _options.Pool.Rent(AmqpConstants.FrameOverhead);
                 FrameFormat.WriteHeader(frame, FrameType.Heartbeat, 0, 0);
                 frame[AmqpConstants.FrameHeaderSize] = AmqpConstants.FrameEnd;
-                await Writer.WriteAsync(new OutgoingCommand(0, frame, AmqpConstants.FrameOverhead, hasContent: false), _stopHeartbeats.Token).ConfigureAwait(false);
+                await Writer
+                    .WriteAsync(
+                        new OutgoingCommand(0, frame, AmqpConstants.FrameOverhead, hasContent: false),
+                        _stopHeartbeats.Token
+                    )
+                    .ConfigureAwait(false);
             }
         }
         catch (Exception)
@@ -378,23 +472,50 @@ public sealed class HarnessConnection : IAsyncDisposable
 
     private void Fail(Exception fault)
     {
-        if (Interlocked.CompareExchange(ref _fault, fault, null) is not null) return;
+        if (Interlocked.CompareExchange(ref _fault, fault, null) is not null)
+            return;
         HarnessChannel[] channels;
-        lock (_channels) channels = [.. _channels.Values];
-        foreach (var channel in channels) channel.Fail(fault);
+        lock (_channels)
+            channels = [.. _channels.Values];
+        foreach (var channel in channels)
+            channel.Fail(fault);
         _closeOk.TrySetResult();
         _ended.TrySetResult();
     }
 
     private async Task AbortTransportAsync()
     {
-        try { await _transport.Output.CompleteAsync().ConfigureAwait(false); }
-        catch (Exception e) { SwallowedExceptions.Record("aborting the transport: completing its output", e); }
-        try { _transport.Input.CancelPendingRead(); }
-        catch (Exception e) { SwallowedExceptions.Record("aborting the transport: cancelling its pending read", e); }
-        try { await _readLoop.WaitAsync(_options.CloseTimeout).ConfigureAwait(false); }
-        catch (Exception e) { SwallowedExceptions.Record("closing the connection: waiting for the read loop", e); }
-        try { await _transport.Input.CompleteAsync().ConfigureAwait(false); }
-        catch (Exception e) { SwallowedExceptions.Record("aborting the transport: completing its input", e); }
+        try
+        {
+            await _transport.Output.CompleteAsync().ConfigureAwait(false);
+        }
+        catch (Exception e)
+        {
+            SwallowedExceptions.Record("aborting the transport: completing its output", e);
+        }
+        try
+        {
+            _transport.Input.CancelPendingRead();
+        }
+        catch (Exception e)
+        {
+            SwallowedExceptions.Record("aborting the transport: cancelling its pending read", e);
+        }
+        try
+        {
+            await _readLoop.WaitAsync(_options.CloseTimeout).ConfigureAwait(false);
+        }
+        catch (Exception e)
+        {
+            SwallowedExceptions.Record("closing the connection: waiting for the read loop", e);
+        }
+        try
+        {
+            await _transport.Input.CompleteAsync().ConfigureAwait(false);
+        }
+        catch (Exception e)
+        {
+            SwallowedExceptions.Record("aborting the transport: completing its input", e);
+        }
     }
 }

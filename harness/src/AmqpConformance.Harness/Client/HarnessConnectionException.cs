@@ -5,7 +5,12 @@ namespace AmqpConformance.Harness.Client;
 public sealed class HarnessConnectionException : IOException
 {
     /// <summary>Creates the exception.</summary>
-    public HarnessConnectionException(string message, Exception? innerException = null, ushort? replyCode = null, string? replyText = null)
+    public HarnessConnectionException(
+        string message,
+        Exception? innerException = null,
+        ushort? replyCode = null,
+        string? replyText = null
+    )
         : base(message, innerException)
     {
         ReplyCode = replyCode;

@@ -7,10 +7,14 @@ namespace AmqpConformance.Harness.Faults;
 public sealed record BandwidthFault : Fault
 {
     /// <summary>Creates a bandwidth limit.</summary>
-    public BandwidthFault(int rateKBps) { RateKBps = rateKBps; }
+    public BandwidthFault(int rateKBps)
+    {
+        RateKBps = rateKBps;
+    }
 
     /// <summary>The rate in KB/s (1 KB = 1000 bytes, as Toxiproxy counts); at least 1.</summary>
-    [JsonPropertyName("rateKBps")] public int RateKBps { get; init; }
+    [JsonPropertyName("rateKBps")]
+    public int RateKBps { get; init; }
 
     /// <inheritdoc />
     protected override long ComputeComplexity() => 1 + RateKBps;
@@ -18,7 +22,11 @@ public sealed record BandwidthFault : Fault
     /// <inheritdoc />
     public override IEnumerable<Fault> ShrinkCandidates()
     {
-        foreach (long r in Smaller(RateKBps, 1)) yield return this with { RateKBps = (int)r };
+        foreach (long r in Smaller(RateKBps, 1))
+            yield return this with
+            {
+                RateKBps = (int)r,
+            };
     }
 
     /// <inheritdoc />

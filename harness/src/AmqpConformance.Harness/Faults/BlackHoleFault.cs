@@ -10,13 +10,19 @@ namespace AmqpConformance.Harness.Faults;
 public sealed record BlackHoleFault : Fault
 {
     /// <summary>Creates a black hole.</summary>
-    public BlackHoleFault(int timeoutMs = 0, long afterBytes = 0) { TimeoutMs = timeoutMs; AfterBytes = afterBytes; }
+    public BlackHoleFault(int timeoutMs = 0, long afterBytes = 0)
+    {
+        TimeoutMs = timeoutMs;
+        AfterBytes = afterBytes;
+    }
 
     /// <summary>Milliseconds until the connection closes; 0 = held until removed.</summary>
-    [JsonPropertyName("timeoutMs")] public int TimeoutMs { get; init; }
+    [JsonPropertyName("timeoutMs")]
+    public int TimeoutMs { get; init; }
 
     /// <summary>Bytes forwarded before the black hole opens.</summary>
-    [JsonPropertyName("afterBytes")] public long AfterBytes { get; init; }
+    [JsonPropertyName("afterBytes")]
+    public long AfterBytes { get; init; }
 
     /// <inheritdoc />
     protected override long ComputeComplexity() => 1 + AfterBytes + (TimeoutMs == 0 ? 1000 : TimeoutMs);
@@ -24,9 +30,22 @@ public sealed record BlackHoleFault : Fault
     /// <inheritdoc />
     public override IEnumerable<Fault> ShrinkCandidates()
     {
-        foreach (long a in Smaller(AfterBytes)) yield return this with { AfterBytes = a };
-        if (TimeoutMs == 0) yield return this with { TimeoutMs = 1 };
-        else foreach (long t in Smaller(TimeoutMs, 1)) yield return this with { TimeoutMs = (int)t };
+        foreach (long a in Smaller(AfterBytes))
+            yield return this with
+            {
+                AfterBytes = a,
+            };
+        if (TimeoutMs == 0)
+            yield return this with
+            {
+                TimeoutMs = 1,
+            };
+        else
+            foreach (long t in Smaller(TimeoutMs, 1))
+                yield return this with
+                {
+                    TimeoutMs = (int)t,
+                };
     }
 
     /// <inheritdoc />

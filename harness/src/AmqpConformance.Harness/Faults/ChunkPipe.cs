@@ -50,7 +50,8 @@ public sealed class ChunkPipe
     {
         _chunks.Enqueue(new PendingChunk(length, _time.GetTimestamp()));
         long now = Interlocked.Add(ref _backlog, length);
-        if (now > PeakBacklogBytes) PeakBacklogBytes = now;
+        if (now > PeakBacklogBytes)
+            PeakBacklogBytes = now;
     }
 
     internal readonly record struct PendingChunk(long Length, long Timestamp);
@@ -70,7 +71,9 @@ public sealed class ChunkPipe
         }
 
         public override Memory<byte> GetMemory(int sizeHint = 0) => _inner.GetMemory(sizeHint);
+
         public override Span<byte> GetSpan(int sizeHint = 0) => _inner.GetSpan(sizeHint);
+
         public override void CancelPendingFlush() => _inner.CancelPendingFlush();
 
         public override ValueTask<FlushResult> FlushAsync(CancellationToken cancellationToken = default)
@@ -87,7 +90,8 @@ public sealed class ChunkPipe
 
         private void EndChunk()
         {
-            if (_pending == 0) return;
+            if (_pending == 0)
+                return;
             long length = _pending;
             _pending = 0;
             owner.Flushed(length);

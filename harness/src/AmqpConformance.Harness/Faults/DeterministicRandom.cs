@@ -22,7 +22,8 @@ internal sealed class DeterministicRandom(ulong seed)
     /// <summary>Uniform in [<paramref name="minInclusive"/>, <paramref name="maxInclusive"/>].</summary>
     public long NextInclusive(long minInclusive, long maxInclusive)
     {
-        if (maxInclusive <= minInclusive) return minInclusive;
+        if (maxInclusive <= minInclusive)
+            return minInclusive;
         ulong range = (ulong)(maxInclusive - minInclusive) + 1;
         return minInclusive + (long)(NextUInt64() % range);
     }

@@ -15,7 +15,10 @@ namespace AmqpConformance.Harness.Faults;
 /// <para>Shrinking: <see cref="ShrinkCandidates"/> yields strictly simpler variants of this fault
 /// (smaller numbers), so a failing plan can be reduced to a minimal one.</para>
 /// </remarks>
-[JsonPolymorphic(TypeDiscriminatorPropertyName = "type", UnknownDerivedTypeHandling = JsonUnknownDerivedTypeHandling.FailSerialization)]
+[JsonPolymorphic(
+    TypeDiscriminatorPropertyName = "type",
+    UnknownDerivedTypeHandling = JsonUnknownDerivedTypeHandling.FailSerialization
+)]
 [JsonDerivedType(typeof(LatencyFault), "latency")]
 [JsonDerivedType(typeof(SlicerFault), "slicer")]
 [JsonDerivedType(typeof(BandwidthFault), "bandwidth")]
@@ -49,11 +52,14 @@ public abstract record Fault
     /// <paramref name="minimum"/>: the minimum, half-way, and one less.</summary>
     protected static IEnumerable<long> Smaller(long value, long minimum = 0)
     {
-        if (value <= minimum) yield break;
+        if (value <= minimum)
+            yield break;
         yield return minimum;
         long half = minimum + (value - minimum) / 2;
-        if (half > minimum && half < value) yield return half;
-        if (value - 1 > half) yield return value - 1;
+        if (half > minimum && half < value)
+            yield return half;
+        if (value - 1 > half)
+            yield return value - 1;
     }
 
     /// <summary>Throws when <paramref name="value"/> is below <paramref name="minimum"/>.</summary>

@@ -39,14 +39,20 @@ public sealed class FaultClock
     {
         if (Mode == FaultTimeMode.Virtual)
         {
-            if (at > _virtualNow) _virtualNow = at;
+            if (at > _virtualNow)
+                _virtualNow = at;
             return;
         }
         TimeSpan remaining = at - Now;
         // Task.Delay and timers count whole milliseconds and truncate the rest: round up, or a delay would end up to a
         // millisecond before its time (a bandwidth toxic would run slightly fast).
         if (remaining > TimeSpan.Zero)
-            await Task.Delay(TimeSpan.FromMilliseconds(Math.Ceiling(remaining.TotalMilliseconds)), Time, cancellationToken).ConfigureAwait(false);
+            await Task.Delay(
+                    TimeSpan.FromMilliseconds(Math.Ceiling(remaining.TotalMilliseconds)),
+                    Time,
+                    cancellationToken
+                )
+                .ConfigureAwait(false);
     }
 
     /// <summary>Waits <paramref name="delay"/> from now (see <see cref="DelayUntilAsync"/>).</summary>

@@ -14,5 +14,7 @@ public enum FaultDirection
     Downstream,
 }
 
-/// <summary>Reads and writes <see cref="FaultDirection"/> as "upstream" / "downstream" (names only, no numbers).</summary>
-public sealed class FaultDirectionJsonConverter() : JsonStringEnumConverter<FaultDirection>(System.Text.Json.JsonNamingPolicy.CamelCase, allowIntegerValues: false);
+/// <summary>Reads and writes <see cref="FaultDirection"/> as "upstream" / "downstream" (names only, no
+/// numbers).</summary>
+public sealed class FaultDirectionJsonConverter()
+    : JsonStringEnumConverter<FaultDirection>(System.Text.Json.JsonNamingPolicy.CamelCase, allowIntegerValues: false);

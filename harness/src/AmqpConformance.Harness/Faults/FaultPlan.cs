@@ -34,16 +34,21 @@ public sealed record FaultPlan
     public static FaultPlan Empty { get; } = new(0);
 
     /// <summary>Seeds every random choice the plan makes.</summary>
-    [JsonPropertyName("seed")] public int Seed { get; init; }
+    [JsonPropertyName("seed")]
+    public int Seed { get; init; }
 
-    /// <summary>The faults, in the order they were given (order matters only between faults of the same kind).</summary>
-    [JsonPropertyName("faults")] public IReadOnlyList<Fault> Faults { get; init; }
+    /// <summary>The faults, in the order they were given (order matters only between faults of the same
+    /// kind).</summary>
+    [JsonPropertyName("faults")]
+    public IReadOnlyList<Fault> Faults { get; init; }
 
     /// <summary>Whether the plan has no faults.</summary>
-    [JsonIgnore] public bool IsEmpty => Faults.Count == 0;
+    [JsonIgnore]
+    public bool IsEmpty => Faults.Count == 0;
 
     /// <summary>Sum of the faults' complexities plus their count: smaller means simpler.</summary>
-    [JsonIgnore] public long Complexity => Faults.Sum(f => f.Complexity + 1);
+    [JsonIgnore]
+    public long Complexity => Faults.Sum(f => f.Complexity + 1);
 
     /// <summary>The faults acting on <paramref name="direction"/>, in plan order.</summary>
     public IReadOnlyList<Fault> For(FaultDirection direction) => [.. Faults.Where(f => f.Direction == direction)];
@@ -61,12 +66,20 @@ public sealed record FaultPlan
     /// FsCheck shrinker can stop at the first candidate that still fails.</summary>
     public IEnumerable<FaultPlan> ShrinkCandidates()
     {
-        if (Faults.Count == 0) yield break;
-        if (Faults.Count > 1) yield return this with { Faults = [] };
+        if (Faults.Count == 0)
+            yield break;
+        if (Faults.Count > 1)
+            yield return this with
+            {
+                Faults = [],
+            };
         for (int i = 0; i < Faults.Count; i++)
         {
             int skip = i;
-            yield return this with { Faults = [.. Faults.Where((_, j) => j != skip)] };
+            yield return this with
+            {
+                Faults = [.. Faults.Where((_, j) => j != skip)],
+            };
         }
         for (int i = 0; i < Faults.Count; i++)
         {
@@ -74,7 +87,10 @@ public sealed record FaultPlan
             {
                 var list = Faults.ToArray();
                 list[i] = simpler;
-                yield return this with { Faults = list };
+                yield return this with
+                {
+                    Faults = list,
+                };
             }
         }
     }
@@ -85,8 +101,14 @@ public sealed record FaultPlan
         for (int i = 0; i < Faults.Count; i++)
         {
             Fault f = Faults[i] ?? throw new ArgumentException($"Fault #{i} is null.", nameof(Faults));
-            try { f.Validate(); }
-            catch (ArgumentException e) { throw new ArgumentException($"Fault #{i} ({f}): {e.Message}", nameof(Faults), e); }
+            try
+            {
+                f.Validate();
+            }
+            catch (ArgumentException e)
+            {
+                throw new ArgumentException($"Fault #{i} ({f}): {e.Message}", nameof(Faults), e);
+            }
         }
     }
 
@@ -99,12 +121,26 @@ public sealed record FaultPlan
     {
         ArgumentNullException.ThrowIfNull(json);
         FaultPlan? plan;
-        try { plan = JsonSerializer.Deserialize<FaultPlan>(json, Compact); }
-        catch (JsonException e) { throw new FormatException($"Not a fault plan: {e.Message}", e); }
-        if (plan is null) throw new FormatException("Not a fault plan: the JSON is null.");
-        if (plan.Faults is null) plan = plan with { Faults = [] };
-        try { plan.Validate(); }
-        catch (ArgumentException e) { throw new FormatException($"Invalid fault plan: {e.Message}", e); }
+        try
+        {
+            plan = JsonSerializer.Deserialize<FaultPlan>(json, Compact);
+        }
+        catch (JsonException e)
+        {
+            throw new FormatException($"Not a fault plan: {e.Message}", e);
+        }
+        if (plan is null)
+            throw new FormatException("Not a fault plan: the JSON is null.");
+        if (plan.Faults is null)
+            plan = plan with { Faults = [] };
+        try
+        {
+            plan.Validate();
+        }
+        catch (ArgumentException e)
+        {
+            throw new FormatException($"Invalid fault plan: {e.Message}", e);
+        }
         return plan;
     }
 
@@ -117,7 +153,8 @@ public sealed record FaultPlan
     {
         var hash = new HashCode();
         hash.Add(Seed);
-        foreach (Fault f in Faults) hash.Add(f);
+        foreach (Fault f in Faults)
+            hash.Add(f);
         return hash.ToHashCode();
     }
 

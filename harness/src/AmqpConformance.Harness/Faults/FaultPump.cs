@@ -39,8 +39,16 @@ public sealed class FaultPump
     private CancellationToken _cancellation;
 
     /// <summary>Creates a pump; nothing moves until <see cref="RunAsync"/>.</summary>
-    public FaultPump(FaultDirection direction, ChunkPipe source, PipeWriter sink, LiveFaultList faults, int seed,
-        FaultClock clock, FaultTranscript transcript, Action<FaultTermination> terminate)
+    public FaultPump(
+        FaultDirection direction,
+        ChunkPipe source,
+        PipeWriter sink,
+        LiveFaultList faults,
+        int seed,
+        FaultClock clock,
+        FaultTranscript transcript,
+        Action<FaultTermination> terminate
+    )
     {
         _direction = direction;
         _source = source ?? throw new ArgumentNullException(nameof(source));
@@ -61,16 +69,17 @@ public sealed class FaultPump
     /// <summary>Bytes written to the sink so far.</summary>
     public long DeliveredBytes => Interlocked.Read(ref _delivered);
 
-    /// <summary>The sender's completion exception, when the outcome is <see cref="FaultPumpOutcome.SourceFailed"/>.</summary>
+    /// <summary>The sender's completion exception, when the outcome is
+    /// <see cref="FaultPumpOutcome.SourceFailed"/>.</summary>
     public Exception? SourceError { get; private set; }
 
     /// <summary>The exception writing to the sink threw, if that is why the pump stopped.</summary>
     public Exception? SinkError { get; private set; }
 
-    /// <summary>Pumps until the source ends, the sink stops reading, or <paramref name="cancellationToken"/>
-    /// is cancelled (the host's signal that the connection was terminated). Never throws for those, nor when the source pipe
-    /// refuses to be read because its writer misused it (a sender writing and flushing from two threads at once can leave the
-    /// pipe completed under the pump): that ends the pump as a failed source, with the pipe's message as
+    /// <summary>Pumps until the source ends, the sink stops reading, or <paramref name="cancellationToken"/> is
+    /// cancelled (the host's signal that the connection was terminated). Never throws for those, nor when the source
+    /// pipe refuses to be read because its writer misused it (a sender writing and flushing from two threads at once
+    /// can leave the pipe completed under the pump): that ends the pump as a failed source, with the pipe's message as
     /// <see cref="SourceError"/>, instead of failing whoever awaits the transport.</summary>
     public async Task<FaultPumpOutcome> RunAsync(CancellationToken cancellationToken)
     {
@@ -86,7 +95,16 @@ public sealed class FaultPump
         catch (InvalidOperationException e)
         {
             SourceError = e;
-            _transcript.Add(new(_direction, TranscriptEventKind.Ended, Offset, 0, TimeSpan.Zero, "the source pipe refused the pump: " + e.Message));
+            _transcript.Add(
+                new(
+                    _direction,
+                    TranscriptEventKind.Ended,
+                    Offset,
+                    0,
+                    TimeSpan.Zero,
+                    "the source pipe refused the pump: " + e.Message
+                )
+            );
             return FaultPumpOutcome.SourceFailed;
         }
     }
@@ -104,14 +122,20 @@ public sealed class FaultPump
             catch (Exception e) when (e is not OperationCanceledException || !_cancellation.IsCancellationRequested)
             {
                 SourceError = e;
-                _transcript.Add(new(_direction, TranscriptEventKind.Ended, Offset, 0, TimeSpan.Zero, "sender failed: " + e.Message));
+                _transcript.Add(
+                    new(_direction, TranscriptEventKind.Ended, Offset, 0, TimeSpan.Zero, "sender failed: " + e.Message)
+                );
                 return FaultPumpOutcome.SourceFailed;
             }
 
             ReadOnlySequence<byte> buffer = result.Buffer;
             long used = 0;
             Step step = Step.Continue;
-            while (step == Step.Continue && _source.TryPeekChunk(out ChunkPipe.PendingChunk chunk) && chunk.Length <= buffer.Length - used)
+            while (
+                step == Step.Continue
+                && _source.TryPeekChunk(out ChunkPipe.PendingChunk chunk)
+                && chunk.Length <= buffer.Length - used
+            )
             {
                 _source.DequeueChunk();
                 step = await ProcessChunkAsync(buffer.Slice(used, chunk.Length), chunk.Timestamp).ConfigureAwait(false);
@@ -127,7 +151,8 @@ public sealed class FaultPump
             }
             reader.AdvanceTo(buffer.GetPosition(used), buffer.End);
 
-            if (step == Step.SinkEnded) return FaultPumpOutcome.SinkEnded;
+            if (step == Step.SinkEnded)
+                return FaultPumpOutcome.SinkEnded;
             if (step == Step.Terminated)
             {
                 _cancellation.ThrowIfCancellationRequested();
@@ -135,7 +160,9 @@ public sealed class FaultPump
             }
             if (result.IsCompleted && used == buffer.Length)
             {
-                TimeSpan delay = TimeSpan.FromMilliseconds(_faults.Current.OfType<SlowCloseFault>().Sum(f => (long)f.DelayMs));
+                TimeSpan delay = TimeSpan.FromMilliseconds(
+                    _faults.Current.OfType<SlowCloseFault>().Sum(f => (long)f.DelayMs)
+                );
                 await _clock.DelayAsync(delay, _cancellation).ConfigureAwait(false);
                 _transcript.Add(new(_direction, TranscriptEventKind.Ended, Offset, 0, delay));
                 return FaultPumpOutcome.SourceEnded;
@@ -151,7 +178,8 @@ public sealed class FaultPump
         {
             IReadOnlyList<Fault> faults = _faults.Current;
             foreach (Fault f in faults)
-                if (!_states.ContainsKey(f)) _states[f] = new FaultState(_offset);
+                if (!_states.ContainsKey(f))
+                    _states[f] = new FaultState(_offset);
 
             bool restart = false;
             foreach (Fault f in faults)
@@ -163,11 +191,15 @@ public sealed class FaultPump
                         return Terminate(false, $"limit_data {l.Bytes} bytes reached", chunk.Length - pos);
 
                     case ResetPeerFault { AfterBytes: long after } r when _offset >= st.Base + after:
-                        await _clock.DelayAsync(TimeSpan.FromMilliseconds(r.TimeoutMs), _cancellation).ConfigureAwait(false);
+                        await _clock
+                            .DelayAsync(TimeSpan.FromMilliseconds(r.TimeoutMs), _cancellation)
+                            .ConfigureAwait(false);
                         return Terminate(true, $"reset_peer after {after} bytes", chunk.Length - pos);
 
                     case ResetPeerFault { AfterBytes: null } r:
-                        await _clock.DelayAsync(TimeSpan.FromMilliseconds(r.TimeoutMs), _cancellation).ConfigureAwait(false);
+                        await _clock
+                            .DelayAsync(TimeSpan.FromMilliseconds(r.TimeoutMs), _cancellation)
+                            .ConfigureAwait(false);
                         return Terminate(true, $"reset_peer on data after {r.TimeoutMs} ms", chunk.Length - pos);
 
                     case StallFault s when !st.Fired && _offset >= st.Base + s.AfterBytes:
@@ -180,10 +212,21 @@ public sealed class FaultPump
                         if (!st.Fired)
                         {
                             st.Fired = true;
-                            _transcript.Add(new(_direction, TranscriptEventKind.BlackHoleOpened, _offset, 0,
-                                TimeSpan.FromMilliseconds(b.TimeoutMs)));
+                            _transcript.Add(
+                                new(
+                                    _direction,
+                                    TranscriptEventKind.BlackHoleOpened,
+                                    _offset,
+                                    0,
+                                    TimeSpan.FromMilliseconds(b.TimeoutMs)
+                                )
+                            );
                             if (b.TimeoutMs > 0 && _clock.Mode == FaultTimeMode.Virtual)
-                                return Terminate(false, $"black hole timed out after {b.TimeoutMs} ms", chunk.Length - pos);
+                                return Terminate(
+                                    false,
+                                    $"black hole timed out after {b.TimeoutMs} ms",
+                                    chunk.Length - pos
+                                );
                             _ = WatchBlackHoleAsync(b);
                         }
                         long dropped = chunk.Length - pos;
@@ -191,9 +234,11 @@ public sealed class FaultPump
                         Interlocked.Add(ref _offset, dropped);
                         return Step.Continue;
                 }
-                if (restart) break;
+                if (restart)
+                    break;
             }
-            if (restart) continue;
+            if (restart)
+                continue;
 
             long segment = chunk.Length - pos;
             foreach (Fault f in faults)
@@ -212,12 +257,17 @@ public sealed class FaultPump
 
             Step step = await DeliverAsync(chunk.Slice(pos, segment), arrival, faults).ConfigureAwait(false);
             pos += segment;
-            if (step != Step.Continue) return step;
+            if (step != Step.Continue)
+                return step;
         }
         return Step.Continue;
     }
 
-    private async ValueTask<Step> DeliverAsync(ReadOnlySequence<byte> data, TimeSpan arrival, IReadOnlyList<Fault> faults)
+    private async ValueTask<Step> DeliverAsync(
+        ReadOnlySequence<byte> data,
+        TimeSpan arrival,
+        IReadOnlyList<Fault> faults
+    )
     {
         SlicerFault? slicer = null;
         int rate = 0;
@@ -226,8 +276,12 @@ public sealed class FaultPump
         {
             switch (f)
             {
-                case SlicerFault s when slicer is null: slicer = s; break;
-                case BandwidthFault b: rate = rate == 0 ? b.RateKBps : Math.Min(rate, b.RateKBps); break;
+                case SlicerFault s when slicer is null:
+                    slicer = s;
+                    break;
+                case BandwidthFault b:
+                    rate = rate == 0 ? b.RateKBps : Math.Min(rate, b.RateKBps);
+                    break;
                 case LatencyFault l:
                     latencyMs += l.LatencyMs + (l.JitterMs > 0 ? _random.NextInclusive(-l.JitterMs, l.JitterMs) : 0);
                     break;
@@ -243,7 +297,11 @@ public sealed class FaultPump
             TimeSpan gap = TimeSpan.Zero;
             if (slicer is not null)
             {
-                slice = Math.Clamp(slicer.AverageSize + _random.NextInclusive(-slicer.SizeVariation, slicer.SizeVariation), 1, slice);
+                slice = Math.Clamp(
+                    slicer.AverageSize + _random.NextInclusive(-slicer.SizeVariation, slicer.SizeVariation),
+                    1,
+                    slice
+                );
                 if (!first && slicer.DelayMicroseconds > 0)
                 {
                     gap = TimeSpan.FromMicroseconds(slicer.DelayMicroseconds);
@@ -259,7 +317,8 @@ public sealed class FaultPump
                 if (rate > 0)
                 {
                     TimeSpan cost = TimeSpan.FromMilliseconds((double)piece / rate);
-                    if (_bandwidthNext < due) _bandwidthNext = due;
+                    if (_bandwidthNext < due)
+                        _bandwidthNext = due;
                     _bandwidthNext += cost;
                     due = _bandwidthNext;
                     planned += cost;
@@ -298,10 +357,20 @@ public sealed class FaultPump
     private async ValueTask StallAsync(StallFault stall)
     {
         TimeSpan planned = stall.DurationMs is int ms ? TimeSpan.FromMilliseconds(ms) : TimeSpan.Zero;
-        _transcript.Add(new(_direction, TranscriptEventKind.StallStarted, _offset, 0, planned,
-            stall.DurationMs is null ? "until released" : null));
-        if (stall.DurationMs is not null) await _clock.DelayAsync(planned, _cancellation).ConfigureAwait(false);
-        else await WaitWhilePresentAsync(stall).ConfigureAwait(false);
+        _transcript.Add(
+            new(
+                _direction,
+                TranscriptEventKind.StallStarted,
+                _offset,
+                0,
+                planned,
+                stall.DurationMs is null ? "until released" : null
+            )
+        );
+        if (stall.DurationMs is not null)
+            await _clock.DelayAsync(planned, _cancellation).ConfigureAwait(false);
+        else
+            await WaitWhilePresentAsync(stall).ConfigureAwait(false);
         _transcript.Add(new(_direction, TranscriptEventKind.StallEnded, _offset, 0, TimeSpan.Zero));
     }
 
@@ -310,7 +379,8 @@ public sealed class FaultPump
         while (true)
         {
             Task changed = _faults.WhenChanged;
-            if (!_faults.Contains(fault)) return;
+            if (!_faults.Contains(fault))
+                return;
             await changed.WaitAsync(_cancellation).ConfigureAwait(false);
         }
     }
@@ -320,13 +390,16 @@ public sealed class FaultPump
         try
         {
             Task removed = WaitWhilePresentAsync(hole);
-            Task timeout = hole.TimeoutMs > 0
-                ? Task.Delay(TimeSpan.FromMilliseconds(hole.TimeoutMs), _clock.Time, _cancellation)
-                : Task.Delay(Timeout.Infinite, _cancellation);
+            Task timeout =
+                hole.TimeoutMs > 0
+                    ? Task.Delay(TimeSpan.FromMilliseconds(hole.TimeoutMs), _clock.Time, _cancellation)
+                    : Task.Delay(Timeout.Infinite, _cancellation);
             Task first = await Task.WhenAny(removed, timeout).ConfigureAwait(false);
             await first.ConfigureAwait(false);
-            string reason = first == removed ? "black hole removed (bytes were lost, so the stream cannot go on)"
-                : $"black hole timed out after {hole.TimeoutMs} ms";
+            string reason =
+                first == removed
+                    ? "black hole removed (bytes were lost, so the stream cannot go on)"
+                    : $"black hole timed out after {hole.TimeoutMs} ms";
             _transcript.Add(new(_direction, TranscriptEventKind.Closed, Offset, 0, TimeSpan.Zero, reason));
             _terminate(new FaultTermination(false, _direction, reason));
         }
@@ -338,12 +411,26 @@ public sealed class FaultPump
 
     private Step Terminate(bool reset, string reason, long lost)
     {
-        _transcript.Add(new(_direction, reset ? TranscriptEventKind.Reset : TranscriptEventKind.Closed, _offset, lost, TimeSpan.Zero, reason));
+        _transcript.Add(
+            new(
+                _direction,
+                reset ? TranscriptEventKind.Reset : TranscriptEventKind.Closed,
+                _offset,
+                lost,
+                TimeSpan.Zero,
+                reason
+            )
+        );
         _terminate(new FaultTermination(reset, _direction, reason));
         return Step.Terminated;
     }
 
-    private enum Step { Continue, SinkEnded, Terminated }
+    private enum Step
+    {
+        Continue,
+        SinkEnded,
+        Terminated,
+    }
 
     private sealed class FaultState(long @base)
     {

@@ -9,7 +9,8 @@ public sealed record FaultTermination(bool IsReset, FaultDirection Direction, st
 {
     /// <summary>The exception the sides of the connection see: <see cref="TransportResetException"/> or
     /// <see cref="TransportClosedException"/>.</summary>
-    public IOException ToException() => IsReset
-        ? new TransportResetException($"Connection reset by injected fault: {Reason} ({Direction}).")
-        : new TransportClosedException($"Connection closed by injected fault: {Reason} ({Direction}).");
+    public IOException ToException() =>
+        IsReset
+            ? new TransportResetException($"Connection reset by injected fault: {Reason} ({Direction}).")
+            : new TransportClosedException($"Connection closed by injected fault: {Reason} ({Direction}).");
 }

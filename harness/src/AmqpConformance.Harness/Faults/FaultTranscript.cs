@@ -15,16 +15,22 @@ public sealed class FaultTranscript
     public void Add(TranscriptEntry entry)
     {
         ArgumentNullException.ThrowIfNull(entry);
-        lock (_gate) _entries.Add(entry);
+        lock (_gate)
+            _entries.Add(entry);
     }
 
     /// <summary>A copy of all entries so far.</summary>
-    public IReadOnlyList<TranscriptEntry> Snapshot() { lock (_gate) return [.. _entries]; }
+    public IReadOnlyList<TranscriptEntry> Snapshot()
+    {
+        lock (_gate)
+            return [.. _entries];
+    }
 
     /// <summary>A copy of the entries of one direction, in the order they happened.</summary>
     public IReadOnlyList<TranscriptEntry> For(FaultDirection direction)
     {
-        lock (_gate) return [.. _entries.Where(e => e.Direction == direction)];
+        lock (_gate)
+            return [.. _entries.Where(e => e.Direction == direction)];
     }
 
     /// <summary>The sizes of the chunks delivered on <paramref name="direction"/>, in order.</summary>
@@ -36,6 +42,11 @@ public sealed class FaultTranscript
 
     /// <summary>One line per entry, for reports.</summary>
     public override string ToString() =>
-        string.Join(Environment.NewLine, Snapshot().Select(e =>
-            $"{e.Direction,-10} {e.Kind,-15} @{e.Offset} len={e.Length} delay={e.Delay.TotalMilliseconds}ms {e.Detail}"));
+        string.Join(
+            Environment.NewLine,
+            Snapshot()
+                .Select(e =>
+                    $"{e.Direction, -10} {e.Kind, -15} @{e.Offset} len={e.Length} delay={e.Delay.TotalMilliseconds}ms {e.Detail}"
+                )
+        );
 }

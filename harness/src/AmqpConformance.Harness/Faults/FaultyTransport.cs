@@ -8,13 +8,13 @@ namespace AmqpConformance.Harness.Faults;
 /// to the broker (<c>broker.Serve(transport.BrokerSide)</c>).
 /// </summary>
 /// <remarks>
-/// <para>Faults surface as a socket's would. A reset (<see cref="ResetPeerFault"/>) makes the writer's
-/// next FlushAsync throw <see cref="TransportResetException"/> and the client's reads throw it too; the
-/// broker's input keeps every byte that got through and then ends (a stream that stops mid-frame), and its
-/// writes fail. An orderly close (<see cref="LimitDataFault"/>, black hole timeout or removal) ends both
-/// inputs after the delivered bytes and makes later writes throw <see cref="TransportClosedException"/>.
-/// A stall stops reading, so the sender's FlushAsync waits once <see cref="FaultyTransportOptions.PauseWriterThreshold"/>
-/// bytes are held: backpressure is real and bounded. A black hole swallows bytes.</para>
+/// <para>Faults surface as a socket's would. A reset (<see cref="ResetPeerFault"/>) makes the writer's next FlushAsync
+/// throw <see cref="TransportResetException"/> and the client's reads throw it too; the broker's input keeps every byte
+/// that got through and then ends (a stream that stops mid-frame), and its writes fail. An orderly close
+/// (<see cref="LimitDataFault"/>, black hole timeout or removal) ends both inputs after the delivered bytes and makes
+/// later writes throw <see cref="TransportClosedException"/>. A stall stops reading, so the sender's FlushAsync waits
+/// once <see cref="FaultyTransportOptions.PauseWriterThreshold"/> bytes are held: backpressure is real and bounded. A
+/// black hole swallows bytes.</para>
 /// <para>Determinism: the same plan and the same sequence of flushes on each side give the same
 /// <see cref="Transcript"/> (chunk boundaries, delays, fault points), in either time mode.</para>
 /// <para>Ownership: the transport owns its pipes. The client and broker complete the writers they write
@@ -38,23 +38,44 @@ public sealed class FaultyTransport : IAsyncDisposable
         Plan = plan;
         _orderlyCloseAsCompletion = options.OrderlyCloseAsCompletion;
         TimeProvider time = options.TimeProvider ?? TimeProvider.System;
-        var pipeOptions = new PipeOptions(pool: TransportMemoryPool.Instance, pauseWriterThreshold: options.PauseWriterThreshold,
-            resumeWriterThreshold: options.ResumeWriterThreshold, useSynchronizationContext: false);
+        var pipeOptions = new PipeOptions(
+            pool: TransportMemoryPool.Instance,
+            pauseWriterThreshold: options.PauseWriterThreshold,
+            resumeWriterThreshold: options.ResumeWriterThreshold,
+            useSynchronizationContext: false
+        );
         _upstreamSource = new ChunkPipe(pipeOptions, time);
         _downstreamSource = new ChunkPipe(pipeOptions, time);
         _upstreamSink = new Pipe(pipeOptions);
         _downstreamSink = new Pipe(pipeOptions);
         UpstreamFaults = new LiveFaultList(plan.For(FaultDirection.Upstream));
         DownstreamFaults = new LiveFaultList(plan.For(FaultDirection.Downstream));
-        _upstream = new FaultPump(FaultDirection.Upstream, _upstreamSource, _upstreamSink.Writer, UpstreamFaults,
-            plan.Seed, new FaultClock(options.TimeMode, time), Transcript, Terminate);
-        _downstream = new FaultPump(FaultDirection.Downstream, _downstreamSource, _downstreamSink.Writer, DownstreamFaults,
-            plan.Seed, new FaultClock(options.TimeMode, time), Transcript, Terminate);
+        _upstream = new FaultPump(
+            FaultDirection.Upstream,
+            _upstreamSource,
+            _upstreamSink.Writer,
+            UpstreamFaults,
+            plan.Seed,
+            new FaultClock(options.TimeMode, time),
+            Transcript,
+            Terminate
+        );
+        _downstream = new FaultPump(
+            FaultDirection.Downstream,
+            _downstreamSource,
+            _downstreamSink.Writer,
+            DownstreamFaults,
+            plan.Seed,
+            new FaultClock(options.TimeMode, time),
+            Transcript,
+            Terminate
+        );
         ClientSide = new DuplexPipe(_downstreamSink.Reader, _upstreamSource.Writer);
         BrokerSide = new DuplexPipe(_upstreamSink.Reader, _downstreamSource.Writer);
         Completion = Task.WhenAll(
             RunAsync(_upstream, _upstreamSource, _upstreamSink),
-            RunAsync(_downstream, _downstreamSource, _downstreamSink));
+            RunAsync(_downstream, _downstreamSource, _downstreamSink)
+        );
     }
 
     /// <summary>Validates <paramref name="plan"/> and starts a transport applying it.</summary>
@@ -105,17 +126,21 @@ public sealed class FaultyTransport : IAsyncDisposable
     public void Release(FaultDirection? direction = null)
     {
         static bool Held(Fault f) => f is StallFault { DurationMs: null } or BlackHoleFault;
-        if (direction is null or FaultDirection.Upstream) UpstreamFaults.RemoveAll(Held);
-        if (direction is null or FaultDirection.Downstream) DownstreamFaults.RemoveAll(Held);
+        if (direction is null or FaultDirection.Upstream)
+            UpstreamFaults.RemoveAll(Held);
+        if (direction is null or FaultDirection.Downstream)
+            DownstreamFaults.RemoveAll(Held);
     }
 
     /// <summary>Resets the connection now, as a <see cref="ResetPeerFault"/> would.</summary>
-    public void Reset(string reason = "reset by test") => Terminate(new FaultTermination(true, FaultDirection.Upstream, reason));
+    public void Reset(string reason = "reset by test") =>
+        Terminate(new FaultTermination(true, FaultDirection.Upstream, reason));
 
-    /// <summary>Closes the connection now, in an orderly way, as a <see cref="LimitDataFault"/> reached would: the broker keeps what
-    /// got through, the writer's next write or flush fails (or reports completion, with
+    /// <summary>Closes the connection now, in an orderly way, as a <see cref="LimitDataFault"/> reached would: the
+    /// broker keeps what got through, the writer's next write or flush fails (or reports completion, with
     /// <see cref="FaultyTransportOptions.OrderlyCloseAsCompletion"/>).</summary>
-    public void Close(string reason = "closed by test") => Terminate(new FaultTermination(false, FaultDirection.Upstream, reason));
+    public void Close(string reason = "closed by test") =>
+        Terminate(new FaultTermination(false, FaultDirection.Upstream, reason));
 
     /// <summary>Closes whatever is still open (orderly) and waits for both pumps.</summary>
     public async ValueTask DisposeAsync()
@@ -127,8 +152,13 @@ public sealed class FaultyTransport : IAsyncDisposable
 
     private void Terminate(FaultTermination termination)
     {
-        if (Interlocked.CompareExchange(ref _termination, termination, null) is not null) return;
-        try { _stop.Cancel(); } catch (ObjectDisposedException) { } // the transport was disposed: its pumps have stopped already
+        if (Interlocked.CompareExchange(ref _termination, termination, null) is not null)
+            return;
+        try
+        {
+            _stop.Cancel();
+        }
+        catch (ObjectDisposedException) { } // the transport was disposed: its pumps have stopped already
     }
 
     private async Task RunAsync(FaultPump pump, ChunkPipe source, Pipe sink)
@@ -145,13 +175,22 @@ public sealed class FaultyTransport : IAsyncDisposable
                 await sink.Writer.CompleteAsync(pump.SourceError).ConfigureAwait(false);
                 break;
             case FaultPumpOutcome.SinkEnded:
-                await source.Reader.CompleteAsync(_orderlyCloseAsCompletion ? null : new TransportClosedException(
-                    $"The receiving side of the {pump.Direction} stream stopped reading.")).ConfigureAwait(false);
+                await source
+                    .Reader.CompleteAsync(
+                        _orderlyCloseAsCompletion
+                            ? null
+                            : new TransportClosedException(
+                                $"The receiving side of the {pump.Direction} stream stopped reading."
+                            )
+                    )
+                    .ConfigureAwait(false);
                 await sink.Writer.CompleteAsync().ConfigureAwait(false);
                 break;
             default:
                 FaultTermination t = Termination ?? new FaultTermination(false, pump.Direction, "terminated");
-                await source.Reader.CompleteAsync(!t.IsReset && _orderlyCloseAsCompletion ? null : t.ToException()).ConfigureAwait(false);
+                await source
+                    .Reader.CompleteAsync(!t.IsReset && _orderlyCloseAsCompletion ? null : t.ToException())
+                    .ConfigureAwait(false);
                 // The broker keeps what got through and sees the stream end (mid-frame, if so);
                 // the client's reads fail on a reset, as recv() does after RST.
                 bool failReads = t.IsReset && pump.Direction == FaultDirection.Downstream;

@@ -16,10 +16,11 @@ public sealed record FaultyTransportOptions
     /// <summary>Held bytes below which a waiting FlushAsync resumes (default 32 KiB).</summary>
     public long ResumeWriterThreshold { get; init; } = 32 * 1024;
 
-    /// <summary>How an orderly close (limit_data, a black hole's removal, the receiver no longer reading) reaches the sender:
-    /// false (default) makes its next write or flush throw <see cref="TransportClosedException"/>; true completes the sender's
-    /// pipe without an error, so its next flush returns <c>FlushResult.IsCompleted</c>, as a socket transport such as Kestrel's
-    /// reports a peer that went away. A reset always throws <see cref="TransportResetException"/>.</summary>
+    /// <summary>How an orderly close (limit_data, a black hole's removal, the receiver no longer reading) reaches the
+    /// sender: false (default) makes its next write or flush throw <see cref="TransportClosedException"/>; true
+    /// completes the sender's pipe without an error, so its next flush returns <c>FlushResult.IsCompleted</c>, as a
+    /// socket transport such as Kestrel's reports a peer that went away. A reset always throws
+    /// <see cref="TransportResetException"/>.</summary>
     public bool OrderlyCloseAsCompletion { get; init; }
 
     /// <summary>Defaults: real time, 64 KiB / 32 KiB thresholds.</summary>

@@ -8,13 +8,19 @@ namespace AmqpConformance.Harness.Faults;
 public sealed record LatencyFault : Fault
 {
     /// <summary>Creates a latency fault.</summary>
-    public LatencyFault(int latencyMs, int jitterMs = 0) { LatencyMs = latencyMs; JitterMs = jitterMs; }
+    public LatencyFault(int latencyMs, int jitterMs = 0)
+    {
+        LatencyMs = latencyMs;
+        JitterMs = jitterMs;
+    }
 
     /// <summary>The added delay in milliseconds.</summary>
-    [JsonPropertyName("latencyMs")] public int LatencyMs { get; init; }
+    [JsonPropertyName("latencyMs")]
+    public int LatencyMs { get; init; }
 
     /// <summary>Each chunk's delay varies uniformly within +/- this many milliseconds (seeded).</summary>
-    [JsonPropertyName("jitterMs")] public int JitterMs { get; init; }
+    [JsonPropertyName("jitterMs")]
+    public int JitterMs { get; init; }
 
     /// <inheritdoc />
     protected override long ComputeComplexity() => 1 + LatencyMs + JitterMs;
@@ -22,8 +28,17 @@ public sealed record LatencyFault : Fault
     /// <inheritdoc />
     public override IEnumerable<Fault> ShrinkCandidates()
     {
-        foreach (long j in Smaller(JitterMs)) yield return this with { JitterMs = (int)j };
-        foreach (long l in Smaller(LatencyMs)) yield return this with { LatencyMs = (int)l, JitterMs = Math.Min(JitterMs, (int)l) };
+        foreach (long j in Smaller(JitterMs))
+            yield return this with
+            {
+                JitterMs = (int)j,
+            };
+        foreach (long l in Smaller(LatencyMs))
+            yield return this with
+            {
+                LatencyMs = (int)l,
+                JitterMs = Math.Min(JitterMs, (int)l),
+            };
     }
 
     /// <inheritdoc />

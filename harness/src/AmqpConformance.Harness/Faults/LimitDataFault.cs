@@ -7,10 +7,14 @@ namespace AmqpConformance.Harness.Faults;
 public sealed record LimitDataFault : Fault
 {
     /// <summary>Creates a data limit.</summary>
-    public LimitDataFault(long bytes) { Bytes = bytes; }
+    public LimitDataFault(long bytes)
+    {
+        Bytes = bytes;
+    }
 
     /// <summary>Bytes delivered before the close.</summary>
-    [JsonPropertyName("bytes")] public long Bytes { get; init; }
+    [JsonPropertyName("bytes")]
+    public long Bytes { get; init; }
 
     /// <inheritdoc />
     protected override long ComputeComplexity() => 1 + Bytes;
@@ -18,7 +22,11 @@ public sealed record LimitDataFault : Fault
     /// <inheritdoc />
     public override IEnumerable<Fault> ShrinkCandidates()
     {
-        foreach (long b in Smaller(Bytes)) yield return this with { Bytes = b };
+        foreach (long b in Smaller(Bytes))
+            yield return this with
+            {
+                Bytes = b,
+            };
     }
 
     /// <inheritdoc />

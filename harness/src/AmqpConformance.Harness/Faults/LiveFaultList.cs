@@ -16,14 +16,22 @@ public sealed class LiveFaultList
     public LiveFaultList(IEnumerable<Fault>? initial = null)
     {
         _current = initial is null ? [] : [.. initial];
-        foreach (Fault f in _current) f.Validate();
+        foreach (Fault f in _current)
+            f.Validate();
     }
 
     /// <summary>The faults now in force, in order.</summary>
     public IReadOnlyList<Fault> Current => Volatile.Read(ref _current);
 
     /// <summary>Completes at the next change; take it before reading <see cref="Current"/> to miss nothing.</summary>
-    public Task WhenChanged { get { lock (_gate) return _changed.Task; } }
+    public Task WhenChanged
+    {
+        get
+        {
+            lock (_gate)
+                return _changed.Task;
+        }
+    }
 
     /// <summary>Whether this very fault object is in force.</summary>
     public bool Contains(Fault fault) => Array.IndexOf(Volatile.Read(ref _current), fault) >= 0;
@@ -33,7 +41,8 @@ public sealed class LiveFaultList
     {
         ArgumentNullException.ThrowIfNull(faults);
         Fault[] next = [.. faults];
-        foreach (Fault f in next) f.Validate();
+        foreach (Fault f in next)
+            f.Validate();
         Update(_ => next);
     }
 
@@ -49,7 +58,11 @@ public sealed class LiveFaultList
     public bool Remove(Fault fault)
     {
         bool removed = false;
-        Update(cur => { removed = Array.IndexOf(cur, fault) >= 0; return [.. cur.Where(f => !ReferenceEquals(f, fault))]; });
+        Update(cur =>
+        {
+            removed = Array.IndexOf(cur, fault) >= 0;
+            return [.. cur.Where(f => !ReferenceEquals(f, fault))];
+        });
         return removed;
     }
 
@@ -58,7 +71,12 @@ public sealed class LiveFaultList
     {
         ArgumentNullException.ThrowIfNull(predicate);
         int count = 0;
-        Update(cur => { Fault[] keep = [.. cur.Where(f => !predicate(f))]; count = cur.Length - keep.Length; return keep; });
+        Update(cur =>
+        {
+            Fault[] keep = [.. cur.Where(f => !predicate(f))];
+            count = cur.Length - keep.Length;
+            return keep;
+        });
         return count;
     }
 

@@ -9,13 +9,19 @@ namespace AmqpConformance.Harness.Faults;
 public sealed record ResetPeerFault : Fault
 {
     /// <summary>Creates a reset.</summary>
-    public ResetPeerFault(long? afterBytes, int timeoutMs = 0) { AfterBytes = afterBytes; TimeoutMs = timeoutMs; }
+    public ResetPeerFault(long? afterBytes, int timeoutMs = 0)
+    {
+        AfterBytes = afterBytes;
+        TimeoutMs = timeoutMs;
+    }
 
     /// <summary>Bytes delivered before the reset; null for Toxiproxy's data-triggered reset.</summary>
-    [JsonPropertyName("afterBytes")] public long? AfterBytes { get; init; }
+    [JsonPropertyName("afterBytes")]
+    public long? AfterBytes { get; init; }
 
     /// <summary>Delay before the reset, in milliseconds, counted from the trigger.</summary>
-    [JsonPropertyName("timeoutMs")] public int TimeoutMs { get; init; }
+    [JsonPropertyName("timeoutMs")]
+    public int TimeoutMs { get; init; }
 
     /// <inheritdoc />
     protected override long ComputeComplexity() => 1 + (AfterBytes ?? 0) + TimeoutMs;
@@ -23,14 +29,24 @@ public sealed record ResetPeerFault : Fault
     /// <inheritdoc />
     public override IEnumerable<Fault> ShrinkCandidates()
     {
-        foreach (long t in Smaller(TimeoutMs)) yield return this with { TimeoutMs = (int)t };
-        if (AfterBytes is long a) foreach (long s in Smaller(a)) yield return this with { AfterBytes = s };
+        foreach (long t in Smaller(TimeoutMs))
+            yield return this with
+            {
+                TimeoutMs = (int)t,
+            };
+        if (AfterBytes is long a)
+            foreach (long s in Smaller(a))
+                yield return this with
+                {
+                    AfterBytes = s,
+                };
     }
 
     /// <inheritdoc />
     public override void Validate()
     {
-        if (AfterBytes is long a) Require(a, 0, nameof(AfterBytes));
+        if (AfterBytes is long a)
+            Require(a, 0, nameof(AfterBytes));
         Require(TimeoutMs, 0, nameof(TimeoutMs));
     }
 }

@@ -7,10 +7,14 @@ namespace AmqpConformance.Harness.Faults;
 public sealed record SlowCloseFault : Fault
 {
     /// <summary>Creates a slow close.</summary>
-    public SlowCloseFault(int delayMs) { DelayMs = delayMs; }
+    public SlowCloseFault(int delayMs)
+    {
+        DelayMs = delayMs;
+    }
 
     /// <summary>The delay in milliseconds.</summary>
-    [JsonPropertyName("delayMs")] public int DelayMs { get; init; }
+    [JsonPropertyName("delayMs")]
+    public int DelayMs { get; init; }
 
     /// <inheritdoc />
     protected override long ComputeComplexity() => 1 + DelayMs;
@@ -18,7 +22,11 @@ public sealed record SlowCloseFault : Fault
     /// <inheritdoc />
     public override IEnumerable<Fault> ShrinkCandidates()
     {
-        foreach (long d in Smaller(DelayMs)) yield return this with { DelayMs = (int)d };
+        foreach (long d in Smaller(DelayMs))
+            yield return this with
+            {
+                DelayMs = (int)d,
+            };
     }
 
     /// <inheritdoc />

@@ -9,5 +9,11 @@ namespace AmqpConformance.Harness.Faults;
 /// <param name="Delay">The delay the plan assigned to it (latency + jitter, bandwidth cost, slice gap,
 /// stall or close delay); what was actually slept in real mode may be longer.</param>
 /// <param name="Detail">A short human note, such as the fault that caused a reset.</param>
-public sealed record TranscriptEntry(FaultDirection Direction, TranscriptEventKind Kind, long Offset, long Length,
-    TimeSpan Delay, string? Detail = null);
+public sealed record TranscriptEntry(
+    FaultDirection Direction,
+    TranscriptEventKind Kind,
+    long Offset,
+    long Length,
+    TimeSpan Delay,
+    string? Detail = null
+);

@@ -5,11 +5,14 @@ namespace AmqpConformance.Harness.Faults;
 public sealed class TransportClosedException : IOException
 {
     /// <summary>Creates the exception.</summary>
-    public TransportClosedException(string message) : base(message) { }
+    public TransportClosedException(string message)
+        : base(message) { }
 
     /// <summary>Creates the exception.</summary>
-    public TransportClosedException() : this("The connection was closed (injected fault).") { }
+    public TransportClosedException()
+        : this("The connection was closed (injected fault).") { }
 
     /// <summary>Creates the exception.</summary>
-    public TransportClosedException(string message, Exception innerException) : base(message, innerException) { }
+    public TransportClosedException(string message, Exception innerException)
+        : base(message, innerException) { }
 }

@@ -5,11 +5,14 @@ namespace AmqpConformance.Harness.Faults;
 public sealed class TransportResetException : IOException
 {
     /// <summary>Creates the exception.</summary>
-    public TransportResetException(string message) : base(message) { }
+    public TransportResetException(string message)
+        : base(message) { }
 
     /// <summary>Creates the exception.</summary>
-    public TransportResetException() : this("Connection reset by peer (injected fault).") { }
+    public TransportResetException()
+        : this("Connection reset by peer (injected fault).") { }
 
     /// <summary>Creates the exception.</summary>
-    public TransportResetException(string message, Exception innerException) : base(message, innerException) { }
+    public TransportResetException(string message, Exception innerException)
+        : base(message, innerException) { }
 }

@@ -1,6 +1,7 @@
 namespace AmqpConformance.Harness.Pooling;
 
-/// <summary>Thrown by <see cref="TrackingArrayPool.AssertClean"/> when the ledger has findings; the message lists every one.</summary>
+/// <summary>Thrown by <see cref="TrackingArrayPool.AssertClean"/> when the ledger has findings; the message lists every
+/// one.</summary>
 public sealed class PoolLedgerException : Exception
 {
     /// <summary>Creates the exception from a report that is not clean.</summary>

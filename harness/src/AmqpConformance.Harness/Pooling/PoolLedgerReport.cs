@@ -2,7 +2,8 @@ using System.Text;
 
 namespace AmqpConformance.Harness.Pooling;
 
-/// <summary>A snapshot of a <see cref="TrackingArrayPool"/>'s ledger: counters, what is still rented, and every finding.</summary>
+/// <summary>A snapshot of a <see cref="TrackingArrayPool"/>'s ledger: counters, what is still rented, and every
+/// finding.</summary>
 /// <param name="Rents">Successful <c>Rent</c> calls.</param>
 /// <param name="Returns">Accepted <c>Return</c> calls (double and foreign returns are not counted here).</param>
 /// <param name="BytesRented">Sum of the lengths of all arrays handed out by <c>Rent</c>.</param>
@@ -16,7 +17,8 @@ public sealed record PoolLedgerReport(
     long BytesRented,
     long ArraysAllocated,
     IReadOnlyList<OutstandingRental> Outstanding,
-    IReadOnlyList<PoolFinding> Findings)
+    IReadOnlyList<PoolFinding> Findings
+)
 {
     /// <summary>True when nothing is outstanding and nothing was misused.</summary>
     public bool IsClean => Findings.Count == 0;
@@ -25,7 +27,9 @@ public sealed record PoolLedgerReport(
     public override string ToString()
     {
         var sb = new StringBuilder();
-        sb.Append($"TrackingArrayPool: {Rents} rents, {Returns} returns, {BytesRented} bytes rented, {ArraysAllocated} arrays allocated, {Outstanding.Count} outstanding");
+        sb.Append(
+            $"TrackingArrayPool: {Rents} rents, {Returns} returns, {BytesRented} bytes rented, {ArraysAllocated} arrays allocated, {Outstanding.Count} outstanding"
+        );
         if (IsClean)
         {
             sb.Append(" - clean.");

@@ -36,11 +36,13 @@ public sealed class TrackingArrayPool : ArrayPool<byte>
     private long _allocated;
     private int _outstanding;
 
-    /// <summary>Creates an empty pool with <paramref name="options"/> (defaults: poison on, stack capture off).</summary>
+    /// <summary>Creates an empty pool with <paramref name="options"/> (defaults: poison on, stack capture
+    /// off).</summary>
     public TrackingArrayPool(TrackingArrayPoolOptions? options = null)
     {
         Options = options ?? TrackingArrayPoolOptions.Default;
-        for (int i = 0; i < _free.Length; i++) _free[i] = new Stack<byte[]>();
+        for (int i = 0; i < _free.Length; i++)
+            _free[i] = new Stack<byte[]>();
     }
 
     /// <summary>What this pool checks.</summary>
@@ -68,15 +70,27 @@ public sealed class TrackingArrayPool : ArrayPool<byte>
         {
             lock (_gate)
             {
-                return [.. _known.Values.Where(s => s.Rented).OrderBy(s => s.Id)
-                    .Select(s => new OutstandingRental(s.Id, s.Length, s.RequestedLength, s.RentStack))];
+                return
+                [
+                    .. _known
+                        .Values.Where(s => s.Rented)
+                        .OrderBy(s => s.Id)
+                        .Select(s => new OutstandingRental(s.Id, s.Length, s.RequestedLength, s.RentStack)),
+                ];
             }
         }
     }
 
     /// <summary>The misuse recorded so far: double returns, foreign returns, and writes after return found by a
     /// rent or by <see cref="Verify"/>. Leaks are not events; <see cref="Verify"/> reports them.</summary>
-    public IReadOnlyList<PoolFinding> Findings { get { lock (_gate) return [.. _findings]; } }
+    public IReadOnlyList<PoolFinding> Findings
+    {
+        get
+        {
+            lock (_gate)
+                return [.. _findings];
+        }
+    }
 
     /// <inheritdoc />
     public override byte[] Rent(int minimumLength)
@@ -117,7 +131,8 @@ public sealed class TrackingArrayPool : ArrayPool<byte>
     }
 
     /// <inheritdoc />
-    /// <remarks><paramref name="clearArray"/> is ignored: returned arrays are always poisoned (when poisoning is on).</remarks>
+    /// <remarks><paramref name="clearArray"/> is ignored: returned arrays are always poisoned (when poisoning is
+    /// on).</remarks>
     public override void Return(byte[] array, bool clearArray = false)
     {
         ArgumentNullException.ThrowIfNull(array);
@@ -126,23 +141,39 @@ public sealed class TrackingArrayPool : ArrayPool<byte>
         {
             if (!_known.TryGetValue(array, out state))
             {
-                _findings.Add(new PoolFinding(PoolFindingKind.ForeignReturn, 0, array.Length, null,
-                    $"an array of {array.Length} bytes that this pool never rented was returned to it"));
+                _findings.Add(
+                    new PoolFinding(
+                        PoolFindingKind.ForeignReturn,
+                        0,
+                        array.Length,
+                        null,
+                        $"an array of {array.Length} bytes that this pool never rented was returned to it"
+                    )
+                );
                 return;
             }
             if (!state.Rented)
             {
-                _findings.Add(new PoolFinding(PoolFindingKind.DoubleReturn, state.Id, state.Length, state.RentStack,
-                    $"array #{state.Id} ({state.Length} bytes) was returned again while it was not rented out (double return)"));
+                _findings.Add(
+                    new PoolFinding(
+                        PoolFindingKind.DoubleReturn,
+                        state.Id,
+                        state.Length,
+                        state.RentStack,
+                        $"array #{state.Id} ({state.Length} bytes) was returned again while it was not rented out (double return)"
+                    )
+                );
                 return;
             }
             state.Rented = false;
             _returns++;
             _outstanding--;
         }
-        if (Options.PoisonReturnedArrays) array.AsSpan().Fill(Options.PoisonByte);
+        if (Options.PoisonReturnedArrays)
+            array.AsSpan().Fill(Options.PoisonByte);
         int bucket = BucketOf(array.Length, out int length);
-        if (bucket < 0 || length != array.Length) return; // not reusable by size; kept in the ledger only
+        if (bucket < 0 || length != array.Length)
+            return; // not reusable by size; kept in the ledger only
         lock (_gate)
         {
             _free[bucket].Push(array);
@@ -151,10 +182,10 @@ public sealed class TrackingArrayPool : ArrayPool<byte>
     }
 
     /// <summary>
-    /// Checks every returned array's poison, then reports the counters, the outstanding rentals and every finding:
-    /// the recorded ones, new write-after-return findings (also added to <see cref="Findings"/>), and one leak per
-    /// outstanding rental. Safe at any time (it holds the pool's lock while it checks, so rents and returns wait); call it
-    /// once the code under test is quiescent (writers disposed), or arrays still in use are reported as leaks.
+    /// Checks every returned array's poison, then reports the counters, the outstanding rentals and every finding: the
+    /// recorded ones, new write-after-return findings (also added to <see cref="Findings"/>), and one leak per
+    /// outstanding rental. Safe at any time (it holds the pool's lock while it checks, so rents and returns wait); call
+    /// it once the code under test is quiescent (writers disposed), or arrays still in use are reported as leaks.
     /// </summary>
     public PoolLedgerReport Verify()
     {
@@ -164,14 +195,25 @@ public sealed class TrackingArrayPool : ArrayPool<byte>
             {
                 // Only arrays on the free list: one being returned right now is not poisoned yet.
                 foreach (var (array, state) in _known)
-                    if (state.Pooled) CheckPoison(array, state, state.RentStack, "by Verify()", refill: true);
+                    if (state.Pooled)
+                        CheckPoison(array, state, state.RentStack, "by Verify()", refill: true);
             }
-            var outstanding = _known.Values.Where(s => s.Rented).OrderBy(s => s.Id)
-                .Select(s => new OutstandingRental(s.Id, s.Length, s.RequestedLength, s.RentStack)).ToList();
+            var outstanding = _known
+                .Values.Where(s => s.Rented)
+                .OrderBy(s => s.Id)
+                .Select(s => new OutstandingRental(s.Id, s.Length, s.RequestedLength, s.RentStack))
+                .ToList();
             var findings = new List<PoolFinding>(_findings);
             foreach (var o in outstanding)
-                findings.Add(new PoolFinding(PoolFindingKind.Leak, o.ArrayId, o.Size, o.RentStack,
-                    $"array #{o.ArrayId} ({o.Size} bytes, {o.RequestedSize} requested) was rented and never returned (leak)"));
+                findings.Add(
+                    new PoolFinding(
+                        PoolFindingKind.Leak,
+                        o.ArrayId,
+                        o.Size,
+                        o.RentStack,
+                        $"array #{o.ArrayId} ({o.Size} bytes, {o.RequestedSize} requested) was rented and never returned (leak)"
+                    )
+                );
             return new PoolLedgerReport(_rents, _returns, _bytesRented, _allocated, outstanding, findings);
         }
     }
@@ -182,7 +224,8 @@ public sealed class TrackingArrayPool : ArrayPool<byte>
     public void AssertClean()
     {
         var report = Verify();
-        if (!report.IsClean) throw new PoolLedgerException(report);
+        if (!report.IsClean)
+            throw new PoolLedgerException(report);
     }
 
     /// <summary>The ledger in one line, or with its findings.</summary>
@@ -190,19 +233,30 @@ public sealed class TrackingArrayPool : ArrayPool<byte>
 
     private void CheckPoison(byte[] array, ArrayState state, string? lastRentStack, string when, bool refill = false)
     {
-        if (!Options.PoisonReturnedArrays) return;
+        if (!Options.PoisonReturnedArrays)
+            return;
         byte poison = Options.PoisonByte;
         ReadOnlySpan<byte> span = array;
         int first = span.IndexOfAnyExcept(poison);
-        if (first < 0) return;
+        if (first < 0)
+            return;
         int last = span.LastIndexOfAnyExcept(poison);
         int changed = 0;
-        for (int i = first; i <= last; i++) if (span[i] != poison) changed++;
-        var finding = new PoolFinding(PoolFindingKind.WriteAfterReturn, state.Id, state.Length, lastRentStack,
-            $"array #{state.Id} ({state.Length} bytes) was written after it was returned (found {when}): " +
-            $"{changed} byte(s) differ from the poison 0x{poison:X2} between offsets {first} and {last}");
-        if (refill) array.AsSpan().Fill(poison);
-        lock (_gate) _findings.Add(finding);
+        for (int i = first; i <= last; i++)
+            if (span[i] != poison)
+                changed++;
+        var finding = new PoolFinding(
+            PoolFindingKind.WriteAfterReturn,
+            state.Id,
+            state.Length,
+            lastRentStack,
+            $"array #{state.Id} ({state.Length} bytes) was written after it was returned (found {when}): "
+                + $"{changed} byte(s) differ from the poison 0x{poison:X2} between offsets {first} and {last}"
+        );
+        if (refill)
+            array.AsSpan().Fill(poison);
+        lock (_gate)
+            _findings.Add(finding);
     }
 
     private static int BucketOf(int minimumLength, out int length)

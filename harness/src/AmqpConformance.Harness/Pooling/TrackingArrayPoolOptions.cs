@@ -7,8 +7,8 @@ public sealed record TrackingArrayPoolOptions
     /// Costly (a stack walk per rent); off by default.</summary>
     public bool CaptureStackTraces { get; init; }
 
-    /// <summary>Fill returned arrays with <see cref="PoisonByte"/> and check the fill is intact on the next rent
-    /// and on <see cref="TrackingArrayPool.Verify"/>; on by default. Off, the pool cannot see writes after return.</summary>
+    /// <summary>Fill returned arrays with <see cref="PoisonByte"/> and check the fill is intact on the next rent and on
+    /// <see cref="TrackingArrayPool.Verify"/>; on by default. Off, the pool cannot see writes after return.</summary>
     public bool PoisonReturnedArrays { get; init; } = true;
 
     /// <summary>The byte returned arrays are filled with (0xDB by default). A body read after its buffer went

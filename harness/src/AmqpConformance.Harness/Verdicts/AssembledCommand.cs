@@ -1,8 +1,8 @@
 namespace AmqpConformance.Harness.Verdicts;
 
-/// <summary>A call's command as reassembled from the wire by the protocol's per-channel rule: a basic.publish method frame, then
-/// that channel's next header frame, then its body frames up to the declared size; or, for a call without content, its
-/// basic.cancel method frame alone (see <see cref="CallCorrelation"/>).</summary>
+/// <summary>A call's command as reassembled from the wire by the protocol's per-channel rule: a basic.publish method
+/// frame, then that channel's next header frame, then its body frames up to the declared size; or, for a call without
+/// content, its basic.cancel method frame alone (see <see cref="CallCorrelation"/>).</summary>
 public sealed class AssembledCommand
 {
     internal AssembledCommand(int? callId, ushort channel, long methodSequence, bool hasContent = true)
@@ -16,7 +16,8 @@ public sealed class AssembledCommand
     /// <summary>The call the routing key names; null when the routing key is not a harness correlation key.</summary>
     public int? CallId { get; }
 
-    /// <summary>Whether the command carries content (a basic.publish); false for a call's basic.cancel, a single method frame.</summary>
+    /// <summary>Whether the command carries content (a basic.publish); false for a call's basic.cancel, a single method
+    /// frame.</summary>
     public bool HasContent { get; }
 
     /// <summary>The channel of the method frame.</summary>
@@ -40,7 +41,8 @@ public sealed class AssembledCommand
     /// <summary>Body bytes received so far.</summary>
     public long BodyBytes { get; internal set; }
 
-    /// <summary>Whether the header arrived and the body reached the declared size; always, for a command without content.</summary>
+    /// <summary>Whether the header arrived and the body reached the declared size; always, for a command without
+    /// content.</summary>
     public bool Complete => !HasContent || DeclaredBodySize is { } d && BodyBytes >= d;
 
     /// <summary>The first frame's sequence (the method frame).</summary>

@@ -1,8 +1,8 @@
 namespace AmqpConformance.Harness.Verdicts;
 
-/// <summary>Broker: the fake broker, validating like RabbitMQ 3.x, accepted the writer's stream: no connection error (what RabbitMQ
-/// would close the connection for) and no strict-profile finding (what RabbitMQ lets through but an atomic writer must not do).
-/// A frame cut short by an injected transport fault is excused.</summary>
+/// <summary>Broker: the fake broker, validating like RabbitMQ 3.x, accepted the writer's stream: no connection error
+/// (what RabbitMQ would close the connection for) and no strict-profile finding (what RabbitMQ lets through but an
+/// atomic writer must not do). A frame cut short by an injected transport fault is excused.</summary>
 public sealed class BrokerChecker : IInvariantChecker
 {
     /// <summary>The broker's rule for a stream that ended inside a frame.</summary>
@@ -19,7 +19,12 @@ public sealed class BrokerChecker : IInvariantChecker
         var v = new ViolationList(Invariant);
         foreach (var finding in evidence.Findings)
         {
-            if (finding.Rule == TruncatedFrameRule && evidence.Fault is { } fault && !fault.Description.StartsWith(BrokerClosedPrefix, StringComparison.Ordinal)) continue;
+            if (
+                finding.Rule == TruncatedFrameRule
+                && evidence.Fault is { } fault
+                && !fault.Description.StartsWith(BrokerClosedPrefix, StringComparison.Ordinal)
+            )
+                continue;
             string what = finding.ClosedConnection
                 ? $"RabbitMQ would close the connection{(finding.ReplyCode != 0 ? $" with {finding.ReplyCode}" : "")}"
                 : "strict profile";
@@ -28,6 +33,7 @@ public sealed class BrokerChecker : IInvariantChecker
         return v.ToVerdict();
     }
 
-    /// <summary>How a fault record caused by the broker closing the connection starts; such a fault excuses nothing here.</summary>
+    /// <summary>How a fault record caused by the broker closing the connection starts; such a fault excuses nothing
+    /// here.</summary>
     public const string BrokerClosedPrefix = "the broker closed the connection";
 }

@@ -6,6 +6,7 @@ public interface IInvariantChecker
     /// <summary>The invariant's name (see <see cref="InvariantNames"/>).</summary>
     string Invariant { get; }
 
-    /// <summary>Checks the invariant. <paramref name="wire"/> is <paramref name="evidence"/>'s frames reassembled.</summary>
+    /// <summary>Checks the invariant. <paramref name="wire"/> is <paramref name="evidence"/>'s frames
+    /// reassembled.</summary>
     Verdict Check(ConformanceEvidence evidence, WireAssembly wire);
 }

@@ -1,9 +1,10 @@
 namespace AmqpConformance.Harness.Verdicts;
 
 /// <summary>
-/// One run judged: its commands assembled from the wire once (<see cref="WireAssembly"/>) and every invariant's checker run over
-/// them (<see cref="InvariantCheckers.All"/>). The one judging path: properties, run results, the CLI and the reports (the
-/// timeline highlights from <see cref="Wire"/>) all judge through <see cref="Of"/>, so what a report shows is what was judged.
+/// One run judged: its commands assembled from the wire once (<see cref="WireAssembly"/>) and every invariant's checker
+/// run over them (<see cref="InvariantCheckers.All"/>). The one judging path: properties, run results, the CLI and the
+/// reports (the timeline highlights from <see cref="Wire"/>) all judge through <see cref="Of"/>, so what a report shows
+/// is what was judged.
 /// </summary>
 /// <param name="Evidence">The run.</param>
 /// <param name="Wire">The commands and frames on the wire, assembled once.</param>
@@ -21,7 +22,7 @@ public sealed record Judgement(ConformanceEvidence Evidence, WireAssembly Wire, 
     /// <summary>Every violation of every invariant, in <see cref="InvariantNames.All"/> order.</summary>
     public IEnumerable<Violation> Violations => Verdicts.SelectMany(v => v.Violations);
 
-    /// <summary>Every violation under one name: how a property judges a case (the property's invariant biases what it generates;
-    /// a case fails it on any invariant).</summary>
+    /// <summary>Every violation under one name: how a property judges a case (the property's invariant biases what it
+    /// generates; a case fails it on any invariant).</summary>
     public Verdict Combined(string invariant) => new(invariant, [.. Violations]);
 }

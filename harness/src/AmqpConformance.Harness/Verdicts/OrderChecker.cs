@@ -1,8 +1,10 @@
 namespace AmqpConformance.Harness.Verdicts;
 
 /// <summary>Order: if call A completed before call B started, A is on the wire before B; each publisher's commands keep
-/// its order (where its calls do not overlap: a pipelining publisher's may); a call that succeeded is on the wire exactly once (unless the transport failed, the writer never finished disposing, or it gave up draining through no fault of its own); with confirms on,
-/// the n-th publish on a channel carries the client's sequence number n (the delivery tag the broker will use).</summary>
+/// its order (where its calls do not overlap: a pipelining publisher's may); a call that succeeded is on the wire
+/// exactly once (unless the transport failed, the writer never finished disposing, or it gave up draining through no
+/// fault of its own); with confirms on, the n-th publish on a channel carries the client's sequence number n (the
+/// delivery tag the broker will use).</summary>
 public sealed class OrderChecker : IInvariantChecker
 {
     /// <inheritdoc />
@@ -19,18 +21,37 @@ public sealed class OrderChecker : IInvariantChecker
         {
             wire.ByCall.TryGetValue(call.Id, out var cmds);
             if (cmds is { Count: > 1 })
-                v.Add("duplicate-publish", $"Call {call.Id} is on the wire {cmds.Count} times.", cmds.Select(c => c.FirstSequence), [call.Id]);
-            // Only once the writer disposed: while its disposal is still draining (reported by the lifecycle invariant), the call
-            // may be on its way; and a writer that completes on enqueue may drop what it held when it gave up draining an output
-            // the harness held, or while the process could not run (LifecycleRecord.MayHaveGivenUpDraining).
-            if (call.Outcome == CallOutcome.Succeeded && cmds is null && evidence.Fault is null
-                && evidence.Lifecycle is not { DisposeCompleted: false } && evidence.Lifecycle is not { MayHaveGivenUpDraining: true })
-                v.Add("lost-publish", $"Call {call.Id} (publisher {call.Publisher}, #{call.IndexInPublisher}) completed successfully but never reached the wire, and no transport fault explains it.", null, [call.Id]);
+                v.Add(
+                    "duplicate-publish",
+                    $"Call {call.Id} is on the wire {cmds.Count} times.",
+                    cmds.Select(c => c.FirstSequence),
+                    [call.Id]
+                );
+            // Only once the writer disposed: while its disposal is still draining (reported by the lifecycle
+            // invariant), the call may be on its way; and a writer that completes on enqueue may drop what it held when
+            // it gave up draining an output the harness held, or while the process could not run
+            // (LifecycleRecord.MayHaveGivenUpDraining).
+            if (
+                call.Outcome == CallOutcome.Succeeded
+                && cmds is null
+                && evidence.Fault is null
+                && evidence.Lifecycle is not { DisposeCompleted: false }
+                && evidence.Lifecycle is not { MayHaveGivenUpDraining: true }
+            )
+                v.Add(
+                    "lost-publish",
+                    $"Call {call.Id} (publisher {call.Publisher}, #{call.IndexInPublisher}) completed successfully but never reached the wire, and no transport fault explains it.",
+                    null,
+                    [call.Id]
+                );
         }
 
-        // Calls on the wire with their position; sweep by start time keeping the latest-positioned call that had already ended.
-        var onWire = evidence.Calls.Where(c => c.Ended is not null && wire.FirstOf(c.Id) is not null)
-            .Select(c => (Call: c, Pos: wire.Position[wire.FirstOf(c.Id)!.FirstSequence])).ToList();
+        // Calls on the wire with their position; sweep by start time keeping the latest-positioned call that had
+        // already ended.
+        var onWire = evidence
+            .Calls.Where(c => c.Ended is not null && wire.FirstOf(c.Id) is not null)
+            .Select(c => (Call: c, Pos: wire.Position[wire.FirstOf(c.Id)!.FirstSequence]))
+            .ToList();
         var byEnd = onWire.OrderBy(x => x.Call.Ended).ToList();
         int e = 0;
         (PublishCall Call, int Pos)? latest = null;
@@ -38,13 +59,18 @@ public sealed class OrderChecker : IInvariantChecker
         {
             while (e < byEnd.Count && byEnd[e].Call.Ended < b.Call.Started)
             {
-                if (latest is null || byEnd[e].Pos > latest.Value.Pos) latest = byEnd[e];
+                if (latest is null || byEnd[e].Pos > latest.Value.Pos)
+                    latest = byEnd[e];
                 e++;
             }
             if (latest is { } a && a.Pos > b.Pos)
-                v.Add("call-order", $"Call {a.Call.Id} completed (at {a.Call.Ended!.Value.TotalMilliseconds:0.###} ms) before call {b.Call.Id} started " +
-                    $"(at {b.Call.Started.TotalMilliseconds:0.###} ms), yet call {b.Call.Id} is on the wire first.",
-                    [wire.Frames[b.Pos].Sequence, wire.Frames[a.Pos].Sequence], [a.Call.Id, b.Call.Id]);
+                v.Add(
+                    "call-order",
+                    $"Call {a.Call.Id} completed (at {a.Call.Ended!.Value.TotalMilliseconds:0.###} ms) before call {b.Call.Id} started "
+                        + $"(at {b.Call.Started.TotalMilliseconds:0.###} ms), yet call {b.Call.Id} is on the wire first.",
+                    [wire.Frames[b.Pos].Sequence, wire.Frames[a.Pos].Sequence],
+                    [a.Call.Id, b.Call.Id]
+                );
         }
 
         foreach (var group in onWire.GroupBy(x => x.Call.Publisher))
@@ -52,8 +78,12 @@ public sealed class OrderChecker : IInvariantChecker
             var seq = group.OrderBy(x => x.Call.IndexInPublisher).ToList();
             for (int i = 1; i < seq.Count; i++)
                 if (seq[i].Pos < seq[i - 1].Pos && !seq[i].Call.Pipelined)
-                    v.Add("publisher-order", $"Publisher {group.Key}'s call #{seq[i].Call.IndexInPublisher} (call {seq[i].Call.Id}) is on the wire before its call #{seq[i - 1].Call.IndexInPublisher} (call {seq[i - 1].Call.Id}).",
-                        [wire.Frames[seq[i].Pos].Sequence, wire.Frames[seq[i - 1].Pos].Sequence], [seq[i - 1].Call.Id, seq[i].Call.Id]);
+                    v.Add(
+                        "publisher-order",
+                        $"Publisher {group.Key}'s call #{seq[i].Call.IndexInPublisher} (call {seq[i].Call.Id}) is on the wire before its call #{seq[i - 1].Call.IndexInPublisher} (call {seq[i - 1].Call.Id}).",
+                        [wire.Frames[seq[i].Pos].Sequence, wire.Frames[seq[i - 1].Pos].Sequence],
+                        [seq[i - 1].Call.Id, seq[i].Call.Id]
+                    );
         }
 
         if (evidence.ConfirmsEnabled)
@@ -65,9 +95,18 @@ public sealed class OrderChecker : IInvariantChecker
                 foreach (var cmd in channel)
                 {
                     tag++;
-                    if (cmd.CallId is { } id && calls.TryGetValue(id, out var call) && call.PublishSequenceNumber is { } n && n != tag)
-                        v.Add("confirm-tag-mismatch", $"Call {id} got publish sequence number {n} from the client, but it is publish #{tag} on channel {channel.Key}, so the broker will confirm it as delivery tag {tag}.",
-                            [cmd.FirstSequence], [id]);
+                    if (
+                        cmd.CallId is { } id
+                        && calls.TryGetValue(id, out var call)
+                        && call.PublishSequenceNumber is { } n
+                        && n != tag
+                    )
+                        v.Add(
+                            "confirm-tag-mismatch",
+                            $"Call {id} got publish sequence number {n} from the client, but it is publish #{tag} on channel {channel.Key}, so the broker will confirm it as delivery tag {tag}.",
+                            [cmd.FirstSequence],
+                            [id]
+                        );
                 }
             }
         }

@@ -2,8 +2,9 @@ using AmqpConformance.Harness.Pooling;
 
 namespace AmqpConformance.Harness.Verdicts;
 
-/// <summary>Pools: after the writer is disposed every rental came back exactly once, nothing foreign came back, nothing was
-/// written after return; every body owner was disposed exactly once, and not before its last body byte was in the output.</summary>
+/// <summary>Pools: after the writer is disposed every rental came back exactly once, nothing foreign came back, nothing
+/// was written after return; every body owner was disposed exactly once, and not before its last body byte was in the
+/// output.</summary>
 public sealed class PoolsChecker : IInvariantChecker
 {
     /// <inheritdoc />
@@ -23,27 +24,35 @@ public sealed class PoolsChecker : IInvariantChecker
         foreach (var call in evidence.Calls.Where(c => c.HasBodyOwner))
         {
             if (call.BodyOwnerDisposals != 1)
-                v.Add(call.BodyOwnerDisposals == 0 ? "owner-not-disposed" : "owner-disposed-twice",
-                    $"Call {call.Id}'s body owner was disposed {call.BodyOwnerDisposals} times; the writer must dispose it exactly once.", null, [call.Id]);
+                v.Add(
+                    call.BodyOwnerDisposals == 0 ? "owner-not-disposed" : "owner-disposed-twice",
+                    $"Call {call.Id}'s body owner was disposed {call.BodyOwnerDisposals} times; the writer must dispose it exactly once.",
+                    null,
+                    [call.Id]
+                );
             if (call.BodyOwnerDisposedAtOutputBytes is { } at && wire.FirstOf(call.Id) is { } cmd && cmd.Complete)
             {
                 var lastFrame = wire.BySequence[cmd.LastSequence];
                 long end = lastFrame.WireOffset + lastFrame.WireLength - evidence.OutputWireOffset;
                 if (at < end)
-                    v.Add("owner-disposed-early",
+                    v.Add(
+                        "owner-disposed-early",
                         $"Call {call.Id}'s body owner was disposed when the writer had output {at} bytes, but the call's last frame ({lastFrame.Sequence}) ends at byte {end}: the body memory was released before its bytes went out.",
-                        [lastFrame.Sequence], [call.Id]);
+                        [lastFrame.Sequence],
+                        [call.Id]
+                    );
             }
         }
         return v.ToVerdict();
     }
 
     /// <summary>The rule name reported for a pool finding.</summary>
-    public static string RuleOf(PoolFindingKind kind) => kind switch
-    {
-        PoolFindingKind.Leak => "rental-not-returned",
-        PoolFindingKind.DoubleReturn => "double-return",
-        PoolFindingKind.ForeignReturn => "foreign-return",
-        _ => "write-after-return",
-    };
+    public static string RuleOf(PoolFindingKind kind) =>
+        kind switch
+        {
+            PoolFindingKind.Leak => "rental-not-returned",
+            PoolFindingKind.DoubleReturn => "double-return",
+            PoolFindingKind.ForeignReturn => "foreign-return",
+            _ => "write-after-return",
+        };
 }

@@ -12,8 +12,10 @@ public sealed record Verdict(string Invariant, IReadOnlyList<Violation> Violatio
     public static Verdict Pass(string invariant) => new(invariant, []);
 
     /// <inheritdoc />
-    public override string ToString() => Holds
-        ? $"{Invariant}: holds"
-        : $"{Invariant}: {Violations.Count} violation(s)\n  " + string.Join("\n  ", Violations.Take(10)) +
-          (Violations.Count > 10 ? $"\n  ... and {Violations.Count - 10} more" : "");
+    public override string ToString() =>
+        Holds
+            ? $"{Invariant}: holds"
+            : $"{Invariant}: {Violations.Count} violation(s)\n  "
+                + string.Join("\n  ", Violations.Take(10))
+                + (Violations.Count > 10 ? $"\n  ... and {Violations.Count - 10} more" : "");
 }

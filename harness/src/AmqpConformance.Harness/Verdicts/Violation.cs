@@ -4,15 +4,26 @@ namespace AmqpConformance.Harness.Verdicts;
 /// <param name="Invariant">The invariant's name (see <see cref="InvariantNames"/>).</param>
 /// <param name="Rule">A stable short name for what exactly broke, such as "frames-not-contiguous".</param>
 /// <param name="Message">A sentence a person can act on.</param>
-/// <param name="Frames">The <see cref="Protocol.Recording.FrameRecord.Sequence"/> numbers of the offending frames (may be empty).</param>
+/// <param name="Frames">The <see cref="Protocol.Recording.FrameRecord.Sequence"/> numbers of the offending frames (may
+/// be empty).</param>
 /// <param name="Calls">The <see cref="PublishCall.Id"/>s of the calls involved (may be empty).</param>
-public sealed record Violation(string Invariant, string Rule, string Message, IReadOnlyList<long> Frames, IReadOnlyList<int> Calls)
+public sealed record Violation(
+    string Invariant,
+    string Rule,
+    string Message,
+    IReadOnlyList<long> Frames,
+    IReadOnlyList<int> Calls
+)
 {
     /// <inheritdoc />
     public override string ToString()
     {
-        string frames = Frames.Count == 0 ? "" : $" frames [{string.Join(",", Frames.Take(12))}{(Frames.Count > 12 ? ",..." : "")}]";
-        string calls = Calls.Count == 0 ? "" : $" calls [{string.Join(",", Calls.Take(12))}{(Calls.Count > 12 ? ",..." : "")}]";
+        string frames =
+            Frames.Count == 0
+                ? ""
+                : $" frames [{string.Join(",", Frames.Take(12))}{(Frames.Count > 12 ? ",..." : "")}]";
+        string calls =
+            Calls.Count == 0 ? "" : $" calls [{string.Join(",", Calls.Take(12))}{(Calls.Count > 12 ? ",..." : "")}]";
         return $"{Invariant}/{Rule}: {Message}{frames}{calls}";
     }
 }

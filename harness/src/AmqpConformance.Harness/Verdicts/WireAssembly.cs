@@ -5,21 +5,29 @@ using AmqpConformance.Protocol.Recording;
 namespace AmqpConformance.Harness.Verdicts;
 
 /// <summary>
-/// The received frames regrouped into the calls' commands the way a broker would (per channel: a basic.publish's method, header,
-/// body frames up to the declared size; a call's basic.cancel on its own), plus what did not fit. Shared by the checkers so they agree on what is on the wire.
+/// The received frames regrouped into the calls' commands the way a broker would (per channel: a basic.publish's
+/// method, header, body frames up to the declared size; a call's basic.cancel on its own), plus what did not fit.
+/// Shared by the checkers so they agree on what is on the wire.
 /// </summary>
 public sealed class WireAssembly
 {
-    private WireAssembly(IReadOnlyList<FrameRecord> frames, List<AssembledCommand> commands, List<AssemblyAnomaly> anomalies)
+    private WireAssembly(
+        IReadOnlyList<FrameRecord> frames,
+        List<AssembledCommand> commands,
+        List<AssemblyAnomaly> anomalies
+    )
     {
         Frames = frames;
         Commands = commands;
         Anomalies = anomalies;
         BySequence = frames.ToDictionary(f => f.Sequence);
-        ByCall = commands.Where(c => c.CallId is not null).GroupBy(c => c.CallId!.Value)
+        ByCall = commands
+            .Where(c => c.CallId is not null)
+            .GroupBy(c => c.CallId!.Value)
             .ToDictionary(g => g.Key, g => (IReadOnlyList<AssembledCommand>)[.. g]);
         var position = new Dictionary<long, int>(frames.Count);
-        for (int i = 0; i < frames.Count; i++) position[frames[i].Sequence] = i;
+        for (int i = 0; i < frames.Count; i++)
+            position[frames[i].Sequence] = i;
         Position = position;
     }
 
@@ -32,11 +40,12 @@ public sealed class WireAssembly
     /// <summary>Index of each sequence within <see cref="Frames"/> (received direction only).</summary>
     public IReadOnlyDictionary<long, int> Position { get; }
 
-    /// <summary>Every basic.publish seen, and every basic.cancel naming a call (<see cref="CallCorrelation"/>), in wire order of the
-    /// method frame.</summary>
+    /// <summary>Every basic.publish seen, and every basic.cancel naming a call (<see cref="CallCorrelation"/>), in wire
+    /// order of the method frame.</summary>
     public IReadOnlyList<AssembledCommand> Commands { get; }
 
-    /// <summary>The commands each call id produced on the wire (normally one; zero if lost; more if duplicated).</summary>
+    /// <summary>The commands each call id produced on the wire (normally one; zero if lost; more if
+    /// duplicated).</summary>
     public IReadOnlyDictionary<int, IReadOnlyList<AssembledCommand>> ByCall { get; }
 
     /// <summary>Frames that did not fit the per-channel rule.</summary>
@@ -85,19 +94,24 @@ public sealed class WireAssembly
                         anomalies.Add(new("orphan-header", f.Sequence, f.Channel, null));
                         break;
                     }
-                    if (f.Payload is { Length: >= 2 } && f.ClassId != AmqpConstants.BasicClassId && ReadClassId(f) != AmqpConstants.BasicClassId)
+                    if (
+                        f.Payload is { Length: >= 2 }
+                        && f.ClassId != AmqpConstants.BasicClassId
+                        && ReadClassId(f) != AmqpConstants.BasicClassId
+                    )
                         anomalies.Add(new("header-not-basic", f.Sequence, f.Channel, cmd.CallId));
                     cmd.HeaderSequence = f.Sequence;
                     cmd.FrameSequences.Add(f.Sequence);
                     cmd.DeclaredBodySize = f.DeclaredBodySize ?? ReadDeclaredSize(f);
                     if (cmd.DeclaredBodySize is null)
                     {
-                        // A header the recorder could not read (say, refused as too large): the wire-format invariant reports
-                        // the frame itself; the command's shape cannot be judged.
+                        // A header the recorder could not read (say, refused as too large): the wire-format invariant
+                        // reports the frame itself; the command's shape cannot be judged.
                         cmd.HeaderUndecodable = true;
                         open.Remove(f.Channel);
                     }
-                    else if (cmd.DeclaredBodySize == 0) open.Remove(f.Channel);
+                    else if (cmd.DeclaredBodySize == 0)
+                        open.Remove(f.Channel);
                     break;
                 }
                 case FrameType.Body:
@@ -112,7 +126,8 @@ public sealed class WireAssembly
                     cmd.BodyBytes += f.Size;
                     if (cmd.BodyBytes > cmd.DeclaredBodySize)
                         anomalies.Add(new("body-exceeds-declared", f.Sequence, f.Channel, cmd.CallId));
-                    if (cmd.BodyBytes >= cmd.DeclaredBodySize) open.Remove(f.Channel);
+                    if (cmd.BodyBytes >= cmd.DeclaredBodySize)
+                        open.Remove(f.Channel);
                     break;
                 }
             }
@@ -122,9 +137,11 @@ public sealed class WireAssembly
 
     private static bool IsMethod(FrameRecord f, ushort classId, ushort methodId)
     {
-        if (f.ClassId != 0 || f.MethodId != 0) return f.ClassId == classId && f.MethodId == methodId;
-        return f.Payload is { Length: >= 4 } p &&
-               BinaryPrimitives.ReadUInt16BigEndian(p.Span) == classId && BinaryPrimitives.ReadUInt16BigEndian(p.Span[2..]) == methodId;
+        if (f.ClassId != 0 || f.MethodId != 0)
+            return f.ClassId == classId && f.MethodId == methodId;
+        return f.Payload is { Length: >= 4 } p
+            && BinaryPrimitives.ReadUInt16BigEndian(p.Span) == classId
+            && BinaryPrimitives.ReadUInt16BigEndian(p.Span[2..]) == methodId;
     }
 
     private static ushort ReadClassId(FrameRecord f) =>

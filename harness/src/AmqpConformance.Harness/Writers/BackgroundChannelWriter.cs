@@ -22,10 +22,11 @@ namespace AmqpConformance.Harness.Writers;
 /// the original failure). Commands whose calls already completed (enqueued) are dropped: that is inherent to
 /// completing on enqueue.</para>
 /// <para><b>Disposal:</b> completes the queue, lets the loop write and flush everything queued, then returns. If that
-/// takes longer than the drain timeout (<see cref="WriterContext.DrainTimeout"/>; the output is stalled) it cancels
-/// the pending flush, the loop stops between commands, faults and releases what is left, and disposal waits at most
-/// <see cref="WriterContext.GiveUpWait"/> for it before returning, so disposal never hangs and, unless the machine keeps
-/// the loop off the CPU that long, nothing is written after it returns. Later calls throw <see cref="ObjectDisposedException"/>.</para>
+/// takes longer than the drain timeout (<see cref="WriterContext.DrainTimeout"/>; the output is stalled) it cancels the
+/// pending flush, the loop stops between commands, faults and releases what is left, and disposal waits at most
+/// <see cref="WriterContext.GiveUpWait"/> for it before returning, so disposal never hangs and, unless the machine
+/// keeps the loop off the CPU that long, nothing is written after it returns. Later calls throw
+/// <see cref="ObjectDisposedException"/>.</para>
 /// </remarks>
 public sealed class BackgroundChannelWriter : IFrameWriter
 {
@@ -40,20 +41,23 @@ public sealed class BackgroundChannelWriter : IFrameWriter
 
     /// <summary>Creates the writer and starts its loop.</summary>
     /// <param name="context">Output, pool, frame_max and queue capacity.</param>
-    /// <param name="drainTimeout">How long disposal waits for the queue to drain; null for the context's <see cref="WriterContext.DrainTimeout"/>.</param>
+    /// <param name="drainTimeout">How long disposal waits for the queue to drain; null for the context's
+    /// <see cref="WriterContext.DrainTimeout"/>.</param>
     public BackgroundChannelWriter(WriterContext context, TimeSpan? drainTimeout = null)
     {
         ArgumentNullException.ThrowIfNull(context);
         ArgumentOutOfRangeException.ThrowIfLessThan(context.QueueCapacity, 1);
         _context = context;
         _drainTimeout = drainTimeout ?? context.DrainTimeout;
-        _queue = Channel.CreateBounded<QueuedCommand>(new BoundedChannelOptions(context.QueueCapacity)
-        {
-            FullMode = BoundedChannelFullMode.Wait,
-            SingleReader = true,
-            SingleWriter = false,
-            AllowSynchronousContinuations = false,
-        });
+        _queue = Channel.CreateBounded<QueuedCommand>(
+            new BoundedChannelOptions(context.QueueCapacity)
+            {
+                FullMode = BoundedChannelFullMode.Wait,
+                SingleReader = true,
+                SingleWriter = false,
+                AllowSynchronousContinuations = false,
+            }
+        );
         _loop = Task.Run(WriteLoopAsync);
     }
 
@@ -75,22 +79,24 @@ public sealed class BackgroundChannelWriter : IFrameWriter
             return ValueTask.FromCanceled(cancellationToken);
         }
         var queued = QueuedCommand.Create(command, _context.Pool);
-        if (_queue.Writer.TryWrite(queued)) return default;
+        if (_queue.Writer.TryWrite(queued))
+            return default;
         return WaitForSpaceAsync(queued, cancellationToken);
     }
 
     /// <summary>Waits for queue space without handing the command to the channel until there is some: a cancellable
-    /// <see cref="ChannelWriter{T}.WriteAsync"/> can, when the token is cancelled while the wait is being registered, both
-    /// throw <see cref="OperationCanceledException"/> and pass the item to the reader (dotnet/runtime#132230), so the
-    /// command would be released here and written and released again by the loop. Waiting with
-    /// <see cref="ChannelWriter{T}.WaitToWriteAsync"/> and then <see cref="ChannelWriter{T}.TryWrite"/> keeps the command
-    /// in this method's hands until the channel has taken it.</summary>
+    /// <see cref="ChannelWriter{T}.WriteAsync"/> can, when the token is cancelled while the wait is being registered,
+    /// both throw <see cref="OperationCanceledException"/> and pass the item to the reader (dotnet/runtime#132230), so
+    /// the command would be released here and written and released again by the loop. Waiting with
+    /// <see cref="ChannelWriter{T}.WaitToWriteAsync"/> and then <see cref="ChannelWriter{T}.TryWrite"/> keeps the
+    /// command in this method's hands until the channel has taken it.</summary>
     private async ValueTask WaitForSpaceAsync(QueuedCommand queued, CancellationToken cancellationToken)
     {
         try
         {
             while (await _queue.Writer.WaitToWriteAsync(cancellationToken).ConfigureAwait(false))
-                if (_queue.Writer.TryWrite(queued)) return;
+                if (_queue.Writer.TryWrite(queued))
+                    return;
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
@@ -110,9 +116,18 @@ public sealed class BackgroundChannelWriter : IFrameWriter
             return;
         }
         _queue.Writer.TryComplete();
-        if (await WaitForLoopAsync().ConfigureAwait(false)) { _stop.Dispose(); return; }
-        Interlocked.CompareExchange(ref _faultCause,
-            new TimeoutException($"DisposeAsync gave up draining after {_drainTimeout.TotalSeconds:0.###} s: the output did not accept the queued commands."), null);
+        if (await WaitForLoopAsync().ConfigureAwait(false))
+        {
+            _stop.Dispose();
+            return;
+        }
+        Interlocked.CompareExchange(
+            ref _faultCause,
+            new TimeoutException(
+                $"DisposeAsync gave up draining after {_drainTimeout.TotalSeconds:0.###} s: the output did not accept the queued commands."
+            ),
+            null
+        );
         _stop.Cancel();
         _context.Output.CancelPendingFlush();
         await WaitForLoopAsync(_context.GiveUpWait).ConfigureAwait(false);
@@ -123,7 +138,11 @@ public sealed class BackgroundChannelWriter : IFrameWriter
         try
         {
             // The drain timeout runs on the context's clock (the harness may skip it); GiveUpWait is real time.
-            await (timeout is { } realTime ? _loop.WaitAsync(realTime) : _loop.WaitAsync(_drainTimeout, _context.TimeProvider)).ConfigureAwait(false);
+            await (
+                timeout is { } realTime
+                    ? _loop.WaitAsync(realTime)
+                    : _loop.WaitAsync(_drainTimeout, _context.TimeProvider)
+            ).ConfigureAwait(false);
             return true;
         }
         catch (TimeoutException)
@@ -153,15 +172,18 @@ public sealed class BackgroundChannelWriter : IFrameWriter
                     current.Release(_context.Pool);
                 }
                 // A disposal that gave up stops the loop between commands (not only at its next wait).
-                if (Volatile.Read(ref _faultCause) is not null) throw new IOException("The writer stopped with commands still queued.");
+                if (Volatile.Read(ref _faultCause) is not null)
+                    throw new IOException("The writer stopped with commands still queued.");
             }
         }
         catch (Exception ex)
         {
             Interlocked.CompareExchange(ref _faultCause, ex, null);
-            if (holding) current.Release(_context.Pool);
+            if (holding)
+                current.Release(_context.Pool);
             _queue.Writer.TryComplete();
-            while (reader.TryRead(out var dropped)) dropped.Release(_context.Pool);
+            while (reader.TryRead(out var dropped))
+                dropped.Release(_context.Pool);
         }
     }
 
@@ -170,11 +192,17 @@ public sealed class BackgroundChannelWriter : IFrameWriter
         var cause = Volatile.Read(ref _faultCause);
         if (cause is not null)
             return new FrameWriterFaultedException(
-                $"The background writer has stopped ({cause.GetType().Name}: {cause.Message}); the command was not written.", cause);
-        return new ObjectDisposedException(nameof(BackgroundChannelWriter), "The writer was disposed; the command was not written.");
+                $"The background writer has stopped ({cause.GetType().Name}: {cause.Message}); the command was not written.",
+                cause
+            );
+        return new ObjectDisposedException(
+            nameof(BackgroundChannelWriter),
+            "The writer was disposed; the command was not written."
+        );
     }
 
-    /// <summary>A command in the queue: its frames plus either a pooled copy of the body or the owner's memory.</summary>
+    /// <summary>A command in the queue: its frames plus either a pooled copy of the body or the owner's
+    /// memory.</summary>
     private readonly struct QueuedCommand
     {
         private readonly byte[]? _bodyCopy;
@@ -193,7 +221,8 @@ public sealed class BackgroundChannelWriter : IFrameWriter
 
         public static QueuedCommand Create(OutgoingCommand command, System.Buffers.ArrayPool<byte> pool)
         {
-            if (command.BodyOwner is not null || command.Body.IsEmpty) return new QueuedCommand(command, null, 0);
+            if (command.BodyOwner is not null || command.Body.IsEmpty)
+                return new QueuedCommand(command, null, 0);
             int length = command.Body.Length;
             byte[] copy = pool.Rent(length);
             command.Body.Span.CopyTo(copy);
@@ -202,7 +231,8 @@ public sealed class BackgroundChannelWriter : IFrameWriter
 
         public void Release(System.Buffers.ArrayPool<byte> pool)
         {
-            if (_bodyCopy is not null) pool.Return(_bodyCopy);
+            if (_bodyCopy is not null)
+                pool.Return(_bodyCopy);
             Command.Release(pool);
         }
     }

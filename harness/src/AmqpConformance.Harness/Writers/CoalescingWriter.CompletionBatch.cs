@@ -27,14 +27,16 @@ public sealed partial class CoalescingWriter
         /// <summary>Marks every entry as failed with a fresh exception from <paramref name="error"/>.</summary>
         public void FailAll(Func<Exception?> error)
         {
-            for (int i = 0; i < _errors.Count; i++) _errors[i] = error();
+            for (int i = 0; i < _errors.Count; i++)
+                _errors[i] = error();
         }
 
         /// <summary>Releases every entry's command (frames back to the pool, body owner disposed): its bytes are out,
         /// or the writer gave up on it.</summary>
         public void ReleaseCommands(System.Buffers.ArrayPool<byte> pool)
         {
-            foreach (var entry in _entries) entry.ReleaseCommand(pool);
+            foreach (var entry in _entries)
+                entry.ReleaseCommand(pool);
         }
 
         public void Execute()

@@ -13,7 +13,9 @@ public sealed partial class CoalescingWriter
     /// </summary>
     private sealed class PendingWrite(CoalescingWriter owner) : IValueTaskSource
     {
-        private const int Queued = 0, Writing = 1, Cancelled = 2;
+        private const int Queued = 0,
+            Writing = 1,
+            Cancelled = 2;
 
         // Continuations run synchronously on whoever signals: a CompletionBatch work item, a canceller, or a caller
         // settling its own entry; never the writer's loop.
@@ -39,11 +41,13 @@ public sealed partial class CoalescingWriter
             return version;
         }
 
-        /// <summary>Claims the entry for writing; false when a cancellation claimed it first. From here on the
-        /// token no longer matters, so its registration is removed (waiting out a callback in flight, which lost the race).</summary>
+        /// <summary>Claims the entry for writing; false when a cancellation claimed it first. From here on the token no
+        /// longer matters, so its registration is removed (waiting out a callback in flight, which lost the
+        /// race).</summary>
         public bool TryStartWriting()
         {
-            if (Interlocked.CompareExchange(ref _state, Writing, Queued) != Queued) return false;
+            if (Interlocked.CompareExchange(ref _state, Writing, Queued) != Queued)
+                return false;
             _registration.Dispose();
             _registration = default;
             return true;
@@ -59,22 +63,30 @@ public sealed partial class CoalescingWriter
         /// <summary>Completes the caller; only after <see cref="ReleaseCommand"/>.</summary>
         public void SignalCompletion(Exception? error)
         {
-            if (error is null) _core.SetResult(true);
-            else _core.SetException(error);
+            if (error is null)
+                _core.SetResult(true);
+            else
+                _core.SetException(error);
         }
 
         private void OnCancelled()
         {
-            if (Interlocked.CompareExchange(ref _state, Cancelled, Queued) != Queued) return;
+            if (Interlocked.CompareExchange(ref _state, Cancelled, Queued) != Queued)
+                return;
             Command.Release(owner._context.Pool);
             Command = default;
             // Not inline: the caller's continuation must not run inside whoever called Cancel().
-            ThreadPool.UnsafeQueueUserWorkItem(static entry => entry._core.SetException(new OperationCanceledException(entry._token)), this, preferLocal: false);
+            ThreadPool.UnsafeQueueUserWorkItem(
+                static entry => entry._core.SetException(new OperationCanceledException(entry._token)),
+                this,
+                preferLocal: false
+            );
         }
 
         public void ReleaseReference()
         {
-            if (Interlocked.Decrement(ref _references) != 0) return;
+            if (Interlocked.Decrement(ref _references) != 0)
+                return;
             _registration = default;
             _token = default;
             owner.ReturnEntry(this);
@@ -82,8 +94,12 @@ public sealed partial class CoalescingWriter
 
         public ValueTaskSourceStatus GetStatus(short token) => _core.GetStatus(token);
 
-        public void OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
-            _core.OnCompleted(continuation, state, token, flags);
+        public void OnCompleted(
+            Action<object?> continuation,
+            object? state,
+            short token,
+            ValueTaskSourceOnCompletedFlags flags
+        ) => _core.OnCompleted(continuation, state, token, flags);
 
         public void GetResult(short token)
         {

@@ -30,14 +30,15 @@ namespace AmqpConformance.Harness.Writers;
 /// <para><b>Faults:</b> when a write or flush throws, or a flush reports the reader completed, the writer stops for
 /// good: the batch in hand, everything queued and all later calls fail with <see cref="FrameWriterFaultedException"/>
 /// (inner: the original failure), and their commands are released.</para>
-/// <para><b>Disposal:</b> stops accepting calls, lets the loop write and flush everything queued, then returns; if
-/// that takes longer than the drain timeout (<see cref="WriterContext.DrainTimeout"/>) the pending flush is cancelled,
-/// the loop stops between commands, the remaining calls fault, and disposal waits at most <see cref="WriterContext.GiveUpWait"/>
-/// (twice: the loop, then the output gate) for a write in progress to end. Later calls get <see cref="ObjectDisposedException"/>.</para>
-/// <para><b>Completion and allocation:</b> pending entries are pooled <see cref="IValueTaskSource"/>s, so a call that is
-/// not cancelled allocates nothing of its own. The callers of one flushed batch are completed together by one thread-pool
-/// work item, their continuations running one after another there (never on the writer's loop): one thread hop per batch
-/// rather than per call.</para>
+/// <para><b>Disposal:</b> stops accepting calls, lets the loop write and flush everything queued, then returns; if that
+/// takes longer than the drain timeout (<see cref="WriterContext.DrainTimeout"/>) the pending flush is cancelled, the
+/// loop stops between commands, the remaining calls fault, and disposal waits at most
+/// <see cref="WriterContext.GiveUpWait"/> (twice: the loop, then the output gate) for a write in progress to end. Later
+/// calls get <see cref="ObjectDisposedException"/>.</para>
+/// <para><b>Completion and allocation:</b> pending entries are pooled <see cref="IValueTaskSource"/>s, so a call that
+/// is not cancelled allocates nothing of its own. The callers of one flushed batch are completed together by one
+/// thread-pool work item, their continuations running one after another there (never on the writer's loop): one thread
+/// hop per batch rather than per call.</para>
 /// </remarks>
 public sealed partial class CoalescingWriter : IFrameWriter
 {
@@ -62,9 +63,12 @@ public sealed partial class CoalescingWriter : IFrameWriter
     private long _batchedCommands;
 
     /// <summary>Creates the writer and starts its loop.</summary>
-    /// <param name="context">Output, pool and frame_max (<see cref="WriterContext.QueueCapacity"/> is not used).</param>
-    /// <param name="maxBatchBytes">Wire bytes after which a batch is flushed; null for <see cref="DefaultMaxBatchBytes"/>.</param>
-    /// <param name="drainTimeout">How long disposal waits for the queue to drain; null for the context's <see cref="WriterContext.DrainTimeout"/>.</param>
+    /// <param name="context">Output, pool and frame_max (<see cref="WriterContext.QueueCapacity"/> is not
+    /// used).</param>
+    /// <param name="maxBatchBytes">Wire bytes after which a batch is flushed; null for
+    /// <see cref="DefaultMaxBatchBytes"/>.</param>
+    /// <param name="drainTimeout">How long disposal waits for the queue to drain; null for the context's
+    /// <see cref="WriterContext.DrainTimeout"/>.</param>
     public CoalescingWriter(WriterContext context, int? maxBatchBytes = null, TimeSpan? drainTimeout = null)
     {
         ArgumentNullException.ThrowIfNull(context);
@@ -72,22 +76,26 @@ public sealed partial class CoalescingWriter : IFrameWriter
         _maxBatchBytes = maxBatchBytes ?? DefaultMaxBatchBytes;
         ArgumentOutOfRangeException.ThrowIfLessThan(_maxBatchBytes, 1, nameof(maxBatchBytes));
         _drainTimeout = drainTimeout ?? context.DrainTimeout;
-        _queue = Channel.CreateUnbounded<PendingWrite>(new UnboundedChannelOptions
-        {
-            SingleReader = true,
-            SingleWriter = false,
-            AllowSynchronousContinuations = false,
-        });
+        _queue = Channel.CreateUnbounded<PendingWrite>(
+            new UnboundedChannelOptions
+            {
+                SingleReader = true,
+                SingleWriter = false,
+                AllowSynchronousContinuations = false,
+            }
+        );
         _loop = Task.Run(WriteLoopAsync);
     }
 
     /// <summary>How many flushes have been issued (one per batch, or per fast-path call).</summary>
     public long FlushCount => Interlocked.Read(ref _flushes);
 
-    /// <summary>How many commands were written so far (divide by <see cref="FlushCount"/> for the mean batch size).</summary>
+    /// <summary>How many commands were written so far (divide by <see cref="FlushCount"/> for the mean batch
+    /// size).</summary>
     public long CommandsWritten => Interlocked.Read(ref _batchedCommands);
 
-    /// <summary>Enqueues the command (no copy); completes after the flush that carried it. See the type's remarks.</summary>
+    /// <summary>Enqueues the command (no copy); completes after the flush that carried it. See the type's
+    /// remarks.</summary>
     public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
         if (StoppedException() is { } stopped)
@@ -100,7 +108,8 @@ public sealed partial class CoalescingWriter : IFrameWriter
             command.Release(_context.Pool);
             return ValueTask.FromCanceled(cancellationToken);
         }
-        if (Volatile.Read(ref _queuedCount) == 0 && _outputGate.Wait(0)) return WriteDirect(command);
+        if (Volatile.Read(ref _queuedCount) == 0 && _outputGate.Wait(0))
+            return WriteDirect(command);
         PendingWrite entry = RentEntry();
         short version = entry.Start(command, cancellationToken);
         Interlocked.Increment(ref _queuedCount);
@@ -118,8 +127,9 @@ public sealed partial class CoalescingWriter : IFrameWriter
         return new ValueTask(entry, version);
     }
 
-    /// <summary>The fast path: nothing is queued and nobody is writing, so the caller writes and flushes its own command
-    /// (holding the output gate), with no hand-off. Always releases the gate and the command exactly once.</summary>
+    /// <summary>The fast path: nothing is queued and nobody is writing, so the caller writes and flushes its own
+    /// command (holding the output gate), with no hand-off. Always releases the gate and the command exactly
+    /// once.</summary>
     private ValueTask WriteDirect(OutgoingCommand command)
     {
         bool handedOff = false;
@@ -146,7 +156,8 @@ public sealed partial class CoalescingWriter : IFrameWriter
         }
         finally
         {
-            if (!handedOff) _outputGate.Release();
+            if (!handedOff)
+                _outputGate.Release();
         }
     }
 
@@ -174,14 +185,17 @@ public sealed partial class CoalescingWriter : IFrameWriter
         command.Release(_context.Pool);
     }
 
-    /// <summary>A fast-path write failed: stop the writer (the loop fails whatever is queued) and release the command.</summary>
+    /// <summary>A fast-path write failed: stop the writer (the loop fails whatever is queued) and release the
+    /// command.</summary>
     private FrameWriterFaultedException FaultDirect(Exception cause, OutgoingCommand command)
     {
         Interlocked.CompareExchange(ref _faultCause, cause, null);
         _queue.Writer.TryComplete();
         command.Release(_context.Pool);
         return new FrameWriterFaultedException(
-            $"The coalescing writer's output failed while writing this command ({cause.GetType().Name}: {cause.Message}); the writer has stopped.", cause);
+            $"The coalescing writer's output failed while writing this command ({cause.GetType().Name}: {cause.Message}); the writer has stopped.",
+            cause
+        );
     }
 
     private async Task WriteLoopAsync()
@@ -200,7 +214,11 @@ public sealed partial class CoalescingWriter : IFrameWriter
                         throw new IOException("A fast-path write failed."); // already recorded; fail what is queued
                     long bytes = 0;
                     // A disposal that gave up (or a fault) stops the batch between commands, not after it.
-                    while (bytes < _maxBatchBytes && Volatile.Read(ref _faultCause) is null && reader.TryRead(out var entry))
+                    while (
+                        bytes < _maxBatchBytes
+                        && Volatile.Read(ref _faultCause) is null
+                        && reader.TryRead(out var entry)
+                    )
                     {
                         Interlocked.Decrement(ref _queuedCount);
                         if (!entry.TryStartWriting())
@@ -212,16 +230,18 @@ public sealed partial class CoalescingWriter : IFrameWriter
                         CommandFraming.Write(output, entry.Command, entry.Command.Body.Span, _context.FrameMax);
                         bytes += entry.Command.WireLength(_context.FrameMax);
                     }
-                    if (Volatile.Read(ref _faultCause) is not null) throw new IOException("The writer stopped while writing a batch.");
-                    if (batch.Count == 0) continue;
+                    if (Volatile.Read(ref _faultCause) is not null)
+                        throw new IOException("The writer stopped while writing a batch.");
+                    if (batch.Count == 0)
+                        continue;
                     var result = await output.FlushAsync(_stop.Token).ConfigureAwait(false);
                     Interlocked.Increment(ref _flushes);
                     CommandFraming.ThrowIfNotDelivered(result);
                 }
                 catch (Exception ex)
                 {
-                    // Recorded while the gate is still held: a fast-path caller takes the gate as soon as it is released
-                    // and must find the writer stopped, or it writes after the output has failed.
+                    // Recorded while the gate is still held: a fast-path caller takes the gate as soon as it is
+                    // released and must find the writer stopped, or it writes after the output has failed.
                     Interlocked.CompareExchange(ref _faultCause, ex, null);
                     throw;
                 }
@@ -242,8 +262,10 @@ public sealed partial class CoalescingWriter : IFrameWriter
             batch.FailAll(StoppedException);
             while (reader.TryRead(out var queued))
             {
-                if (queued.TryStartWriting()) batch.Add(queued, StoppedException());
-                else queued.ReleaseReference();
+                if (queued.TryStartWriting())
+                    batch.Add(queued, StoppedException());
+                else
+                    queued.ReleaseReference();
             }
             batch.ReleaseCommands(_context.Pool);
             ThreadPool.UnsafeQueueUserWorkItem(batch, preferLocal: false);
@@ -262,18 +284,27 @@ public sealed partial class CoalescingWriter : IFrameWriter
         }
         _queue.Writer.TryComplete();
         // The loop drains the queue; the gate is then taken once so that a fast-path write in progress ends first.
-        if (await WaitForLoopAsync().ConfigureAwait(false) && await _outputGate.WaitAsync(_drainTimeout, _context.TimeProvider).ConfigureAwait(false))
+        if (
+            await WaitForLoopAsync().ConfigureAwait(false)
+            && await _outputGate.WaitAsync(_drainTimeout, _context.TimeProvider).ConfigureAwait(false)
+        )
         {
             _outputGate.Release();
             _stop.Dispose();
             return;
         }
-        Interlocked.CompareExchange(ref _faultCause,
-            new TimeoutException($"DisposeAsync gave up draining after {_drainTimeout.TotalSeconds:0.###} s: the output did not accept the queued commands."), null);
+        Interlocked.CompareExchange(
+            ref _faultCause,
+            new TimeoutException(
+                $"DisposeAsync gave up draining after {_drainTimeout.TotalSeconds:0.###} s: the output did not accept the queued commands."
+            ),
+            null
+        );
         _stop.Cancel();
         _context.Output.CancelPendingFlush();
         await WaitForLoopAsync(_context.GiveUpWait).ConfigureAwait(false);
-        if (await _outputGate.WaitAsync(_context.GiveUpWait).ConfigureAwait(false)) _outputGate.Release();
+        if (await _outputGate.WaitAsync(_context.GiveUpWait).ConfigureAwait(false))
+            _outputGate.Release();
     }
 
     private async Task<bool> WaitForLoopAsync(TimeSpan? timeout = null)
@@ -281,7 +312,11 @@ public sealed partial class CoalescingWriter : IFrameWriter
         try
         {
             // The drain timeout runs on the context's clock (the harness may skip it); GiveUpWait is real time.
-            await (timeout is { } realTime ? _loop.WaitAsync(realTime) : _loop.WaitAsync(_drainTimeout, _context.TimeProvider)).ConfigureAwait(false);
+            await (
+                timeout is { } realTime
+                    ? _loop.WaitAsync(realTime)
+                    : _loop.WaitAsync(_drainTimeout, _context.TimeProvider)
+            ).ConfigureAwait(false);
             return true;
         }
         catch (TimeoutException)
@@ -295,9 +330,14 @@ public sealed partial class CoalescingWriter : IFrameWriter
         var cause = Volatile.Read(ref _faultCause);
         if (cause is not null)
             return new FrameWriterFaultedException(
-                $"The coalescing writer has stopped ({cause.GetType().Name}: {cause.Message}); the command was not written.", cause);
+                $"The coalescing writer has stopped ({cause.GetType().Name}: {cause.Message}); the command was not written.",
+                cause
+            );
         if (Volatile.Read(ref _disposed) != 0)
-            return new ObjectDisposedException(nameof(CoalescingWriter), "The writer was disposed; the command was not written.");
+            return new ObjectDisposedException(
+                nameof(CoalescingWriter),
+                "The writer was disposed; the command was not written."
+            );
         return null;
     }
 
@@ -305,7 +345,8 @@ public sealed partial class CoalescingWriter : IFrameWriter
     {
         lock (_entryPool)
         {
-            if (_entryPool.TryPop(out var entry)) return entry;
+            if (_entryPool.TryPop(out var entry))
+                return entry;
         }
         return new PendingWrite(this);
     }
@@ -314,7 +355,8 @@ public sealed partial class CoalescingWriter : IFrameWriter
     {
         lock (_entryPool)
         {
-            if (_entryPool.Count < MaxPooledEntries) _entryPool.Push(entry);
+            if (_entryPool.Count < MaxPooledEntries)
+                _entryPool.Push(entry);
         }
     }
 
@@ -322,7 +364,8 @@ public sealed partial class CoalescingWriter : IFrameWriter
     {
         lock (_batchPool)
         {
-            if (_batchPool.TryPop(out var batch)) return batch;
+            if (_batchPool.TryPop(out var batch))
+                return batch;
         }
         return new CompletionBatch(this);
     }
@@ -331,7 +374,8 @@ public sealed partial class CoalescingWriter : IFrameWriter
     {
         lock (_batchPool)
         {
-            if (_batchPool.Count < 8) _batchPool.Push(batch);
+            if (_batchPool.Count < 8)
+                _batchPool.Push(batch);
         }
     }
 }

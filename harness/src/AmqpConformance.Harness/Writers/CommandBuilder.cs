@@ -28,34 +28,72 @@ public static class CommandBuilder
     /// <exception cref="ArgumentException">The method or header frame would exceed <paramref name="frameMax"/>;
     /// a body or properties were given for a method without content; a short string is too long; or the
     /// method is not one of this library's records.</exception>
-    public static OutgoingCommand Build(ArrayPool<byte> pool, int frameMax, ushort channel, IAmqpMethod method,
-        BasicProperties? properties = null, ReadOnlyMemory<byte> body = default, IDisposable? bodyOwner = null)
+    public static OutgoingCommand Build(
+        ArrayPool<byte> pool,
+        int frameMax,
+        ushort channel,
+        IAmqpMethod method,
+        BasicProperties? properties = null,
+        ReadOnlyMemory<byte> body = default,
+        IDisposable? bodyOwner = null
+    )
     {
         ArgumentNullException.ThrowIfNull(method);
         return BuildCore(pool, frameMax, channel, new RecordMethod(method), properties, body, bodyOwner);
     }
 
-    /// <summary>Builds a basic.publish command (ticket 0, immediate false) without allocating a method record.</summary>
+    /// <summary>Builds a basic.publish command (ticket 0, immediate false) without allocating a method
+    /// record.</summary>
     /// <exception cref="ArgumentException">As for <see cref="Build"/>.</exception>
-    public static OutgoingCommand BuildPublish(ArrayPool<byte> pool, int frameMax, ushort channel, string exchange,
-        string routingKey, bool mandatory, BasicProperties? properties, ReadOnlyMemory<byte> body, IDisposable? bodyOwner = null)
+    public static OutgoingCommand BuildPublish(
+        ArrayPool<byte> pool,
+        int frameMax,
+        ushort channel,
+        string exchange,
+        string routingKey,
+        bool mandatory,
+        BasicProperties? properties,
+        ReadOnlyMemory<byte> body,
+        IDisposable? bodyOwner = null
+    )
     {
         ArgumentNullException.ThrowIfNull(exchange);
         ArgumentNullException.ThrowIfNull(routingKey);
-        return BuildCore(pool, frameMax, channel, new PublishMethod(exchange, routingKey, mandatory), properties, body, bodyOwner);
+        return BuildCore(
+            pool,
+            frameMax,
+            channel,
+            new PublishMethod(exchange, routingKey, mandatory),
+            properties,
+            body,
+            bodyOwner
+        );
     }
 
-    private static OutgoingCommand BuildCore<TMethod>(ArrayPool<byte> pool, int frameMax, ushort channel, TMethod method,
-        BasicProperties? properties, ReadOnlyMemory<byte> body, IDisposable? bodyOwner)
+    private static OutgoingCommand BuildCore<TMethod>(
+        ArrayPool<byte> pool,
+        int frameMax,
+        ushort channel,
+        TMethod method,
+        BasicProperties? properties,
+        ReadOnlyMemory<byte> body,
+        IDisposable? bodyOwner
+    )
         where TMethod : struct, IMethodSerializer
     {
         ArgumentNullException.ThrowIfNull(pool);
         ArgumentOutOfRangeException.ThrowIfNegative(frameMax);
         bool hasContent = method.HasContent;
         if (!hasContent && !body.IsEmpty)
-            throw new ArgumentException($"{method.Name} carries no content, so it cannot have a body ({body.Length} bytes given).", nameof(body));
+            throw new ArgumentException(
+                $"{method.Name} carries no content, so it cannot have a body ({body.Length} bytes given).",
+                nameof(body)
+            );
         if (!hasContent && properties is not null)
-            throw new ArgumentException($"{method.Name} carries no content, so it cannot have content properties.", nameof(properties));
+            throw new ArgumentException(
+                $"{method.Name} carries no content, so it cannot have content properties.",
+                nameof(properties)
+            );
 
         var measure = AmqpWriter.Measuring();
         method.Write(ref measure);
@@ -73,7 +111,10 @@ public static class CommandBuilder
             total += headerPayload + AmqpConstants.FrameOverhead;
         }
         if (total > Array.MaxLength)
-            throw new ArgumentException($"{method.Name} frames would take {total} bytes, more than one array can hold.", nameof(method));
+            throw new ArgumentException(
+                $"{method.Name} frames would take {total} bytes, more than one array can hold.",
+                nameof(method)
+            );
 
         byte[] rented = pool.Rent((int)total);
         try
@@ -106,8 +147,10 @@ public static class CommandBuilder
     {
         if (frameMax != 0 && (long)payload + AmqpConstants.FrameOverhead > frameMax)
             throw new ArgumentException(
-                $"The {what} frame of {methodName} would be {payload + (long)AmqpConstants.FrameOverhead} bytes, " +
-                $"more than frame_max {frameMax}; AMQP cannot split {what} frames.", what == "method" ? "method" : "properties");
+                $"The {what} frame of {methodName} would be {payload + (long)AmqpConstants.FrameOverhead} bytes, "
+                    + $"more than frame_max {frameMax}; AMQP cannot split {what} frames.",
+                what == "method" ? "method" : "properties"
+            );
     }
 
     private static void WriteContentHeader(ref AmqpWriter writer, int bodyLength, BasicProperties? properties)
@@ -129,6 +172,7 @@ public static class CommandBuilder
     {
         public bool HasContent => method.HasContent;
         public string Name => method.Name;
+
         public void Write(ref AmqpWriter writer) => MethodCodec.Write(method, ref writer);
     }
 
@@ -136,6 +180,7 @@ public static class CommandBuilder
     {
         public bool HasContent => true;
         public string Name => "basic.publish";
+
         public void Write(ref AmqpWriter writer)
         {
             writer.WriteShort(BasicPublish.ClassIdValue);

@@ -9,5 +9,6 @@ namespace AmqpConformance.Harness.Writers;
 public sealed class FrameWriterFaultedException : IOException
 {
     /// <summary>Creates the exception.</summary>
-    public FrameWriterFaultedException(string message, Exception? innerException) : base(message, innerException) { }
+    public FrameWriterFaultedException(string message, Exception? innerException)
+        : base(message, innerException) { }
 }

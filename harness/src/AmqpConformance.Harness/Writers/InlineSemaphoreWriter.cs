@@ -17,10 +17,11 @@ namespace AmqpConformance.Harness.Writers;
 /// <para><b>Faults:</b> when a write or flush throws, or a flush reports the reader completed, the writer stops for
 /// good: the failing call and every later (or waiting) call fail with <see cref="FrameWriterFaultedException"/>
 /// (inner: the original failure) and their commands are released without writing a byte.</para>
-/// <para><b>Disposal:</b> waits for the call holding the lock to finish, up to the drain timeout (<see cref="WriterContext.DrainTimeout"/>, on
-/// <see cref="WriterContext.TimeProvider"/>'s clock); if the output is stalled it then cancels the pending flush (that call faults)
-/// and waits at most <see cref="WriterContext.GiveUpWait"/> of real time for that call to let go, so disposal never hangs. Calls still waiting for the lock, and later calls,
-/// get <see cref="ObjectDisposedException"/> and write nothing.</para>
+/// <para><b>Disposal:</b> waits for the call holding the lock to finish, up to the drain timeout
+/// (<see cref="WriterContext.DrainTimeout"/>, on <see cref="WriterContext.TimeProvider"/>'s clock); if the output is
+/// stalled it then cancels the pending flush (that call faults) and waits at most
+/// <see cref="WriterContext.GiveUpWait"/> of real time for that call to let go, so disposal never hangs. Calls still
+/// waiting for the lock, and later calls, get <see cref="ObjectDisposedException"/> and write nothing.</para>
 /// </remarks>
 public sealed class InlineSemaphoreWriter : IFrameWriter
 {
@@ -32,8 +33,10 @@ public sealed class InlineSemaphoreWriter : IFrameWriter
     private long _flushes;
 
     /// <summary>Creates the writer.</summary>
-    /// <param name="context">Output, pool and frame_max (<see cref="WriterContext.QueueCapacity"/> is not used).</param>
-    /// <param name="drainTimeout">How long disposal waits for the call in progress; null for the context's <see cref="WriterContext.DrainTimeout"/>.</param>
+    /// <param name="context">Output, pool and frame_max (<see cref="WriterContext.QueueCapacity"/> is not
+    /// used).</param>
+    /// <param name="drainTimeout">How long disposal waits for the call in progress; null for the context's
+    /// <see cref="WriterContext.DrainTimeout"/>.</param>
     public InlineSemaphoreWriter(WriterContext context, TimeSpan? drainTimeout = null)
     {
         ArgumentNullException.ThrowIfNull(context);
@@ -44,7 +47,8 @@ public sealed class InlineSemaphoreWriter : IFrameWriter
     /// <summary>How many flushes have been issued (one per command written).</summary>
     public long FlushCount => Interlocked.Read(ref _flushes);
 
-    /// <summary>Takes the lock, writes the whole command, flushes; completes after the flush. See the type's remarks.</summary>
+    /// <summary>Takes the lock, writes the whole command, flushes; completes after the flush. See the type's
+    /// remarks.</summary>
     public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
         if (StoppedException() is { } stopped)
@@ -57,7 +61,8 @@ public sealed class InlineSemaphoreWriter : IFrameWriter
             command.Release(_context.Pool);
             return ValueTask.FromCanceled(cancellationToken);
         }
-        if (_lock.Wait(0)) return WriteHoldingLock(command);
+        if (_lock.Wait(0))
+            return WriteHoldingLock(command);
         return WaitThenWriteAsync(command, cancellationToken);
     }
 
@@ -105,7 +110,8 @@ public sealed class InlineSemaphoreWriter : IFrameWriter
         }
         finally
         {
-            if (!handedOff) _lock.Release();
+            if (!handedOff)
+                _lock.Release();
         }
     }
 
@@ -133,23 +139,33 @@ public sealed class InlineSemaphoreWriter : IFrameWriter
         Interlocked.CompareExchange(ref _faultCause, cause, null);
         command.Release(_context.Pool);
         return new FrameWriterFaultedException(
-            $"The inline writer's output failed while writing this command ({cause.GetType().Name}: {cause.Message}); the writer has stopped.", cause);
+            $"The inline writer's output failed while writing this command ({cause.GetType().Name}: {cause.Message}); the writer has stopped.",
+            cause
+        );
     }
 
     /// <summary>Waits (bounded) for the call in progress, then stops the writer. See the type's remarks.</summary>
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
         bool acquired = await _lock.WaitAsync(_drainTimeout, _context.TimeProvider).ConfigureAwait(false);
         if (!acquired)
         {
-            Interlocked.CompareExchange(ref _faultCause,
-                new TimeoutException($"DisposeAsync gave up after {_drainTimeout.TotalSeconds:0.###} s: the output did not accept the command in progress."), null);
+            Interlocked.CompareExchange(
+                ref _faultCause,
+                new TimeoutException(
+                    $"DisposeAsync gave up after {_drainTimeout.TotalSeconds:0.###} s: the output did not accept the command in progress."
+                ),
+                null
+            );
             _context.Output.CancelPendingFlush();
-            // The flush is cancelled: the call in progress ends as soon as its thread runs (real time, as GiveUpWait says).
+            // The flush is cancelled: the call in progress ends as soon as its thread runs (real time, as GiveUpWait
+            // says).
             acquired = await _lock.WaitAsync(_context.GiveUpWait).ConfigureAwait(false);
         }
-        if (acquired) _lock.Release();
+        if (acquired)
+            _lock.Release();
     }
 
     private Exception? StoppedException()
@@ -157,9 +173,14 @@ public sealed class InlineSemaphoreWriter : IFrameWriter
         var cause = Volatile.Read(ref _faultCause);
         if (cause is not null)
             return new FrameWriterFaultedException(
-                $"The inline writer has stopped ({cause.GetType().Name}: {cause.Message}); the command was not written.", cause);
+                $"The inline writer has stopped ({cause.GetType().Name}: {cause.Message}); the command was not written.",
+                cause
+            );
         if (Volatile.Read(ref _disposed) != 0)
-            return new ObjectDisposedException(nameof(InlineSemaphoreWriter), "The writer was disposed; the command was not written.");
+            return new ObjectDisposedException(
+                nameof(InlineSemaphoreWriter),
+                "The writer was disposed; the command was not written."
+            );
         return null;
     }
 }

@@ -28,8 +28,14 @@ public readonly struct OutgoingCommand
     /// <param name="body">The body; must be empty when <paramref name="hasContent"/> is false.</param>
     /// <param name="bodyOwner">Optional owner of <paramref name="body"/>'s memory, disposed by the writer
     /// exactly once after the body's last byte is in the output.</param>
-    public OutgoingCommand(ushort channel, byte[] rentedFrames, int framesLength, bool hasContent,
-        ReadOnlyMemory<byte> body = default, IDisposable? bodyOwner = null)
+    public OutgoingCommand(
+        ushort channel,
+        byte[] rentedFrames,
+        int framesLength,
+        bool hasContent,
+        ReadOnlyMemory<byte> body = default,
+        IDisposable? bodyOwner = null
+    )
     {
         ArgumentNullException.ThrowIfNull(rentedFrames);
         ArgumentOutOfRangeException.ThrowIfNegative(framesLength);

@@ -3,10 +3,11 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.Harness.Interleavings.Tests.Broken;
 
 /// <summary>
-/// DELIBERATELY BROKEN: an inline writer (a gate around write-and-flush) that records its output's failure only after it let go
-/// of the gate. A call waiting for the gate takes it in between, finds no fault recorded, and writes to the failed output. The
-/// coalescing reference writer had this order until 26 Nov 2026 (its loop's <c>finally</c> released the gate before the outer
-/// <c>catch</c> recorded the fault); the property suites found it once in CI and missed it in 12,000 cases of a dedicated run.
+/// DELIBERATELY BROKEN: an inline writer (a gate around write-and-flush) that records its output's failure only after
+/// it let go of the gate. A call waiting for the gate takes it in between, finds no fault recorded, and writes to the
+/// failed output. The coalescing reference writer had this order until 26 Nov 2026 (its loop's <c>finally</c> released
+/// the gate before the outer <c>catch</c> recorded the fault); the property suites found it once in CI and missed it in
+/// 12,000 cases of a dedicated run.
 /// </summary>
 public sealed class GateReleasedBeforeFaultWriter(WriterContext context) : IFrameWriter
 {
@@ -22,8 +23,10 @@ public sealed class GateReleasedBeforeFaultWriter(WriterContext context) : IFram
             await _gate.WaitAsync(cancellationToken).ConfigureAwait(false);
             try
             {
-                if (Volatile.Read(ref _disposed) != 0) throw new ObjectDisposedException(nameof(GateReleasedBeforeFaultWriter));
-                if (Volatile.Read(ref _fault) is { } fault) throw new FrameWriterFaultedException("the output failed earlier", fault);
+                if (Volatile.Read(ref _disposed) != 0)
+                    throw new ObjectDisposedException(nameof(GateReleasedBeforeFaultWriter));
+                if (Volatile.Read(ref _fault) is { } fault)
+                    throw new FrameWriterFaultedException("the output failed earlier", fault);
                 CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
                 var flushed = await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false);
                 CommandFraming.ThrowIfNotDelivered(flushed);
@@ -33,7 +36,8 @@ public sealed class GateReleasedBeforeFaultWriter(WriterContext context) : IFram
                 _gate.Release(); // BUG: the gate goes before the fault is recorded below
             }
         }
-        catch (Exception ex) when (ex is not (FrameWriterFaultedException or ObjectDisposedException or OperationCanceledException))
+        catch (Exception ex)
+            when (ex is not (FrameWriterFaultedException or ObjectDisposedException or OperationCanceledException))
         {
             Interlocked.CompareExchange(ref _fault, ex, null);
             throw new FrameWriterFaultedException("the output failed", ex);
@@ -47,7 +51,8 @@ public sealed class GateReleasedBeforeFaultWriter(WriterContext context) : IFram
     /// <inheritdoc />
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
         await _gate.WaitAsync().ConfigureAwait(false);
         _gate.Release();
     }

@@ -5,10 +5,10 @@ using Microsoft.Coyote.Specifications;
 namespace AmqpConformance.Harness.Interleavings.Tests.Support;
 
 /// <summary>
-/// One run of the fault race: the first call's flush stalls, two more calls arrive behind it, the output is resumed and the
-/// flush that carries the two fails; a fourth call, on its own task, starts the moment that flush fails, so it meets the writer
-/// while the writer is still handling the failure. The writer must not use its output after the failure, whichever task wins,
-/// every call must end, and disposal must return.
+/// One run of the fault race: the first call's flush stalls, two more calls arrive behind it, the output is resumed and
+/// the flush that carries the two fails; a fourth call, on its own task, starts the moment that flush fails, so it
+/// meets the writer while the writer is still handling the failure. The writer must not use its output after the
+/// failure, whichever task wins, every call must end, and disposal must return.
 /// </summary>
 public static class FaultRace
 {
@@ -30,9 +30,12 @@ public static class FaultRace
         output.Resume();
         await Task.WhenAll(queued.Append(first).Append(racer)).ConfigureAwait(false);
         Specification.Assert(output.HasFailed, "the injected flush failure never happened");
-        Specification.Assert(output.UsesAfterFailure == 0,
+        Specification.Assert(
+            output.UsesAfterFailure == 0,
             "the writer used its output {0} time(s) after the output failed; the racing call ended with {1}",
-            output.UsesAfterFailure, (await racer.ConfigureAwait(false))?.GetType().Name ?? "success");
+            output.UsesAfterFailure,
+            (await racer.ConfigureAwait(false))?.GetType().Name ?? "success"
+        );
         await writer.DisposeAsync().ConfigureAwait(false);
     }
 }

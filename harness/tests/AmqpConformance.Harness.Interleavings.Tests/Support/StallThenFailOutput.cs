@@ -22,8 +22,8 @@ public sealed class StallThenFailOutput : PipeWriter
     /// <summary>The flush (1-based) that fails; 2 by default, <see cref="int.MaxValue"/> for none.</summary>
     public int FailOnFlush { get; init; } = 2;
 
-    /// <summary>Whether the failing flush returns a task that faults later (the writer resumes on another task) rather than
-    /// throwing from the call.</summary>
+    /// <summary>Whether the failing flush returns a task that faults later (the writer resumes on another task) rather
+    /// than throwing from the call.</summary>
     public bool FailsLater { get; init; }
 
     /// <summary>Completes when the first flush has started (and stalled).</summary>
@@ -56,7 +56,8 @@ public sealed class StallThenFailOutput : PipeWriter
     {
         NoteUse();
         int needed = _written + Math.Max(sizeHint, 1);
-        if (needed > _buffer.Length) Array.Resize(ref _buffer, Math.Max(needed, _buffer.Length * 2));
+        if (needed > _buffer.Length)
+            Array.Resize(ref _buffer, Math.Max(needed, _buffer.Length * 2));
         return _buffer.AsMemory(_written);
     }
 
@@ -64,14 +65,10 @@ public sealed class StallThenFailOutput : PipeWriter
     public override Span<byte> GetSpan(int sizeHint = 0) => GetMemory(sizeHint).Span;
 
     /// <inheritdoc />
-    public override void CancelPendingFlush()
-    {
-    }
+    public override void CancelPendingFlush() { }
 
     /// <inheritdoc />
-    public override void Complete(Exception? exception = null)
-    {
-    }
+    public override void Complete(Exception? exception = null) { }
 
     /// <inheritdoc />
     public override ValueTask<FlushResult> FlushAsync(CancellationToken cancellationToken = default)
@@ -83,7 +80,8 @@ public sealed class StallThenFailOutput : PipeWriter
             Volatile.Write(ref _hasFailed, 1);
             _failed.TrySetResult();
             var failure = new IOException($"injected failure of flush {flush}");
-            if (FailsLater) return new ValueTask<FlushResult>(FailLaterAsync(failure));
+            if (FailsLater)
+                return new ValueTask<FlushResult>(FailLaterAsync(failure));
             throw failure;
         }
         if (flush == 1)
@@ -108,6 +106,7 @@ public sealed class StallThenFailOutput : PipeWriter
 
     private void NoteUse()
     {
-        if (HasFailed) Interlocked.Increment(ref _usesAfterFailure);
+        if (HasFailed)
+            Interlocked.Increment(ref _usesAfterFailure);
     }
 }

@@ -20,17 +20,22 @@ public sealed class ClientHandshakeTests
         var connection = broker.Serve(server);
         await ClientHandshake.OpenAsync(client, new HarnessClientOptions(), deadline.Token);
 
-        // One flush, counted on the client's output. (The broker's log cannot show it: its replies are recorded as they are
-        // sent, which on a loaded machine can be between two requests it took from the same read.)
+        // One flush, counted on the client's output. (The broker's log cannot show it: its replies are recorded as they
+        // are sent, which on a loaded machine can be between two requests it took from the same read.)
         var counted = new TestPipeWriter(client.Output);
         await ClientHandshake.OpenChannelsAsync(client with { Output = counted }, [1, 2, 5], confirms, deadline.Token);
         Assert.Equal(1, counted.Flushes);
 
         var frames = connection.Log.Snapshot();
-        var opens = frames.Where(f => f.Direction == FrameDirection.Received && f.MethodName == "channel.open").ToList();
+        var opens = frames
+            .Where(f => f.Direction == FrameDirection.Received && f.MethodName == "channel.open")
+            .ToList();
         Assert.Equal([1, 2, 5], opens.Select(f => (int)f.Channel));
         Assert.Equal(3, frames.Count(f => f.Direction == FrameDirection.Sent && f.MethodName == "channel.open-ok"));
-        Assert.Equal(confirms ? 3 : 0, frames.Count(f => f.Direction == FrameDirection.Sent && f.MethodName == "confirm.select-ok"));
+        Assert.Equal(
+            confirms ? 3 : 0,
+            frames.Count(f => f.Direction == FrameDirection.Sent && f.MethodName == "confirm.select-ok")
+        );
         Assert.Empty(connection.Findings);
 
         // Every reply was read: the next thing on the input is the answer to what is sent next.

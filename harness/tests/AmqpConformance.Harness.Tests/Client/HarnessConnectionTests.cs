@@ -2,9 +2,9 @@ using System.Text;
 using AmqpConformance.FakeBroker;
 using AmqpConformance.Harness.Client;
 using AmqpConformance.Harness.Pooling;
-using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Tests.Writers.Support;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.Protocol;
 using AmqpConformance.TestSupport.Peers;
 
 namespace AmqpConformance.Harness.Tests.Client;
@@ -17,7 +17,13 @@ public sealed class HarnessConnectionTests
     private static CancellationTokenSource Deadline() => new(WriterTestKit.TestTimeout);
 
     /// <summary>What the scripted broker offers: 100 channels, <paramref name="frameMax"/>, 60 s heartbeats.</summary>
-    private static ConnectionTune Tune(uint frameMax) => new() { ChannelMax = 100, FrameMax = frameMax, Heartbeat = 60 };
+    private static ConnectionTune Tune(uint frameMax) =>
+        new()
+        {
+            ChannelMax = 100,
+            FrameMax = frameMax,
+            Heartbeat = 60,
+        };
 
     [Fact]
     public async Task The_handshake_logs_in_with_PLAIN_and_takes_the_lower_frame_max()
@@ -26,8 +32,18 @@ public sealed class HarnessConnectionTests
         var (client, server) = DuplexPipe.CreatePair();
         var broker = AmqpTestBroker.Over(server.Input, server.Output);
         var handshake = broker.HandshakeAsync(Tune(131072), deadline.Token);
-        await using var connection = await HarnessConnection.ConnectAsync(client,
-            new HarnessClientOptions { FrameMax = 8192, UserName = "u", Password = "p", VirtualHost = "vh", CloseTimeout = NoCloseOk }, deadline.Token);
+        await using var connection = await HarnessConnection.ConnectAsync(
+            client,
+            new HarnessClientOptions
+            {
+                FrameMax = 8192,
+                UserName = "u",
+                Password = "p",
+                VirtualHost = "vh",
+                CloseTimeout = NoCloseOk,
+            },
+            deadline.Token
+        );
         var (startOk, tuneOk, open) = await handshake;
 
         Assert.Equal("PLAIN", startOk.Mechanism);
@@ -49,7 +65,11 @@ public sealed class HarnessConnectionTests
         using var deadline = Deadline();
         var (client, server) = DuplexPipe.CreatePair();
         var handshake = AmqpTestBroker.Over(server.Input, server.Output).HandshakeAsync(Tune(offered), deadline.Token);
-        await using var connection = await HarnessConnection.ConnectAsync(client, new HarnessClientOptions { FrameMax = asked, CloseTimeout = NoCloseOk }, deadline.Token);
+        await using var connection = await HarnessConnection.ConnectAsync(
+            client,
+            new HarnessClientOptions { FrameMax = asked, CloseTimeout = NoCloseOk },
+            deadline.Token
+        );
         Assert.Equal((uint)expected, (await handshake).TuneOk.FrameMax);
         Assert.Equal(expected, connection.FrameMax);
     }
@@ -61,7 +81,11 @@ public sealed class HarnessConnectionTests
         var (client, server) = DuplexPipe.CreatePair();
         var broker = AmqpTestBroker.Over(server.Input, server.Output);
         var handshake = broker.HandshakeAsync(Tune(4096), deadline.Token);
-        await using var connection = await HarnessConnection.ConnectAsync(client, new HarnessClientOptions { WriterFactory = WriterModes.Inline, CloseTimeout = NoCloseOk }, deadline.Token);
+        await using var connection = await HarnessConnection.ConnectAsync(
+            client,
+            new HarnessClientOptions { WriterFactory = WriterModes.Inline, CloseTimeout = NoCloseOk },
+            deadline.Token
+        );
         await handshake;
 
         var opening = connection.OpenChannelAsync(confirms: true, deadline.Token);
@@ -84,7 +108,10 @@ public sealed class HarnessConnectionTests
         var waiting = channel.WaitForConfirmsAsync(deadline.Token);
         await broker.SendMethodAsync(1, new BasicAck { DeliveryTag = 3, Multiple = true }, deadline.Token);
         await broker.SendMethodAsync(1, new BasicNack { DeliveryTag = 4 }, deadline.Token);
-        Assert.False(waiting.IsCompleted && !waiting.IsFaulted && waiting.Result, "settled before publish 5 was confirmed");
+        Assert.False(
+            waiting.IsCompleted && !waiting.IsFaulted && waiting.Result,
+            "settled before publish 5 was confirmed"
+        );
         await broker.SendMethodAsync(1, new BasicAck { DeliveryTag = 5 }, deadline.Token);
 
         Assert.False(await waiting.Within()); // one was nacked
@@ -104,14 +131,20 @@ public sealed class HarnessConnectionTests
         await using var connection = await HarnessConnection.ConnectAsync(client, cancellationToken: deadline.Token);
         await handshake;
 
-        await broker.SendMethodAsync(0, new ConnectionClose { ReplyCode = 320, ReplyText = "CONNECTION_FORCED - shutdown" }, deadline.Token);
+        await broker.SendMethodAsync(
+            0,
+            new ConnectionClose { ReplyCode = 320, ReplyText = "CONNECTION_FORCED - shutdown" },
+            deadline.Token
+        );
         await broker.ExpectAsync<ConnectionCloseOk>(deadline.Token);
         await connection.Ended.WaitAsync(deadline.Token);
 
         var fault = Assert.IsType<HarnessConnectionException>(connection.Fault);
         Assert.Equal((ushort)320, fault.ReplyCode);
         Assert.Contains("CONNECTION_FORCED", fault.Message);
-        await Assert.ThrowsAsync<HarnessConnectionException>(() => connection.OpenChannelAsync(cancellationToken: deadline.Token));
+        await Assert.ThrowsAsync<HarnessConnectionException>(() =>
+            connection.OpenChannelAsync(cancellationToken: deadline.Token)
+        );
     }
 
     [Fact]
@@ -123,7 +156,8 @@ public sealed class HarnessConnectionTests
         broker.Serve(server);
 
         var ex = await Assert.ThrowsAsync<HarnessConnectionException>(() =>
-            HarnessConnection.ConnectAsync(client, new HarnessClientOptions { Password = "wrong" }, deadline.Token));
+            HarnessConnection.ConnectAsync(client, new HarnessClientOptions { Password = "wrong" }, deadline.Token)
+        );
         Assert.Equal((ushort)403, ex.ReplyCode);
     }
 
@@ -131,12 +165,21 @@ public sealed class HarnessConnectionTests
     public async Task The_fake_broker_over_TCP_receives_publishes_and_a_clean_close()
     {
         using var deadline = Deadline();
-        await using var broker = await FakeBroker.FakeBroker.StartAsync(new FakeBrokerOptions { FrameMax = 4096 }, deadline.Token);
+        await using var broker = await FakeBroker.FakeBroker.StartAsync(
+            new FakeBrokerOptions { FrameMax = 4096 },
+            deadline.Token
+        );
         var pool = new TrackingArrayPool();
-        var connection = await HarnessConnection.ConnectAsync("127.0.0.1", broker.Port, new HarnessClientOptions { Pool = pool }, deadline.Token);
+        var connection = await HarnessConnection.ConnectAsync(
+            "127.0.0.1",
+            broker.Port,
+            new HarnessClientOptions { Pool = pool },
+            deadline.Token
+        );
         var server = await broker.WaitForConnectionAsync(0, deadline.Token);
         var channel = await connection.OpenChannelAsync(confirms: true, deadline.Token);
-        for (int i = 0; i < 10; i++) Assert.Equal((ulong)i + 1, await channel.PublishAsync("", "q", TestBodies.Create(1, i, 10_000)).Within());
+        for (int i = 0; i < 10; i++)
+            Assert.Equal((ulong)i + 1, await channel.PublishAsync("", "q", TestBodies.Create(1, i, 10_000)).Within());
         Assert.True(await channel.WaitForConfirmsAsync(deadline.Token));
         await connection.DisposeAsync().Within();
         await server.Completion.WaitAsync(deadline.Token);
@@ -174,8 +217,16 @@ public sealed class HarnessConnectionTests
         var (client, server) = DuplexPipe.CreatePair();
         var broker = AmqpTestBroker.Over(server.Input, server.Output);
         var handshake = broker.HandshakeAsync(Tune(4096), deadline.Token);
-        await using var connection = await HarnessConnection.ConnectAsync(client,
-            new HarnessClientOptions { HeartbeatSeconds = 1, WriterFactory = WriterModes.Coalescing, CloseTimeout = NoCloseOk }, deadline.Token);
+        await using var connection = await HarnessConnection.ConnectAsync(
+            client,
+            new HarnessClientOptions
+            {
+                HeartbeatSeconds = 1,
+                WriterFactory = WriterModes.Coalescing,
+                CloseTimeout = NoCloseOk,
+            },
+            deadline.Token
+        );
         Assert.Equal(1, (await handshake).TuneOk.Heartbeat);
 
         var frame = await broker.ReadFrameAsync(deadline.Token); // every 0.5 s

@@ -21,7 +21,10 @@ public sealed class BrokerOverFaultyTransportTests
         using var cts = Timeout(20);
         await using var broker = FakeBroker.FakeBroker.CreateWithoutListener();
         int header = AmqpConstants.ProtocolHeader.Length;
-        await using var transport = FaultyTransport.Create(new FaultPlan(1, [new ResetPeerFault(header + 50)]), new() { TimeMode = FaultTimeMode.Virtual });
+        await using var transport = FaultyTransport.Create(
+            new FaultPlan(1, [new ResetPeerFault(header + 50)]),
+            new() { TimeMode = FaultTimeMode.Virtual }
+        );
         BrokerConnection connection = broker.Serve(transport.BrokerSide);
 
         await transport.ClientSide.Output.WriteAsync(AmqpConstants.ProtocolHeader.ToArray(), cts.Token);
@@ -43,6 +46,7 @@ public sealed class BrokerOverFaultyTransportTests
         Assert.Contains("50 byte", truncated.Message);
         Assert.DoesNotContain(connection.Log.Snapshot(), f => f.Direction == FrameDirection.Received);
     }
+
     [Theory]
     [InlineData("Background")]
     [InlineData("Inline")]
@@ -50,29 +54,51 @@ public sealed class BrokerOverFaultyTransportTests
     public async Task Writers_publish_intact_through_sliced_and_jittered_links(string mode)
     {
         using var cts = Timeout(30);
-        await using var broker = FakeBroker.FakeBroker.CreateWithoutListener(new FakeBrokerOptions { FrameMax = 4096, HeartbeatSeconds = 0 });
-        var plan = new FaultPlan(77,
-        [
-            new SlicerFault(7, 3),
-            new LatencyFault(2, 1),
-            new SlicerFault(5, 2) { Direction = FaultDirection.Downstream },
-        ]);
+        await using var broker = FakeBroker.FakeBroker.CreateWithoutListener(
+            new FakeBrokerOptions { FrameMax = 4096, HeartbeatSeconds = 0 }
+        );
+        var plan = new FaultPlan(
+            77,
+            [
+                new SlicerFault(7, 3),
+                new LatencyFault(2, 1),
+                new SlicerFault(5, 2) { Direction = FaultDirection.Downstream },
+            ]
+        );
         await using var transport = FaultyTransport.Create(plan, new() { TimeMode = FaultTimeMode.Virtual });
         BrokerConnection served = broker.Serve(transport.BrokerSide);
         var pool = new TrackingArrayPool();
-        var options = new HarnessClientOptions { WriterFactory = WriterModes.FromName(mode)!, Pool = pool, FrameMax = 4096 };
-        await using (HarnessConnection connection = await HarnessConnection.ConnectAsync(transport.ClientSide, options, cts.Token))
+        var options = new HarnessClientOptions
+        {
+            WriterFactory = WriterModes.FromName(mode)!,
+            Pool = pool,
+            FrameMax = 4096,
+        };
+        await using (
+            HarnessConnection connection = await HarnessConnection.ConnectAsync(
+                transport.ClientSide,
+                options,
+                cts.Token
+            )
+        )
         {
             HarnessChannel channel = await connection.OpenChannelAsync(confirms: true, cts.Token);
             byte[][] bodies = [.. Enumerable.Range(0, 20).Select(i => Pattern(i * 700, i))];
-            await Task.WhenAll(Enumerable.Range(0, 4).Select(p => Task.Run(async () =>
-            {
-                for (int i = p; i < bodies.Length; i += 4)
-                    await channel.PublishAsync("", "q", bodies[i], cancellationToken: cts.Token);
-            })));
+            await Task.WhenAll(
+                Enumerable
+                    .Range(0, 4)
+                    .Select(p =>
+                        Task.Run(async () =>
+                        {
+                            for (int i = p; i < bodies.Length; i += 4)
+                                await channel.PublishAsync("", "q", bodies[i], cancellationToken: cts.Token);
+                        })
+                    )
+            );
             Assert.True(await channel.WaitForConfirmsAsync(cts.Token));
             Assert.Equal(bodies.Length, served.Published.Count);
-            foreach (byte[] body in bodies) Assert.Contains(served.Published, m => m.Body.Span.SequenceEqual(body));
+            foreach (byte[] body in bodies)
+                Assert.Contains(served.Published, m => m.Body.Span.SequenceEqual(body));
         }
         Assert.Empty(served.Findings);
         Assert.True(transport.Transcript.DeliveredChunkSizes(FaultDirection.Upstream).Count > 1000);

@@ -6,19 +6,22 @@ namespace AmqpConformance.Harness.Tests.Faults;
 [Trait("Area", "Faults")]
 public sealed class FaultPlanTests
 {
-    internal static FaultPlan EveryKind(int seed = 42) => new(seed,
-    [
-        new LatencyFault(5, 2),
-        new SlicerFault(17, 5, 10) { Direction = FaultDirection.Downstream },
-        new BandwidthFault(200),
-        new StallFault(100, 30),
-        new StallFault(200),
-        new ResetPeerFault(500, 1),
-        new ResetPeerFault(null, 7) { Direction = FaultDirection.Downstream },
-        new LimitDataFault(4096),
-        new BlackHoleFault(0, 300),
-        new SlowCloseFault(25),
-    ]);
+    internal static FaultPlan EveryKind(int seed = 42) =>
+        new(
+            seed,
+            [
+                new LatencyFault(5, 2),
+                new SlicerFault(17, 5, 10) { Direction = FaultDirection.Downstream },
+                new BandwidthFault(200),
+                new StallFault(100, 30),
+                new StallFault(200),
+                new ResetPeerFault(500, 1),
+                new ResetPeerFault(null, 7) { Direction = FaultDirection.Downstream },
+                new LimitDataFault(4096),
+                new BlackHoleFault(0, 300),
+                new SlowCloseFault(25),
+            ]
+        );
 
     [Fact]
     public void Json_round_trips_every_fault_kind()
@@ -34,13 +37,31 @@ public sealed class FaultPlanTests
     [Fact]
     public void Json_uses_the_stable_names()
     {
-        var plan = new FaultPlan(7, [new SlicerFault(10, 3, 50) { Direction = FaultDirection.Downstream }, new StallFault(5)]);
+        var plan = new FaultPlan(
+            7,
+            [new SlicerFault(10, 3, 50) { Direction = FaultDirection.Downstream }, new StallFault(5)]
+        );
         Assert.Equal(
             """{"seed":7,"faults":[{"type":"slicer","direction":"downstream","averageSize":10,"sizeVariation":3,"delayMicroseconds":50},{"type":"stall","direction":"upstream","afterBytes":5,"durationMs":null}]}""",
-            plan.ToJson());
+            plan.ToJson()
+        );
         JsonNode node = JsonNode.Parse(EveryKind().ToJson())!;
         string[] types = [.. node["faults"]!.AsArray().Select(f => f!["type"]!.GetValue<string>())];
-        Assert.Equal(["latency", "slicer", "bandwidth", "stall", "stall", "reset_peer", "reset_peer", "limit_data", "black_hole", "slow_close"], types);
+        Assert.Equal(
+            [
+                "latency",
+                "slicer",
+                "bandwidth",
+                "stall",
+                "stall",
+                "reset_peer",
+                "reset_peer",
+                "limit_data",
+                "black_hole",
+                "slow_close",
+            ],
+            types
+        );
     }
 
     [Fact]
@@ -54,9 +75,15 @@ public sealed class FaultPlanTests
 
     [Theory]
     [InlineData("""{"seed":1,"faults":[{"type":"gremlin","direction":"upstream"}]}""", "gremlin")]
-    [InlineData("""{"seed":1,"faults":[{"type":"latency","direction":"upstream","latencyMs":-3,"jitterMs":0}]}""", "LatencyMs")]
+    [InlineData(
+        """{"seed":1,"faults":[{"type":"latency","direction":"upstream","latencyMs":-3,"jitterMs":0}]}""",
+        "LatencyMs"
+    )]
     [InlineData("""{"seed":1,"faults":[{"type":"slicer","direction":"sideways","averageSize":3}]}""", "direction")]
-    [InlineData("""{"seed":1,"faults":[{"type":"slicer","direction":"upstream","averageSize":3,"sizeVariation":3}]}""", "SizeVariation")]
+    [InlineData(
+        """{"seed":1,"faults":[{"type":"slicer","direction":"upstream","averageSize":3,"sizeVariation":3}]}""",
+        "SizeVariation"
+    )]
     [InlineData("not json", "Not a fault plan")]
     public void Bad_json_gets_a_clear_error(string json, string mentioned)
     {
@@ -91,7 +118,8 @@ public sealed class FaultPlanTests
         for (int steps = 0; steps < 10_000; steps++)
         {
             FaultPlan? next = current.ShrinkCandidates().FirstOrDefault(Fails);
-            if (next is null) break;
+            if (next is null)
+                break;
             current = next;
         }
         Assert.Equal(new FaultPlan(42, [new ResetPeerFault(10, 0)]), current);

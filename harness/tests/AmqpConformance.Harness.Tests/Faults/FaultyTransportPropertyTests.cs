@@ -3,7 +3,8 @@ using static AmqpConformance.Harness.Tests.Faults.FaultyTransportTestKit;
 
 namespace AmqpConformance.Harness.Tests.Faults;
 
-/// <summary>Seeded random plans (a fixed list, so failures replay) checked against the transport's basic laws.</summary>
+/// <summary>Seeded random plans (a fixed list, so failures replay) checked against the transport's basic
+/// laws.</summary>
 [Trait("Area", "Faults")]
 public sealed class FaultyTransportPropertyTests
 {
@@ -14,17 +15,19 @@ public sealed class FaultyTransportPropertyTests
         int n = r.Next(0, 5);
         for (int i = 0; i < n; i++)
         {
-            faults.Add(r.Next(terminal ? 8 : 5) switch
-            {
-                0 => new LatencyFault(r.Next(0, 50), r.Next(0, 10)) { Direction = Dir() },
-                1 => new SlicerFault(r.Next(5, 200), r.Next(0, 5), r.Next(0, 100)) { Direction = Dir() },
-                2 => new BandwidthFault(r.Next(1, 1000)) { Direction = Dir() },
-                3 => new StallFault(r.Next(0, 5000), r.Next(0, 100)) { Direction = Dir() },
-                4 => new SlowCloseFault(r.Next(0, 100)) { Direction = Dir() },
-                5 => new ResetPeerFault(r.Next(0, 5000)),
-                6 => new LimitDataFault(r.Next(0, 5000)),
-                _ => new BlackHoleFault(r.Next(1, 100), r.Next(0, 5000)),
-            });
+            faults.Add(
+                r.Next(terminal ? 8 : 5) switch
+                {
+                    0 => new LatencyFault(r.Next(0, 50), r.Next(0, 10)) { Direction = Dir() },
+                    1 => new SlicerFault(r.Next(5, 200), r.Next(0, 5), r.Next(0, 100)) { Direction = Dir() },
+                    2 => new BandwidthFault(r.Next(1, 1000)) { Direction = Dir() },
+                    3 => new StallFault(r.Next(0, 5000), r.Next(0, 100)) { Direction = Dir() },
+                    4 => new SlowCloseFault(r.Next(0, 100)) { Direction = Dir() },
+                    5 => new ResetPeerFault(r.Next(0, 5000)),
+                    6 => new LimitDataFault(r.Next(0, 5000)),
+                    _ => new BlackHoleFault(r.Next(1, 100), r.Next(0, 5000)),
+                }
+            );
         }
         return new FaultPlan(r.Next(), faults);
     }
@@ -65,14 +68,19 @@ public sealed class FaultyTransportPropertyTests
             try
             {
                 for (int pos = 0; pos < data.Length; pos += 500)
-                    await transport.ClientSide.Output.WriteAsync(data.AsMemory(pos, Math.Min(500, data.Length - pos)), cts.Token);
+                    await transport.ClientSide.Output.WriteAsync(
+                        data.AsMemory(pos, Math.Min(500, data.Length - pos)),
+                        cts.Token
+                    );
                 await transport.ClientSide.Output.CompleteAsync();
             }
             catch (IOException) { }
             var (bytes, _, _) = await reading;
             Assert.True(data.AsSpan(0, bytes.Length).SequenceEqual(bytes), $"case {c}: not a prefix: {plan}");
             if (transport.Termination is { } t)
-                Assert.Contains(transport.Transcript.For(t.Direction), e => e.Kind is TranscriptEventKind.Reset or TranscriptEventKind.Closed);
+                Assert.Contains(transport.Transcript.For(t.Direction), e =>
+                    e.Kind is TranscriptEventKind.Reset or TranscriptEventKind.Closed
+                );
         }
     }
 

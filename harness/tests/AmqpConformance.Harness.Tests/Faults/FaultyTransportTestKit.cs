@@ -8,12 +8,17 @@ internal static class FaultyTransportTestKit
     public static byte[] Pattern(int length, int salt = 0)
     {
         var bytes = new byte[length];
-        for (int i = 0; i < length; i++) bytes[i] = (byte)((i * 31 + salt) ^ (i >> 8));
+        for (int i = 0; i < length; i++)
+            bytes[i] = (byte)((i * 31 + salt) ^ (i >> 8));
         return bytes;
     }
 
-    /// <summary>Reads until the end of stream (or an exception); returns the bytes, the read sizes and the error.</summary>
-    public static async Task<(byte[] Bytes, List<long> Reads, Exception? Error)> ReadAllAsync(PipeReader reader, CancellationToken ct)
+    /// <summary>Reads until the end of stream (or an exception); returns the bytes, the read sizes and the
+    /// error.</summary>
+    public static async Task<(byte[] Bytes, List<long> Reads, Exception? Error)> ReadAllAsync(
+        PipeReader reader,
+        CancellationToken ct
+    )
     {
         var all = new MemoryStream();
         var reads = new List<long>();
@@ -22,10 +27,13 @@ internal static class FaultyTransportTestKit
             while (true)
             {
                 ReadResult r = await reader.ReadAsync(ct);
-                if (r.Buffer.Length > 0) reads.Add(r.Buffer.Length);
-                foreach (ReadOnlyMemory<byte> m in r.Buffer) all.Write(m.Span);
+                if (r.Buffer.Length > 0)
+                    reads.Add(r.Buffer.Length);
+                foreach (ReadOnlyMemory<byte> m in r.Buffer)
+                    all.Write(m.Span);
                 reader.AdvanceTo(r.Buffer.End);
-                if (r.IsCompleted) break;
+                if (r.IsCompleted)
+                    break;
             }
             await reader.CompleteAsync();
             return (all.ToArray(), reads, null);
@@ -40,7 +48,8 @@ internal static class FaultyTransportTestKit
     /// <summary>Writes <paramref name="data"/> as flushes of the given sizes (cycled).</summary>
     public static async Task WriteInFlushesAsync(PipeWriter writer, byte[] data, int[] flushSizes, CancellationToken ct)
     {
-        int pos = 0, i = 0;
+        int pos = 0,
+            i = 0;
         while (pos < data.Length)
         {
             int n = Math.Min(flushSizes[i++ % flushSizes.Length], data.Length - pos);

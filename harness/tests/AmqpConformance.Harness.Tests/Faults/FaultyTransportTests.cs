@@ -11,11 +11,18 @@ public sealed class FaultyTransportTests
 {
     private static readonly FaultyTransportOptions Virtual = new() { TimeMode = FaultTimeMode.Virtual };
 
-    private static async Task<(IReadOnlyList<TranscriptEntry> Transcript, byte[] Delivered)> RunOnceAsync(FaultPlan plan, byte[] data, int[] flushes)
+    private static async Task<(IReadOnlyList<TranscriptEntry> Transcript, byte[] Delivered)> RunOnceAsync(
+        FaultPlan plan,
+        byte[] data,
+        int[] flushes
+    )
     {
         using var cts = Timeout();
         await using var transport = FaultyTransport.Create(plan, Virtual);
-        Task<(byte[] Bytes, List<long> Reads, Exception? Error)> reading = ReadAllAsync(transport.BrokerSide.Input, cts.Token);
+        Task<(byte[] Bytes, List<long> Reads, Exception? Error)> reading = ReadAllAsync(
+            transport.BrokerSide.Input,
+            cts.Token
+        );
         await WriteInFlushesAsync(transport.ClientSide.Output, data, flushes, cts.Token);
         await transport.ClientSide.Output.CompleteAsync();
         var (bytes, _, error) = await reading;
@@ -26,18 +33,24 @@ public sealed class FaultyTransportTests
     [Fact]
     public async Task Bytes_in_transit_share_no_memory_with_the_process_wide_array_pool()
     {
-        // A writer that returned arrays to ArrayPool<byte>.Shared and still writes into them (or returned one twice) hands that
-        // memory to the pool's next renters: the transport's buffers must not be among them.
+        // A writer that returned arrays to ArrayPool<byte>.Shared and still writes into them (or returned one twice)
+        // hands that memory to the pool's next renters: the transport's buffers must not be among them.
         var returned = new List<byte[]>();
-        for (int i = 0; i < 64; i++) returned.Add(ArrayPool<byte>.Shared.Rent(4096));
-        foreach (var array in returned) ArrayPool<byte>.Shared.Return(array);
+        for (int i = 0; i < 64; i++)
+            returned.Add(ArrayPool<byte>.Shared.Rent(4096));
+        foreach (var array in returned)
+            ArrayPool<byte>.Shared.Return(array);
         using var cts = Timeout();
         await using var transport = FaultyTransport.Create(FaultPlan.Empty, Virtual);
         byte[] data = Pattern(3000);
         data.CopyTo(transport.ClientSide.Output.GetMemory(data.Length));
         transport.ClientSide.Output.Advance(data.Length); // written, not flushed: the bytes sit in the transport's buffer
-        foreach (var array in returned) array.AsSpan().Fill(0xEE);
-        Task<(byte[] Bytes, List<long> Reads, Exception? Error)> reading = ReadAllAsync(transport.BrokerSide.Input, cts.Token);
+        foreach (var array in returned)
+            array.AsSpan().Fill(0xEE);
+        Task<(byte[] Bytes, List<long> Reads, Exception? Error)> reading = ReadAllAsync(
+            transport.BrokerSide.Input,
+            cts.Token
+        );
         await transport.ClientSide.Output.FlushAsync(cts.Token);
         await transport.ClientSide.Output.CompleteAsync();
         var (bytes, _, error) = await reading;
@@ -59,8 +72,14 @@ public sealed class FaultyTransportTests
         Assert.Equal(data, first.Delivered);
         Assert.Equal(data, other.Delivered);
         Assert.Equal(first.Transcript, second.Transcript);
-        IReadOnlyList<long> boundaries = [.. first.Transcript.Where(e => e.Kind == TranscriptEventKind.Delivered).Select(e => e.Length)];
-        IReadOnlyList<long> otherBoundaries = [.. other.Transcript.Where(e => e.Kind == TranscriptEventKind.Delivered).Select(e => e.Length)];
+        IReadOnlyList<long> boundaries =
+        [
+            .. first.Transcript.Where(e => e.Kind == TranscriptEventKind.Delivered).Select(e => e.Length),
+        ];
+        IReadOnlyList<long> otherBoundaries =
+        [
+            .. other.Transcript.Where(e => e.Kind == TranscriptEventKind.Delivered).Select(e => e.Length),
+        ];
         Assert.True(boundaries.Count > 200, $"expected many slices, got {boundaries.Count}");
         Assert.NotEqual(boundaries, otherBoundaries);
         Assert.NotEqual(first.Transcript.Select(e => e.Delay), other.Transcript.Select(e => e.Delay));
@@ -112,7 +131,9 @@ public sealed class FaultyTransportTests
         var client = await clientReading;
         Assert.IsType<TransportResetException>(client.Error);
         Assert.True(transport.Termination!.IsReset);
-        Assert.Contains(transport.Transcript.For(FaultDirection.Upstream), x => x.Kind == TranscriptEventKind.Reset && x.Offset == 1000);
+        Assert.Contains(transport.Transcript.For(FaultDirection.Upstream), x =>
+            x.Kind == TranscriptEventKind.Reset && x.Offset == 1000
+        );
     }
 
     [Fact]
@@ -139,14 +160,21 @@ public sealed class FaultyTransportTests
     public async Task An_orderly_close_can_reach_the_sender_as_a_completed_flush_instead_of_an_exception()
     {
         using var cts = Timeout();
-        await using var transport = FaultyTransport.Create(new FaultPlan(1, [new LimitDataFault(300)]), Virtual with { OrderlyCloseAsCompletion = true });
+        await using var transport = FaultyTransport.Create(
+            new FaultPlan(1, [new LimitDataFault(300)]),
+            Virtual with
+            {
+                OrderlyCloseAsCompletion = true,
+            }
+        );
         var reading = ReadAllAsync(transport.BrokerSide.Input, cts.Token);
         byte[] data = Pattern(1000);
         FlushResult result = default;
         for (int i = 0; i < 10 && !result.IsCompleted; i++)
             result = await transport.ClientSide.Output.WriteAsync(data.AsMemory(i * 100, 100), cts.Token);
         await transport.Completion.WaitAsync(cts.Token); // the pump has reached the limit
-        if (!result.IsCompleted) result = await transport.ClientSide.Output.WriteAsync(data.AsMemory(0, 1), cts.Token);
+        if (!result.IsCompleted)
+            result = await transport.ClientSide.Output.WriteAsync(data.AsMemory(0, 1), cts.Token);
         Assert.True(result.IsCompleted, "the sender learns of the close from a completed flush, not an exception");
         var (bytes, _, error) = await reading;
         Assert.Null(error);
@@ -162,7 +190,12 @@ public sealed class FaultyTransportTests
         byte[] data = Pattern(1000);
         await transport.ClientSide.Output.WriteAsync(data, cts.Token);
         await transport.ClientSide.Output.WriteAsync(data, cts.Token); // still accepted: the hole reads and drops
-        while (transport.Transcript.For(FaultDirection.Upstream).Where(e => e.Kind == TranscriptEventKind.Dropped).Sum(e => e.Length) < 1700)
+        while (
+            transport
+                .Transcript.For(FaultDirection.Upstream)
+                .Where(e => e.Kind == TranscriptEventKind.Dropped)
+                .Sum(e => e.Length) < 1700
+        )
             await Task.Delay(5, cts.Token);
         Assert.False(reading.IsCompleted);
         Assert.Null(transport.Termination);
@@ -172,7 +205,9 @@ public sealed class FaultyTransportTests
         Assert.Null(error);
         Assert.Equal(data.AsSpan(0, 300).ToArray(), bytes);
         Assert.Contains("removed", transport.Termination!.Reason);
-        await Assert.ThrowsAsync<TransportClosedException>(async () => await transport.ClientSide.Output.WriteAsync(data, cts.Token));
+        await Assert.ThrowsAsync<TransportClosedException>(async () =>
+            await transport.ClientSide.Output.WriteAsync(data, cts.Token)
+        );
     }
 
     [Fact]
@@ -193,7 +228,8 @@ public sealed class FaultyTransportTests
             }
             await transport.ClientSide.Output.CompleteAsync();
         });
-        // Wait for the held state itself, not for a time: the stall point delivered and the backlog at the pause threshold.
+        // Wait for the held state itself, not for a time: the stall point delivered and the backlog at the pause
+        // threshold.
         while (transport.UpstreamDeliveredBytes < 500 || transport.UpstreamBacklogBytes < 8 * 1024)
             await Task.Delay(5, cts.Token);
         Assert.False(writing.IsCompleted, "the writer should be held by backpressure");
@@ -206,7 +242,9 @@ public sealed class FaultyTransportTests
         var (bytes, _, error) = await reading;
         Assert.Null(error);
         Assert.Equal(data, bytes);
-        Assert.Contains(transport.Transcript.For(FaultDirection.Upstream), e => e.Kind == TranscriptEventKind.StallEnded && e.Offset == 500);
+        Assert.Contains(transport.Transcript.For(FaultDirection.Upstream), e =>
+            e.Kind == TranscriptEventKind.StallEnded && e.Offset == 500
+        );
     }
 
     [Fact]
@@ -227,13 +265,19 @@ public sealed class FaultyTransportTests
     {
         byte[] data = Pattern(200_000);
         var start = Stopwatch.StartNew();
-        var run = await RunOnceAsync(new FaultPlan(3, [new BandwidthFault(10), new LatencyFault(1000)]), data, [10_000]);
+        var run = await RunOnceAsync(
+            new FaultPlan(3, [new BandwidthFault(10), new LatencyFault(1000)]),
+            data,
+            [10_000]
+        );
         Assert.Equal(data, run.Delivered);
         // 200 kB at 10 kB/s is 20 s of planned delay plus 1 s latency per chunk, none of it slept.
         double planned = run.Transcript.Sum(e => e.Delay.TotalSeconds);
         Assert.InRange(planned, 20 + 20 - 0.01, 20 + 20 + 0.01);
         Assert.True(start.Elapsed < TimeSpan.FromSeconds(10));
-        Assert.All(run.Transcript.Where(e => e.Kind == TranscriptEventKind.Delivered), e => Assert.InRange(e.Length, 1, 1000));
+        Assert.All(run.Transcript.Where(e => e.Kind == TranscriptEventKind.Delivered), e =>
+            Assert.InRange(e.Length, 1, 1000)
+        );
     }
 
     [Fact]
@@ -251,6 +295,7 @@ public sealed class FaultyTransportTests
         Assert.Equal(Enumerable.Repeat(3L, 10), transport.Transcript.DeliveredChunkSizes(FaultDirection.Downstream));
         Assert.Empty(transport.Transcript.DeliveredChunkSizes(FaultDirection.Upstream));
     }
+
     [Fact]
     public async Task Real_time_black_hole_with_timeout_closes_the_connection()
     {
@@ -262,7 +307,10 @@ public sealed class FaultyTransportTests
         var (bytes, _, error) = await reading;
         Assert.Null(error);
         Assert.Equal(Pattern(50).AsSpan(0, 10).ToArray(), bytes);
-        Assert.True(start.Elapsed >= TimeSpan.FromMilliseconds(80), $"closed after {start.Elapsed.TotalMilliseconds} ms");
+        Assert.True(
+            start.Elapsed >= TimeSpan.FromMilliseconds(80),
+            $"closed after {start.Elapsed.TotalMilliseconds} ms"
+        );
         Assert.Contains("timed out", transport.Termination!.Reason);
     }
 
@@ -278,6 +326,9 @@ public sealed class FaultyTransportTests
         var (bytes, _, error) = await reading;
         Assert.Null(error);
         Assert.Equal(Pattern(5), bytes);
-        Assert.True(start.Elapsed >= TimeSpan.FromMilliseconds(100), $"end arrived after {start.Elapsed.TotalMilliseconds} ms");
+        Assert.True(
+            start.Elapsed >= TimeSpan.FromMilliseconds(100),
+            $"end arrived after {start.Elapsed.TotalMilliseconds} ms"
+        );
     }
 }

@@ -1,7 +1,7 @@
 using AmqpConformance.Harness.Faults;
 using AmqpConformance.Harness.Pooling;
-using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.Protocol;
 using Xunit.Abstractions;
 using static AmqpConformance.Harness.Tests.Faults.FaultyTransportTestKit;
 
@@ -29,11 +29,19 @@ public sealed class WriterBackpressureTests(ITestOutputHelper output)
     {
         using var cts = Timeout(30);
         var pool = new TrackingArrayPool();
-        var options = new FaultyTransportOptions { TimeMode = FaultTimeMode.Virtual, PauseWriterThreshold = Pause, ResumeWriterThreshold = Pause / 2 };
+        var options = new FaultyTransportOptions
+        {
+            TimeMode = FaultTimeMode.Virtual,
+            PauseWriterThreshold = Pause,
+            ResumeWriterThreshold = Pause / 2,
+        };
         await using var transport = FaultyTransport.Create(new FaultPlan(1, [new StallFault(StallAfter)]), options);
         var draining = ReadAllAsync(transport.BrokerSide.Input, cts.Token);
-        IFrameWriter writer = WriterModes.FromName(mode)!.CreateWriter(
-            new WriterContext(transport.ClientSide.Output, pool, FrameMax) { QueueCapacity = QueueCapacity });
+        IFrameWriter writer = WriterModes
+            .FromName(mode)!
+            .CreateWriter(
+                new WriterContext(transport.ClientSide.Output, pool, FrameMax) { QueueCapacity = QueueCapacity }
+            );
 
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cts.Token);
         long completed = 0;
@@ -48,7 +56,10 @@ public sealed class WriterBackpressureTests(ITestOutputHelper output)
                     await writer.WriteAsync(command, stop.Token);
                     Interlocked.Increment(ref completed);
                 }
-                catch (OperationCanceledException) { return; }
+                catch (OperationCanceledException)
+                {
+                    return;
+                }
             }
         }
         Task[] publishers = [.. Enumerable.Range(0, Publishers).Select(_ => Task.Run(PublishAsync))];
@@ -65,12 +76,18 @@ public sealed class WriterBackpressureTests(ITestOutputHelper output)
         }
         long completedDuringStall = Interlocked.Read(ref completed);
 
-        output.WriteLine($"{mode}: completed during stall {completedDuringStall}, link backlog peak {transport.PeakUpstreamBacklogBytes} B, pool peak {peakPoolBytes} B");
+        output.WriteLine(
+            $"{mode}: completed during stall {completedDuringStall}, link backlog peak {transport.PeakUpstreamBacklogBytes} B, pool peak {peakPoolBytes} B"
+        );
         long maxCompleted = (StallAfter + Pause + BatchAllowance) / BodySize + QueueCapacity + Publishers + 2;
-        Assert.True(completedDuringStall <= maxCompleted,
-            $"{mode}: {completedDuringStall} publishes completed against a stalled transport (bound {maxCompleted})");
-        Assert.True(transport.PeakUpstreamBacklogBytes <= Pause + BatchAllowance,
-            $"{mode}: the link held {transport.PeakUpstreamBacklogBytes} bytes");
+        Assert.True(
+            completedDuringStall <= maxCompleted,
+            $"{mode}: {completedDuringStall} publishes completed against a stalled transport (bound {maxCompleted})"
+        );
+        Assert.True(
+            transport.PeakUpstreamBacklogBytes <= Pause + BatchAllowance,
+            $"{mode}: the link held {transport.PeakUpstreamBacklogBytes} bytes"
+        );
         long poolBound = (QueueCapacity + Publishers + 4) * 4096L;
         Assert.True(peakPoolBytes <= poolBound, $"{mode}: {peakPoolBytes} bytes rented at once (bound {poolBound})");
         Assert.Equal(StallAfter, transport.UpstreamDeliveredBytes);

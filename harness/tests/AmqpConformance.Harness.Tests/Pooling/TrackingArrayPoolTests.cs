@@ -158,21 +158,32 @@ public sealed class TrackingArrayPoolTests
     public async Task Concurrent_use_keeps_an_exact_ledger()
     {
         var pool = new TrackingArrayPool();
-        const int threads = 4, perThread = 5000;
-        await Task.WhenAll(Enumerable.Range(0, threads).Select(t => Task.Run(() =>
-        {
-            var random = new Random(t);
-            for (int i = 0; i < perThread; i++)
-            {
-                var array = pool.Rent(random.Next(1, 70_000));
-                array[0] = (byte)i;
-                pool.Return(array);
-            }
-        }))).WaitAsync(TimeSpan.FromSeconds(60));
+        const int threads = 4,
+            perThread = 5000;
+        await Task.WhenAll(
+                Enumerable
+                    .Range(0, threads)
+                    .Select(t =>
+                        Task.Run(() =>
+                        {
+                            var random = new Random(t);
+                            for (int i = 0; i < perThread; i++)
+                            {
+                                var array = pool.Rent(random.Next(1, 70_000));
+                                array[0] = (byte)i;
+                                pool.Return(array);
+                            }
+                        })
+                    )
+            )
+            .WaitAsync(TimeSpan.FromSeconds(60));
 
         Assert.Equal(threads * perThread, pool.Rents);
         Assert.Equal(threads * perThread, pool.Returns);
-        Assert.True(pool.ArraysAllocated <= threads * 14, $"{pool.ArraysAllocated} arrays allocated: returned arrays are not being reused");
+        Assert.True(
+            pool.ArraysAllocated <= threads * 14,
+            $"{pool.ArraysAllocated} arrays allocated: returned arrays are not being reused"
+        );
         pool.AssertClean();
     }
 }

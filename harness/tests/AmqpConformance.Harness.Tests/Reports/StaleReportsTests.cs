@@ -33,7 +33,7 @@ public sealed class StaleReportsTests : IDisposable
     public void Later_starts_of_the_same_suite_keep_what_this_run_wrote()
     {
         Assert.True(StaleReports.ClearOnce("Suite2", _root));
-        string written = WriteReport("Suite2", "pools");     // a failure of this run, from an earlier property
+        string written = WriteReport("Suite2", "pools"); // a failure of this run, from an earlier property
 
         Assert.False(StaleReports.ClearOnce("Suite2", _root));
         Assert.True(File.Exists(written));

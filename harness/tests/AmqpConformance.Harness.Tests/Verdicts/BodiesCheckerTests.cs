@@ -52,17 +52,35 @@ public class BodiesCheckerTests
         wire[10] ^= 1;
         b.Publish(1, 0, wire);
         b.Call(0, body, 0, 1);
-        var stripped = b.Evidence(e => e with
-        {
-            Frames = [.. e.Frames.Select(f => f.Type == Protocol.FrameType.Body ? f with { Payload = null } : f)],
-        });
+        var stripped = b.Evidence(e =>
+            e with
+            {
+                Frames = [.. e.Frames.Select(f => f.Type == Protocol.FrameType.Body ? f with { Payload = null } : f)],
+            }
+        );
         Assert.False(_checker.Run(stripped).Holds);
         var good = new WireLogBuilder();
         good.Publish(1, 0, body);
         good.Call(0, body, 0, 1);
-        Assert.True(_checker.Run(good.Evidence(e => e with
-        {
-            Frames = [.. e.Frames.Select(f => f with { Payload = f.Type == Protocol.FrameType.Body ? null : f.Payload })],
-        })).Holds);
+        Assert.True(
+            _checker
+                .Run(
+                    good.Evidence(e =>
+                        e with
+                        {
+                            Frames =
+                            [
+                                .. e.Frames.Select(f =>
+                                    f with
+                                    {
+                                        Payload = f.Type == Protocol.FrameType.Body ? null : f.Payload,
+                                    }
+                                ),
+                            ],
+                        }
+                    )
+                )
+                .Holds
+        );
     }
 }

@@ -33,7 +33,11 @@ public class CancellationCheckerTests
         b.Publish(1, 0, [1]);
         b.Call(0, [1], 0, 1, CallOutcome.Failed, error: "InvalidOperationException: writer disposed");
         _checker.Run(b.Evidence()).Single("ghost-after-failure");
-        Assert.True(_checker.Run(b.Evidence(e => e with { Fault = new TransportFaultRecord(TimeSpan.Zero, "reset", null, 0) })).Holds);
+        Assert.True(
+            _checker
+                .Run(b.Evidence(e => e with { Fault = new TransportFaultRecord(TimeSpan.Zero, "reset", null, 0) }))
+                .Holds
+        );
     }
 
     [Fact]
@@ -59,11 +63,32 @@ public class CancellationCheckerTests
 
         var fault = new TransportFaultRecord(TimeSpan.Zero, "reset", null, 0);
         Assert.True(_checker.Run(b.Evidence(e => e with { Fault = fault })).Holds);
-        var endedAfterDisposal = new LifecycleRecord(TimeSpan.FromMilliseconds(4), TimeSpan.FromMilliseconds(6), TimeSpan.FromSeconds(1), [], 0, false);
+        var endedAfterDisposal = new LifecycleRecord(
+            TimeSpan.FromMilliseconds(4),
+            TimeSpan.FromMilliseconds(6),
+            TimeSpan.FromSeconds(1),
+            [],
+            0,
+            false
+        );
         Assert.True(_checker.Run(b.Evidence(e => e with { Lifecycle = endedAfterDisposal })).Holds);
-        var pendingAtDisposal = new LifecycleRecord(TimeSpan.FromMilliseconds(9), TimeSpan.FromMilliseconds(10), TimeSpan.FromSeconds(1), [0], 0, false);
+        var pendingAtDisposal = new LifecycleRecord(
+            TimeSpan.FromMilliseconds(9),
+            TimeSpan.FromMilliseconds(10),
+            TimeSpan.FromSeconds(1),
+            [0],
+            0,
+            false
+        );
         Assert.True(_checker.Run(b.Evidence(e => e with { Lifecycle = pendingAtDisposal })).Holds);
-        var disposedLater = new LifecycleRecord(TimeSpan.FromMilliseconds(9), TimeSpan.FromMilliseconds(10), TimeSpan.FromSeconds(1), [], 0, false);
+        var disposedLater = new LifecycleRecord(
+            TimeSpan.FromMilliseconds(9),
+            TimeSpan.FromMilliseconds(10),
+            TimeSpan.FromSeconds(1),
+            [],
+            0,
+            false
+        );
         _checker.Run(b.Evidence(e => e with { Lifecycle = disposedLater })).Single("cancelled-unasked");
     }
 
@@ -71,16 +96,44 @@ public class CancellationCheckerTests
     public void A_call_that_wrote_nothing_fails_only_with_a_cause()
     {
         var b = new WireLogBuilder();
-        b.Replace(b.Call(0, [1], 0, 1, CallOutcome.Failed, error: "FrameWriterFaultedException: stopped (OperationCanceledException)") with { CancelRequested = true });
-        b.Replace(b.Call(1, [2], 2, 3, CallOutcome.Failed, index: 1, error: "FrameWriterFaultedException: stopped") with { CancelRequested = false });
+        b.Replace(
+            b.Call(
+                0,
+                [1],
+                0,
+                1,
+                CallOutcome.Failed,
+                error: "FrameWriterFaultedException: stopped (OperationCanceledException)"
+            ) with
+            {
+                CancelRequested = true,
+            }
+        );
+        b.Replace(
+            b.Call(1, [2], 2, 3, CallOutcome.Failed, index: 1, error: "FrameWriterFaultedException: stopped") with
+            {
+                CancelRequested = false,
+            }
+        );
         b.Replace(b.Call(2, [3], 4, 5, CallOutcome.Cancelled, index: 2) with { CancelRequested = true });
         var verdict = _checker.Run(b.Evidence());
         Assert.Equal([0], verdict.Single("cancel-reported-as-failure").Calls);
         Assert.Equal([1], verdict.Single("failed-without-cause").Calls);
 
         // A transport fault, or disposal, explains a failure.
-        Assert.True(_checker.Run(b.Evidence(e => e with { Fault = new TransportFaultRecord(TimeSpan.Zero, "reset", null, 0) })).Holds);
-        var disposedFirst = new LifecycleRecord(TimeSpan.FromMilliseconds(0.5), TimeSpan.FromMilliseconds(6), TimeSpan.FromSeconds(1), [], 0, false);
+        Assert.True(
+            _checker
+                .Run(b.Evidence(e => e with { Fault = new TransportFaultRecord(TimeSpan.Zero, "reset", null, 0) }))
+                .Holds
+        );
+        var disposedFirst = new LifecycleRecord(
+            TimeSpan.FromMilliseconds(0.5),
+            TimeSpan.FromMilliseconds(6),
+            TimeSpan.FromSeconds(1),
+            [],
+            0,
+            false
+        );
         Assert.True(_checker.Run(b.Evidence(e => e with { Lifecycle = disposedFirst })).Holds);
     }
 }

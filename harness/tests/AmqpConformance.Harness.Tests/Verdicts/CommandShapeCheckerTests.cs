@@ -1,5 +1,5 @@
-using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Verdicts;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.Harness.Tests.Verdicts;
 
@@ -38,7 +38,8 @@ public class CommandShapeCheckerTests
     [Fact]
     public void A_body_cut_into_frames_at_frame_max_0_is_caught()
     {
-        // frame_max 0 is unlimited: the body is one frame. A writer that reads 0 as RabbitMQ's default 131072 cuts at 131064.
+        // frame_max 0 is unlimited: the body is one frame. A writer that reads 0 as RabbitMQ's default 131072 cuts at
+        // 131064.
         var b = new WireLogBuilder(0);
         byte[] body = WireLogBuilder.Bytes(131064 + 10);
         b.Method(1, 0);
@@ -91,7 +92,11 @@ public class CommandShapeCheckerTests
         var verdict = _checker.Run(b.Evidence());
         Assert.Contains(verdict.Violations, v => v.Rule == "missing-header" && v.Calls.SequenceEqual([0]));
         Assert.Contains(verdict.Violations, v => v.Rule == "body-incomplete" && v.Calls.SequenceEqual([1]));
-        Assert.True(_checker.Run(b.Evidence(e => e with { Fault = new TransportFaultRecord(TimeSpan.Zero, "reset", null, 0) })).Holds);
+        Assert.True(
+            _checker
+                .Run(b.Evidence(e => e with { Fault = new TransportFaultRecord(TimeSpan.Zero, "reset", null, 0) }))
+                .Holds
+        );
     }
 
     [Fact]
@@ -120,7 +125,10 @@ public class CommandShapeCheckerTests
         swapped.Cancel(1, 1);
         swapped.Call(1, [], 2, 3, index: 1);
         var v = _checker.Run(swapped.Evidence());
-        Assert.Equal([0, 1], v.Violations.Where(x => x.Rule == "command-kind-mismatch").Select(x => Assert.Single(x.Calls)));
+        Assert.Equal(
+            [0, 1],
+            v.Violations.Where(x => x.Rule == "command-kind-mismatch").Select(x => Assert.Single(x.Calls))
+        );
     }
 
     [Fact]

@@ -3,8 +3,9 @@ using AmqpConformance.Protocol;
 
 namespace AmqpConformance.Harness.Tests.Verdicts;
 
-/// <summary>The bodies invariant's header rule: a publish's content header whose message-id names a call names its own command's
-/// call (a writer that re-sends a cached header of the same shape shows), and headers without such a message-id are not judged.</summary>
+/// <summary>The bodies invariant's header rule: a publish's content header whose message-id names a call names its own
+/// command's call (a writer that re-sends a cached header of the same shape shows), and headers without such a
+/// message-id are not judged.</summary>
 public sealed class HeaderMismatchTests
 {
     [Fact]
@@ -19,8 +20,8 @@ public sealed class HeaderMismatchTests
     }
 
     [Theory]
-    [InlineData(1, true)]   // call 1's command carries call 0's header: the cached header went out again
-    [InlineData(1, false)]  // each its own
+    [InlineData(1, true)] // call 1's command carries call 0's header: the cached header went out again
+    [InlineData(1, false)] // each its own
     public void A_header_carrying_another_calls_message_id_is_a_header_mismatch(int secondCall, bool stale)
     {
         var log = new WireLogBuilder(4096);
@@ -29,7 +30,11 @@ public sealed class HeaderMismatchTests
         log.Header(1, body.Length, new BasicProperties { MessageId = CallCorrelation.MessageIdFor(0) });
         log.Body(1, body);
         log.Method(1, secondCall);
-        long header = log.Header(1, body.Length, new BasicProperties { MessageId = CallCorrelation.MessageIdFor(stale ? 0 : secondCall) });
+        long header = log.Header(
+            1,
+            body.Length,
+            new BasicProperties { MessageId = CallCorrelation.MessageIdFor(stale ? 0 : secondCall) }
+        );
         log.Body(1, body);
         log.Call(0, body, 0, 1);
         log.Call(secondCall, body, 1, 2);

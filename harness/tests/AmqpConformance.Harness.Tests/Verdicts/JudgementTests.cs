@@ -2,7 +2,8 @@ using AmqpConformance.Harness.Verdicts;
 
 namespace AmqpConformance.Harness.Tests.Verdicts;
 
-/// <summary>The one judging path: every invariant over one assembly of the wire, and a property's verdict that gathers them.</summary>
+/// <summary>The one judging path: every invariant over one assembly of the wire, and a property's verdict that gathers
+/// them.</summary>
 public sealed class JudgementTests
 {
     [Fact]
@@ -24,6 +25,9 @@ public sealed class JudgementTests
         var combined = judgement.Combined(InvariantNames.Bodies);
         Assert.Equal(InvariantNames.Bodies, combined.Invariant);
         Assert.Equal(judgement.Verdicts.Sum(v => v.Violations.Count), combined.Violations.Count);
-        Assert.Equal(InvariantCheckers.CheckAll(b.Evidence()).Select(v => v.Violations.Count), judgement.Verdicts.Select(v => v.Violations.Count));
+        Assert.Equal(
+            InvariantCheckers.CheckAll(b.Evidence()).Select(v => v.Violations.Count),
+            judgement.Verdicts.Select(v => v.Violations.Count)
+        );
     }
 }

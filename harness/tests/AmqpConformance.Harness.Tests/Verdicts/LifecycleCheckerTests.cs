@@ -5,10 +5,24 @@ namespace AmqpConformance.Harness.Tests.Verdicts;
 public class LifecycleCheckerTests
 {
     private static TimeSpan Ms(double ms) => TimeSpan.FromMilliseconds(ms);
+
     private readonly LifecycleChecker _checker = new();
 
-    private static LifecycleRecord Disposed(double invokedMs, double? returnedMs, IReadOnlyList<int>? pending = null, long bytesAfter = 0, bool stalled = false) =>
-        new(Ms(invokedMs), returnedMs is { } r ? Ms(r) : null, TimeSpan.FromSeconds(1), pending ?? [], bytesAfter, stalled);
+    private static LifecycleRecord Disposed(
+        double invokedMs,
+        double? returnedMs,
+        IReadOnlyList<int>? pending = null,
+        long bytesAfter = 0,
+        bool stalled = false
+    ) =>
+        new(
+            Ms(invokedMs),
+            returnedMs is { } r ? Ms(r) : null,
+            TimeSpan.FromSeconds(1),
+            pending ?? [],
+            bytesAfter,
+            stalled
+        );
 
     [Fact]
     public void A_clean_disposal_holds_and_no_disposal_holds_trivially()
@@ -28,8 +42,18 @@ public class LifecycleCheckerTests
         b.Publish(1, 0, [1]);
         b.Call(0, [1], 0, 1);
         var completed = Disposed(5, 8) with { OutputCompletedByWriterAt = Ms(7.5) };
-        Assert.Contains("7.5 ms", _checker.Run(b.Evidence(e => e with { Lifecycle = completed })).Single("output-completed-by-writer").Message, StringComparison.Ordinal);
-        var notDisposed = new LifecycleRecord(null, null, TimeSpan.FromSeconds(1), [], 0, false) { OutputCompletedByWriterAt = Ms(2) };
+        Assert.Contains(
+            "7.5 ms",
+            _checker
+                .Run(b.Evidence(e => e with { Lifecycle = completed }))
+                .Single("output-completed-by-writer")
+                .Message,
+            StringComparison.Ordinal
+        );
+        var notDisposed = new LifecycleRecord(null, null, TimeSpan.FromSeconds(1), [], 0, false)
+        {
+            OutputCompletedByWriterAt = Ms(2),
+        };
         _checker.Run(b.Evidence(e => e with { Lifecycle = notDisposed })).Single("output-completed-by-writer");
     }
 
@@ -38,7 +62,9 @@ public class LifecycleCheckerTests
     {
         var b = new WireLogBuilder();
         b.Call(0, [1], 0, null, CallOutcome.Pending);
-        var verdict = _checker.Run(b.Evidence(e => e with { Lifecycle = Disposed(5, null, pending: [0], bytesAfter: 17, stalled: true) }));
+        var verdict = _checker.Run(
+            b.Evidence(e => e with { Lifecycle = Disposed(5, null, pending: [0], bytesAfter: 17, stalled: true) })
+        );
         Assert.Contains("accepted nothing", verdict.Single("dispose-hung").Message, StringComparison.Ordinal);
         Assert.Equal([0], verdict.Single("stranded-by-dispose").Calls);
         Assert.Contains("17 bytes", verdict.Single("write-after-dispose").Message, StringComparison.Ordinal);
@@ -49,9 +75,9 @@ public class LifecycleCheckerTests
     {
         var b = new WireLogBuilder();
         b.Publish(1, 1, [2]);
-        b.Call(0, [1], 6, 6.1);  // during disposal (5..8 ms), succeeded, not on the wire
+        b.Call(0, [1], 6, 6.1); // during disposal (5..8 ms), succeeded, not on the wire
         b.Call(1, [2], 6.2, 6.3); // during disposal, succeeded, on the wire: a drain
-        b.Call(2, [3], 9, 9.1);   // after disposal returned, succeeded
+        b.Call(2, [3], 9, 9.1); // after disposal returned, succeeded
         var verdict = _checker.Run(b.Evidence(e => e with { Lifecycle = Disposed(5, 8) }));
         Assert.Equal([0], verdict.Single("accepted-during-dispose-and-dropped").Calls);
         Assert.Equal([2], verdict.Single("succeeded-after-dispose").Calls);
@@ -64,12 +90,35 @@ public class LifecycleCheckerTests
         var b = new WireLogBuilder();
         b.Publish(1, 0, [1]);
         b.Call(0, [1], 0, 9);
-        var verdict = _checker.Run(b.Evidence(e => e with { Lifecycle = Disposed(5, 8) with { FlushPendingWhenDisposeReturned = true, FlushesAfterDispose = 2 } }));
-        Assert.Contains("had not cancelled", verdict.Single("flush-pending-after-dispose").Message, StringComparison.Ordinal);
+        var verdict = _checker.Run(
+            b.Evidence(e =>
+                e with
+                {
+                    Lifecycle = Disposed(5, 8) with { FlushPendingWhenDisposeReturned = true, FlushesAfterDispose = 2 },
+                }
+            )
+        );
+        Assert.Contains(
+            "had not cancelled",
+            verdict.Single("flush-pending-after-dispose").Message,
+            StringComparison.Ordinal
+        );
         Assert.Contains("2 time(s)", verdict.Single("flush-after-dispose").Message, StringComparison.Ordinal);
         Assert.Equal(2, verdict.Violations.Count);
-        // A disposal that never returned within its bound is dispose-hung; what happened "after" it is not judged twice.
-        var hung = _checker.Run(b.Evidence(e => e with { Lifecycle = Disposed(5, null) with { FlushPendingWhenDisposeReturned = true, FlushesAfterDispose = 1 } }));
+        // A disposal that never returned within its bound is dispose-hung; what happened "after" it is not judged
+        // twice.
+        var hung = _checker.Run(
+            b.Evidence(e =>
+                e with
+                {
+                    Lifecycle = Disposed(5, null) with
+                    {
+                        FlushPendingWhenDisposeReturned = true,
+                        FlushesAfterDispose = 1,
+                    },
+                }
+            )
+        );
         Assert.Equal(["dispose-hung"], hung.Violations.Select(v => v.Rule));
     }
 
@@ -79,14 +128,33 @@ public class LifecycleCheckerTests
         var b = new WireLogBuilder();
         b.Publish(1, 0, [1]);
         b.Call(0, [1], 0, 1);
-        var failed = _checker.Run(b.Evidence(e => e with
-        {
-            Lifecycle = Disposed(5, 8) with { SecondDisposal = "after the first returned", SecondDisposalFailure = "ObjectDisposedException: gone" },
-        }));
+        var failed = _checker.Run(
+            b.Evidence(e =>
+                e with
+                {
+                    Lifecycle = Disposed(5, 8) with
+                    {
+                        SecondDisposal = "after the first returned",
+                        SecondDisposalFailure = "ObjectDisposedException: gone",
+                    },
+                }
+            )
+        );
         var violation = failed.Single("second-dispose-failed");
         Assert.Contains("after the first returned", violation.Message, StringComparison.Ordinal);
         Assert.Contains("ObjectDisposedException: gone", violation.Message, StringComparison.Ordinal);
-        Assert.True(_checker.Run(b.Evidence(e => e with { Lifecycle = Disposed(5, 8) with { SecondDisposal = "alongside the first" } })).Holds);
+        Assert.True(
+            _checker
+                .Run(
+                    b.Evidence(e =>
+                        e with
+                        {
+                            Lifecycle = Disposed(5, 8) with { SecondDisposal = "alongside the first" },
+                        }
+                    )
+                )
+                .Holds
+        );
     }
 
     [Fact]
@@ -95,12 +163,23 @@ public class LifecycleCheckerTests
         var b = new WireLogBuilder();
         b.Publish(1, 0, [1]);
         b.Call(0, [1], 0, 1);
-        var failed = _checker.Run(b.Evidence(e => e with
-        {
-            Lifecycle = Disposed(5, 8) with { FirstDisposalFailure = "TransportResetException: the transport was reset (Upstream)." },
-        }));
+        var failed = _checker.Run(
+            b.Evidence(e =>
+                e with
+                {
+                    Lifecycle = Disposed(5, 8) with
+                    {
+                        FirstDisposalFailure = "TransportResetException: the transport was reset (Upstream).",
+                    },
+                }
+            )
+        );
         var message = failed.Single("dispose-threw").Message;
-        Assert.Contains("threw TransportResetException: the transport was reset (Upstream). A connection's close path", message, StringComparison.Ordinal);
+        Assert.Contains(
+            "threw TransportResetException: the transport was reset (Upstream). A connection's close path",
+            message,
+            StringComparison.Ordinal
+        );
         Assert.DoesNotContain("..", message, StringComparison.Ordinal);
     }
 }

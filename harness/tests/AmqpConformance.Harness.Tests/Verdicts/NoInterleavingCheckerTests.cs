@@ -29,7 +29,12 @@ public class NoInterleavingCheckerTests
         var verdict = _checker.Run(b.Evidence());
         var v = Assert.Single(verdict.Violations);
         Assert.Equal("frames-not-contiguous", v.Rule);
-        Assert.Equal(new long[] { m, h, b1, b2 }.Concat(other).Order(), v.Frames.Order());
+        Assert.Equal(
+            new long[] { m, h, b1, b2 }
+                .Concat(other)
+                .Order(),
+            v.Frames.Order()
+        );
         Assert.Equal([0, 1], v.Calls);
     }
 

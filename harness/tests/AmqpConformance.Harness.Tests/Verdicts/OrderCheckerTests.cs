@@ -55,35 +55,74 @@ public class OrderCheckerTests
         var verdict = _checker.Run(b.Evidence());
         Assert.Equal([0], verdict.Single("duplicate-publish").Calls);
         Assert.Equal([1], verdict.Single("lost-publish").Calls);
-        Assert.DoesNotContain(_checker.Run(b.Evidence(e => e with { Fault = new TransportFaultRecord(TimeSpan.Zero, "reset", null, 0) })).Violations,
-            v => v.Rule == "lost-publish");
+        Assert.DoesNotContain(
+            _checker
+                .Run(b.Evidence(e => e with { Fault = new TransportFaultRecord(TimeSpan.Zero, "reset", null, 0) }))
+                .Violations,
+            v => v.Rule == "lost-publish"
+        );
         var hung = new LifecycleRecord(TimeSpan.FromMilliseconds(5), null, TimeSpan.FromSeconds(1), [], 0, false);
-        Assert.DoesNotContain(_checker.Run(b.Evidence(e => e with { Lifecycle = hung })).Violations, v => v.Rule == "lost-publish");
-        var gaveUp = new LifecycleRecord(TimeSpan.FromMilliseconds(5), TimeSpan.FromMilliseconds(9), TimeSpan.FromSeconds(1), [], 0, OutputStalledThroughDispose: true);
-        Assert.DoesNotContain(_checker.Run(b.Evidence(e => e with { Lifecycle = gaveUp })).Violations, v => v.Rule == "lost-publish");
+        Assert.DoesNotContain(_checker.Run(b.Evidence(e => e with { Lifecycle = hung })).Violations, v =>
+            v.Rule == "lost-publish"
+        );
+        var gaveUp = new LifecycleRecord(
+            TimeSpan.FromMilliseconds(5),
+            TimeSpan.FromMilliseconds(9),
+            TimeSpan.FromSeconds(1),
+            [],
+            0,
+            OutputStalledThroughDispose: true
+        );
+        Assert.DoesNotContain(_checker.Run(b.Evidence(e => e with { Lifecycle = gaveUp })).Violations, v =>
+            v.Rule == "lost-publish"
+        );
     }
 
     [Fact]
     public void A_writer_on_its_own_timer_may_drop_what_it_accepted_when_it_gives_up_on_a_held_output_or_a_stopped_process()
     {
-        // Zoo:MonitorWaitThread in CI: its disposal's Thread.Join(1 s) ran out while the script held the output between pulses.
+        // Zoo:MonitorWaitThread in CI: its disposal's Thread.Join(1 s) ran out while the script held the output between
+        // pulses.
         var b = new WireLogBuilder();
         b.Publish(1, 0, [1]);
         b.Call(0, [1], 0, 1);
         b.Call(1, [2], 2, 3, index: 1);
         LifecycleRecord Disposal(bool held, int realMs) =>
-            new(TimeSpan.FromMilliseconds(5), TimeSpan.FromMilliseconds(6), TimeSpan.FromSeconds(1), [], 0, OutputStalledThroughDispose: false)
-            { OutputHeldWhenDisposeReturned = held, DisposeRealTime = TimeSpan.FromMilliseconds(realMs) };
-        bool Blamed(LifecycleRecord life) => _checker.Run(b.Evidence(e => e with { Lifecycle = life })).Violations.Any(v => v.Rule == "lost-publish");
+            new(
+                TimeSpan.FromMilliseconds(5),
+                TimeSpan.FromMilliseconds(6),
+                TimeSpan.FromSeconds(1),
+                [],
+                0,
+                OutputStalledThroughDispose: false
+            )
+            {
+                OutputHeldWhenDisposeReturned = held,
+                DisposeRealTime = TimeSpan.FromMilliseconds(realMs),
+            };
+        bool Blamed(LifecycleRecord life) =>
+            _checker.Run(b.Evidence(e => e with { Lifecycle = life })).Violations.Any(v => v.Rule == "lost-publish");
 
         Assert.False(Blamed(Disposal(held: true, realMs: 1000)), "gave up after 1 s on a held output");
-        Assert.True(Blamed(Disposal(held: true, realMs: 10)), "dropped its queue 10 ms into disposal: it did not wait for the output");
+        Assert.True(
+            Blamed(Disposal(held: true, realMs: 10)),
+            "dropped its queue 10 ms into disposal: it did not wait for the output"
+        );
         Assert.True(Blamed(Disposal(held: false, realMs: 1000)), "the output was taking writes when disposal returned");
         Assert.True(Blamed(Disposal(held: true, realMs: 0) with { DisposeRealTime = null }), "unmeasured: not excused");
         // A stopped process: a 1 s join expires the moment it runs again, before the writer's thread has.
-        Assert.False(Blamed(Disposal(held: false, realMs: 6000) with { LagDuringDispose = TimeSpan.FromSeconds(5.5) }), "kept from running for most of it");
-        Assert.True(Blamed(Disposal(held: false, realMs: 1000) with { LagDuringDispose = TimeSpan.FromMilliseconds(200) }), "ran for 800 ms of a free output and dropped");
-        Assert.True(Blamed(Disposal(held: false, realMs: 50) with { LagDuringDispose = TimeSpan.FromMilliseconds(50) }), "under the floor");
+        Assert.False(
+            Blamed(Disposal(held: false, realMs: 6000) with { LagDuringDispose = TimeSpan.FromSeconds(5.5) }),
+            "kept from running for most of it"
+        );
+        Assert.True(
+            Blamed(Disposal(held: false, realMs: 1000) with { LagDuringDispose = TimeSpan.FromMilliseconds(200) }),
+            "ran for 800 ms of a free output and dropped"
+        );
+        Assert.True(
+            Blamed(Disposal(held: false, realMs: 50) with { LagDuringDispose = TimeSpan.FromMilliseconds(50) }),
+            "under the floor"
+        );
     }
 
     [Fact]
@@ -131,7 +170,8 @@ public class OrderCheckerTests
         overlapping.Call(0, [1], 0, 5);
         overlapping.Replace(overlapping.Call(1, [2], 1, 6, index: 1) with { Pipelined = true }); // made before call 0 was awaited
         Assert.True(_checker.Run(overlapping.Evidence()).Holds);
-        // The same timestamps without pipelining: the publisher awaited call 0 before it made call 1 (A_publishers_own_order_is_checked).
+        // The same timestamps without pipelining: the publisher awaited call 0 before it made call 1
+        // (A_publishers_own_order_is_checked).
         overlapping.Replace(overlapping.Evidence().Calls[1] with { Pipelined = false });
         Assert.Equal([0, 1], _checker.Run(overlapping.Evidence()).Single("publisher-order").Calls);
     }

@@ -5,7 +5,8 @@ namespace AmqpConformance.Harness.Tests.Verdicts;
 /// <summary>Pool ledgers for checker tests.</summary>
 internal static class PoolLedgers
 {
-    /// <summary>A ledger with <paramref name="rents"/> rents, <paramref name="returns"/> returns and these findings.</summary>
+    /// <summary>A ledger with <paramref name="rents"/> rents, <paramref name="returns"/> returns and these
+    /// findings.</summary>
     public static PoolLedgerReport With(long rents, long returns, params PoolFinding[] findings) =>
         new(rents, returns, 0, 0, [], findings);
 

@@ -9,8 +9,15 @@ public class VisibilityCheckerTests
     {
         var b = new WireLogBuilder();
         Assert.True(new VisibilityChecker().Run(b.Evidence()).Holds);
-        var lapse = new VisibilityLapse(TimeSpan.FromMilliseconds(30), TimeSpan.FromSeconds(2), [3, 4], "before call 5");
-        var v = new VisibilityChecker().Run(b.Evidence(e => e with { VisibilityLapses = [lapse] })).Single("not-flushed");
+        var lapse = new VisibilityLapse(
+            TimeSpan.FromMilliseconds(30),
+            TimeSpan.FromSeconds(2),
+            [3, 4],
+            "before call 5"
+        );
+        var v = new VisibilityChecker()
+            .Run(b.Evidence(e => e with { VisibilityLapses = [lapse] }))
+            .Single("not-flushed");
         Assert.Equal([3, 4], v.Calls);
         Assert.Contains("before call 5", v.Message, StringComparison.Ordinal);
         Assert.Contains("idle for 2000 ms", v.Message, StringComparison.Ordinal);

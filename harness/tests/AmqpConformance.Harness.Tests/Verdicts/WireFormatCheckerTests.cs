@@ -1,5 +1,5 @@
-using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Verdicts;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.Harness.Tests.Verdicts;
 
@@ -51,9 +51,18 @@ public class WireFormatCheckerTests
         var b = new WireLogBuilder();
         b.Publish(1, 0, [1, 2, 3]);
         Assert.False(_checker.Run(b.Evidence(e => e with { TrailingPartialBytes = 5 })).Holds);
-        Assert.True(_checker.Run(b.Evidence(e => e with
-        {
-            TrailingPartialBytes = 5, Fault = new TransportFaultRecord(TimeSpan.Zero, "reset", null, 0),
-        })).Holds);
+        Assert.True(
+            _checker
+                .Run(
+                    b.Evidence(e =>
+                        e with
+                        {
+                            TrailingPartialBytes = 5,
+                            Fault = new TransportFaultRecord(TimeSpan.Zero, "reset", null, 0),
+                        }
+                    )
+                )
+                .Holds
+        );
     }
 }

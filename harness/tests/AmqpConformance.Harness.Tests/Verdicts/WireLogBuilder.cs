@@ -1,6 +1,6 @@
+using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Protocol;
 using AmqpConformance.Protocol.Recording;
-using AmqpConformance.Harness.Verdicts;
 
 namespace AmqpConformance.Harness.Tests.Verdicts;
 
@@ -13,13 +13,30 @@ internal sealed class WireLogBuilder(int frameMax = 4096)
 
     public int FrameMax { get; } = frameMax;
 
-    public long Add(FrameType type, ushort channel, byte[] payload, bool frameEndValid = true, ushort classId = 0, ushort methodId = 0, long? declared = null)
+    public long Add(
+        FrameType type,
+        ushort channel,
+        byte[] payload,
+        bool frameEndValid = true,
+        ushort classId = 0,
+        ushort methodId = 0,
+        long? declared = null
+    )
     {
         var f = new FrameRecord
         {
-            Sequence = _frames.Count, Direction = FrameDirection.Received, WireOffset = _offset,
-            Timestamp = TimeSpan.FromMilliseconds(_frames.Count), Type = type, Channel = channel, Size = payload.Length,
-            ClassId = classId, MethodId = methodId, DeclaredBodySize = declared, Payload = payload, FrameEndValid = frameEndValid,
+            Sequence = _frames.Count,
+            Direction = FrameDirection.Received,
+            WireOffset = _offset,
+            Timestamp = TimeSpan.FromMilliseconds(_frames.Count),
+            Type = type,
+            Channel = channel,
+            Size = payload.Length,
+            ClassId = classId,
+            MethodId = methodId,
+            DeclaredBodySize = declared,
+            Payload = payload,
+            FrameEndValid = frameEndValid,
             PayloadDigest = type == FrameType.Body ? FrameDigest.Compute(payload) : null,
         };
         _frames.Add(f);
@@ -29,16 +46,32 @@ internal sealed class WireLogBuilder(int frameMax = 4096)
 
     public long Method(ushort channel, int callId)
     {
-        byte[] p = MethodCodec.ToPayload(new BasicPublish { Exchange = "", RoutingKey = CallCorrelation.RoutingKeyFor(callId) });
-        return Add(FrameType.Method, channel, p, classId: BasicPublish.ClassIdValue, methodId: BasicPublish.MethodIdValue);
+        byte[] p = MethodCodec.ToPayload(
+            new BasicPublish { Exchange = "", RoutingKey = CallCorrelation.RoutingKeyFor(callId) }
+        );
+        return Add(
+            FrameType.Method,
+            channel,
+            p,
+            classId: BasicPublish.ClassIdValue,
+            methodId: BasicPublish.MethodIdValue
+        );
     }
 
-    /// <summary>A call without content: basic.cancel (nowait) whose consumer tag is <paramref name="consumerTag"/>, by default the
-    /// one naming call <paramref name="callId"/>.</summary>
+    /// <summary>A call without content: basic.cancel (nowait) whose consumer tag is <paramref name="consumerTag"/>, by
+    /// default the one naming call <paramref name="callId"/>.</summary>
     public long Cancel(ushort channel, int callId, string? consumerTag = null)
     {
-        byte[] p = MethodCodec.ToPayload(new BasicCancel { ConsumerTag = consumerTag ?? CallCorrelation.ConsumerTagFor(callId), NoWait = true });
-        return Add(FrameType.Method, channel, p, classId: BasicCancel.ClassIdValue, methodId: BasicCancel.MethodIdValue);
+        byte[] p = MethodCodec.ToPayload(
+            new BasicCancel { ConsumerTag = consumerTag ?? CallCorrelation.ConsumerTagFor(callId), NoWait = true }
+        );
+        return Add(
+            FrameType.Method,
+            channel,
+            p,
+            classId: BasicCancel.ClassIdValue,
+            methodId: BasicCancel.MethodIdValue
+        );
     }
 
     public long Header(ushort channel, long bodySize, BasicProperties? properties = null)
@@ -51,7 +84,8 @@ internal sealed class WireLogBuilder(int frameMax = 4096)
 
     public long Body(ushort channel, ReadOnlySpan<byte> payload) => Add(FrameType.Body, channel, payload.ToArray());
 
-    /// <summary>Writes a whole well-formed publish of <paramref name="body"/> for call <paramref name="callId"/>.</summary>
+    /// <summary>Writes a whole well-formed publish of <paramref name="body"/> for call
+    /// <paramref name="callId"/>.</summary>
     public long[] Publish(ushort channel, int callId, byte[] body)
     {
         var seqs = new List<long> { Method(channel, callId), Header(channel, body.Length) };
@@ -61,14 +95,34 @@ internal sealed class WireLogBuilder(int frameMax = 4096)
         return [.. seqs];
     }
 
-    public PublishCall Call(int id, byte[] body, double startMs, double? endMs, CallOutcome outcome = CallOutcome.Succeeded,
-        int publisher = 0, int index = 0, ushort channel = 1, string? error = null)
+    public PublishCall Call(
+        int id,
+        byte[] body,
+        double startMs,
+        double? endMs,
+        CallOutcome outcome = CallOutcome.Succeeded,
+        int publisher = 0,
+        int index = 0,
+        ushort channel = 1,
+        string? error = null
+    )
     {
         var call = new PublishCall
         {
-            Id = id, Publisher = publisher, IndexInPublisher = index, Channel = channel, ExpectedBody = body,
-            Started = TimeSpan.FromMilliseconds(startMs), Ended = endMs is { } e ? TimeSpan.FromMilliseconds(e) : null,
-            Outcome = outcome, Error = error ?? (outcome == CallOutcome.Cancelled ? "OperationCanceledException: cancelled" : outcome == CallOutcome.Failed ? "IOException: reset" : null),
+            Id = id,
+            Publisher = publisher,
+            IndexInPublisher = index,
+            Channel = channel,
+            ExpectedBody = body,
+            Started = TimeSpan.FromMilliseconds(startMs),
+            Ended = endMs is { } e ? TimeSpan.FromMilliseconds(e) : null,
+            Outcome = outcome,
+            Error = error
+                ?? (
+                    outcome == CallOutcome.Cancelled ? "OperationCanceledException: cancelled"
+                    : outcome == CallOutcome.Failed ? "IOException: reset"
+                    : null
+                ),
         };
         _calls.Add(call);
         return call;
@@ -78,7 +132,12 @@ internal sealed class WireLogBuilder(int frameMax = 4096)
 
     public ConformanceEvidence Evidence(Func<ConformanceEvidence, ConformanceEvidence>? edit = null)
     {
-        var e = new ConformanceEvidence { Frames = [.. _frames], Calls = [.. _calls], FrameMax = FrameMax };
+        var e = new ConformanceEvidence
+        {
+            Frames = [.. _frames],
+            Calls = [.. _calls],
+            FrameMax = FrameMax,
+        };
         return edit is null ? e : edit(e);
     }
 

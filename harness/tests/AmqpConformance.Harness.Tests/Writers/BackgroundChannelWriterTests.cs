@@ -8,7 +8,8 @@ namespace AmqpConformance.Harness.Tests.Writers;
 [Trait("WriterMode", "Background")]
 public sealed class BackgroundChannelWriterTests : WriterContractTests
 {
-    protected override IFrameWriter CreateWriter(WriterContext context, TimeSpan drainTimeout) => new BackgroundChannelWriter(context, drainTimeout);
+    protected override IFrameWriter CreateWriter(WriterContext context, TimeSpan drainTimeout) =>
+        new BackgroundChannelWriter(context, drainTimeout);
 
     protected override bool CompletesAfterFlush => false;
 
@@ -27,7 +28,8 @@ public sealed class BackgroundChannelWriterTests : WriterContractTests
         {
             var call = writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, s, 2000)));
             await call.AsTask().WaitAsync(TestTimeout);
-            if (s == 0) await Eventually(() => capture.Writer.Flushes == 1, "the loop is stuck in its first flush");
+            if (s == 0)
+                await Eventually(() => capture.Writer.Flushes == 1, "the loop is stuck in its first flush");
         }
         var blocked = writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, 4, 2000))).AsTask();
         await Task.Delay(100);

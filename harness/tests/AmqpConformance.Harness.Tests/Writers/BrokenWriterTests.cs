@@ -1,17 +1,18 @@
+using AmqpConformance.Harness.Pooling;
+using AmqpConformance.Harness.Tests.Writers.Support;
+using AmqpConformance.Harness.Writers;
 using AmqpConformance.SelfTest;
 using AmqpConformance.SelfTest.Zoo.Bodies;
 using AmqpConformance.SelfTest.Zoo.Cancellation;
 using AmqpConformance.SelfTest.Zoo.Interleaving;
 using AmqpConformance.SelfTest.Zoo.Ordering;
 using AmqpConformance.SelfTest.Zoo.Pools;
-using AmqpConformance.Harness.Pooling;
-using AmqpConformance.Harness.Tests.Writers.Support;
-using AmqpConformance.Harness.Writers;
 using static AmqpConformance.Harness.Tests.Writers.Support.WriterTestKit;
 
 namespace AmqpConformance.Harness.Tests.Writers;
 
-/// <summary>Each deliberately broken writer, caught in the act: the defect is shown directly on the wire or in the pool ledger.</summary>
+/// <summary>Each deliberately broken writer, caught in the act: the defect is shown directly on the wire or in the pool
+/// ledger.</summary>
 [Trait("WriterMode", "Broken")]
 public sealed class BrokenWriterTests
 {
@@ -20,7 +21,12 @@ public sealed class BrokenWriterTests
     [Fact]
     public async Task SplitLockWriter_interleaves_the_frames_of_concurrent_commands()
     {
-        var (wire, pool) = await RunConcurrentAsync(c => new SplitLockWriter(c), publishers: 4, perPublisher: 10, bodySize: 12_000);
+        var (wire, pool) = await RunConcurrentAsync(
+            c => new SplitLockWriter(c),
+            publishers: 4,
+            perPublisher: 10,
+            bodySize: 12_000
+        );
         Assert.Contains(wire.Violations, v => v.Contains("interleaved", StringComparison.Ordinal)); // NoInterleaving/channel-content-interleaved
         pool.AssertClean(); // its only defect is the interleaving
     }
@@ -28,7 +34,12 @@ public sealed class BrokenWriterTests
     [Fact]
     public async Task SplitLockWriter_looks_correct_with_a_single_publisher()
     {
-        var (wire, _) = await RunConcurrentAsync(c => new SplitLockWriter(c), publishers: 1, perPublisher: 10, bodySize: 12_000);
+        var (wire, _) = await RunConcurrentAsync(
+            c => new SplitLockWriter(c),
+            publishers: 1,
+            perPublisher: 10,
+            bodySize: 12_000
+        );
         Assert.Empty(wire.Violations);
     }
 
@@ -50,7 +61,9 @@ public sealed class BrokenWriterTests
         var wire = WireAnalysis.Of(await capture.CompleteAsync(), FrameMax);
 
         Assert.Equal(20, wire.Publishes.Count);
-        Assert.Contains(wire.Publishes, p => p.Body.Take(16).All(b => b == pool.Options.PoisonByte) || !TestBodies.IsIntact(p.Body));
+        Assert.Contains(wire.Publishes, p =>
+            p.Body.Take(16).All(b => b == pool.Options.PoisonByte) || !TestBodies.IsIntact(p.Body)
+        );
     }
 
     [Fact]
@@ -63,7 +76,10 @@ public sealed class BrokenWriterTests
             await using var capture = new WireCapture();
             var writer = new ThreadPoolDispatchWriter(new WriterContext(capture.Writer, pool, FrameMax));
             for (int s = 0; s < 200; s++)
-                await writer.WriteAsync(Publish(pool, FrameMax, TestBodies.Create(0, s, 100))).AsTask().WaitAsync(TestTimeout);
+                await writer
+                    .WriteAsync(Publish(pool, FrameMax, TestBodies.Create(0, s, 100)))
+                    .AsTask()
+                    .WaitAsync(TestTimeout);
             await writer.DisposeAsync().AsTask().WaitAsync(TestTimeout);
             var wire = WireAnalysis.Of(await capture.CompleteAsync(), FrameMax);
             Assert.Empty(wire.Violations); // commands stay whole; only their order is wrong
@@ -82,9 +98,12 @@ public sealed class BrokenWriterTests
         capture.Writer.FailOnFlush = 3;
         var writer = new LeakOnFaultWriter(new WriterContext(capture.Writer, pool, FrameMax));
         var owner = new OwnerProbe();
-        for (int s = 0; s < 2; s++) Assert.Null(await Outcome(writer.WriteAsync(Publish(pool, FrameMax, TestBodies.Create(0, s, 5000)))));
+        for (int s = 0; s < 2; s++)
+            Assert.Null(await Outcome(writer.WriteAsync(Publish(pool, FrameMax, TestBodies.Create(0, s, 5000)))));
         Assert.Equal(0, pool.OutstandingCount); // healthy output: everything came back
-        Assert.IsType<InjectedFault>(await Outcome(writer.WriteAsync(Publish(pool, FrameMax, TestBodies.Create(0, 2, 5000), owner))));
+        Assert.IsType<InjectedFault>(
+            await Outcome(writer.WriteAsync(Publish(pool, FrameMax, TestBodies.Create(0, 2, 5000), owner)))
+        );
         await writer.DisposeAsync().Within();
 
         var report = pool.Verify();
@@ -114,10 +133,16 @@ public sealed class BrokenWriterTests
         var pool = new TrackingArrayPool();
         await using var capture = new WireCapture();
         using var cts = new CancellationTokenSource();
-        capture.Writer.BeforeFlush = n => { if (n == 1) cts.Cancel(); }; // cancel while the first body frame is half written
+        capture.Writer.BeforeFlush = n =>
+        {
+            if (n == 1)
+                cts.Cancel();
+        }; // cancel while the first body frame is half written
         var writer = new TornCancellationWriter(new WriterContext(capture.Writer, pool, FrameMax));
 
-        var cancelled = await Outcome(writer.WriteAsync(Publish(pool, FrameMax, TestBodies.Create(0, 0, 10_000)), cts.Token));
+        var cancelled = await Outcome(
+            writer.WriteAsync(Publish(pool, FrameMax, TestBodies.Create(0, 0, 10_000)), cts.Token)
+        );
         var next = await Outcome(writer.WriteAsync(Publish(pool, FrameMax, TestBodies.Create(0, 1, 100))));
         await writer.DisposeAsync().Within();
 
@@ -125,28 +150,49 @@ public sealed class BrokenWriterTests
         Assert.Null(next);
         var wire = WireAnalysis.Of(await capture.CompleteAsync(), FrameMax);
         Assert.NotEmpty(wire.Violations); // the stream after the torn frame no longer parses as whole commands
-        Assert.DoesNotContain(wire.Publishes, p => p.Body.Length == 100 && TestBodies.IsIntact(p.Body) && TestBodies.Identify(p.Body).Sequence == 1);
+        Assert.DoesNotContain(wire.Publishes, p =>
+            p.Body.Length == 100 && TestBodies.IsIntact(p.Body) && TestBodies.Identify(p.Body).Sequence == 1
+        );
     }
 
     [Fact]
     public async Task TornCancellationWriter_is_correct_without_cancellation()
     {
-        var (wire, pool) = await RunConcurrentAsync(c => new TornCancellationWriter(c), publishers: 3, perPublisher: 5, bodySize: 10_000);
+        var (wire, pool) = await RunConcurrentAsync(
+            c => new TornCancellationWriter(c),
+            publishers: 3,
+            perPublisher: 5,
+            bodySize: 10_000
+        );
         Assert.Empty(wire.Violations);
         pool.AssertClean();
     }
 
     private static async Task<(WireAnalysis Wire, TrackingArrayPool Pool)> RunConcurrentAsync(
-        Func<WriterContext, IFrameWriter> create, int publishers, int perPublisher, int bodySize)
+        Func<WriterContext, IFrameWriter> create,
+        int publishers,
+        int perPublisher,
+        int bodySize
+    )
     {
         var pool = new TrackingArrayPool();
         await using var capture = new WireCapture();
         var writer = create(new WriterContext(capture.Writer, pool, FrameMax));
-        await Task.WhenAll(Enumerable.Range(0, publishers).Select(p => Task.Run(async () =>
-        {
-            for (int s = 0; s < perPublisher; s++)
-                await writer.WriteAsync(Publish(pool, FrameMax, TestBodies.Create(p, s, bodySize))).AsTask().WaitAsync(TestTimeout);
-        }))).WaitAsync(TestTimeout);
+        await Task.WhenAll(
+                Enumerable
+                    .Range(0, publishers)
+                    .Select(p =>
+                        Task.Run(async () =>
+                        {
+                            for (int s = 0; s < perPublisher; s++)
+                                await writer
+                                    .WriteAsync(Publish(pool, FrameMax, TestBodies.Create(p, s, bodySize)))
+                                    .AsTask()
+                                    .WaitAsync(TestTimeout);
+                        })
+                    )
+            )
+            .WaitAsync(TestTimeout);
         await writer.DisposeAsync().AsTask().WaitAsync(TestTimeout);
         return (WireAnalysis.Of(await capture.CompleteAsync(), FrameMax), pool);
     }

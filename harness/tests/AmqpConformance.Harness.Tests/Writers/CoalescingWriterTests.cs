@@ -8,7 +8,8 @@ namespace AmqpConformance.Harness.Tests.Writers;
 [Trait("WriterMode", "Coalescing")]
 public sealed class CoalescingWriterTests : WriterContractTests
 {
-    protected override IFrameWriter CreateWriter(WriterContext context, TimeSpan drainTimeout) => new CoalescingWriter(context, drainTimeout: drainTimeout);
+    protected override IFrameWriter CreateWriter(WriterContext context, TimeSpan drainTimeout) =>
+        new CoalescingWriter(context, drainTimeout: drainTimeout);
 
     protected override bool CompletesAfterFlush => true;
 
@@ -17,15 +18,18 @@ public sealed class CoalescingWriterTests : WriterContractTests
     [Fact]
     public async Task Commands_queued_during_a_flush_go_out_together_with_one_flush_in_FIFO_order()
     {
-        const int frameMax = 4096, queued = 20;
+        const int frameMax = 4096,
+            queued = 20;
         var pool = new TrackingArrayPool();
         await using var capture = new WireCapture(pauseWriterThreshold: 1024, startPaused: true);
         var writer = (CoalescingWriter)Create(capture, pool, frameMax);
 
         var first = writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, 0, 3000))).AsTask();
         await Eventually(() => capture.Writer.Flushes == 1, "the first flush started");
-        var rest = Enumerable.Range(1, queued)
-            .Select(s => writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, s, 300))).AsTask()).ToArray();
+        var rest = Enumerable
+            .Range(1, queued)
+            .Select(s => writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, s, 300))).AsTask())
+            .ToArray();
         await Task.Delay(50);
         Assert.All(rest, t => Assert.False(t.IsCompleted, "a call completed before its bytes were flushed"));
 
@@ -51,13 +55,17 @@ public sealed class CoalescingWriterTests : WriterContractTests
 
         var first = writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, 0, 3000))).AsTask(); // > pause threshold: its flush blocks
         await Eventually(() => capture.Writer.Flushes == 1, "the first flush started");
-        var rest = Enumerable.Range(1, 6).Select(s => writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, s, 4000))).AsTask()).ToArray();
+        var rest = Enumerable
+            .Range(1, 6)
+            .Select(s => writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, s, 4000))).AsTask())
+            .ToArray();
         await Task.Delay(50);
         capture.Resume();
         Assert.All(await Task.WhenAll(rest.Append(first).Select(Outcome)), Assert.Null);
         await writer.DisposeAsync().Within();
 
-        // 6 x ~4.1 KB queued behind the first: a batch is cut once it reaches 10 KB, i.e. after 3 commands -> 2 more flushes.
+        // 6 x ~4.1 KB queued behind the first: a batch is cut once it reaches 10 KB, i.e. after 3 commands -> 2 more
+        // flushes.
         Assert.Equal(3, writer.FlushCount);
         Assert.Equal(7, writer.CommandsWritten);
         pool.AssertClean();

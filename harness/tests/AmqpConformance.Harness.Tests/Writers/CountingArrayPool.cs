@@ -16,7 +16,7 @@ internal sealed class CountingArrayPool : ArrayPool<byte>
     public override byte[] Rent(int minimumLength)
     {
         Rents++;
-        var array = new byte[minimumLength + 16];   // larger than asked, like real pools
+        var array = new byte[minimumLength + 16]; // larger than asked, like real pools
         _outstanding.Add(array);
         return array;
     }
@@ -24,6 +24,7 @@ internal sealed class CountingArrayPool : ArrayPool<byte>
     public override void Return(byte[] array, bool clearArray = false)
     {
         Returns++;
-        if (!_outstanding.Remove(array)) throw new InvalidOperationException("Returned an array this pool did not rent (or twice).");
+        if (!_outstanding.Remove(array))
+            throw new InvalidOperationException("Returned an array this pool did not rent (or twice).");
     }
 }

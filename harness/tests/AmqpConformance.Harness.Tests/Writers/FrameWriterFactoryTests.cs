@@ -7,6 +7,7 @@ public sealed class FrameWriterFactoryTests
     private sealed class UndeclaredFactory : FrameWriterFactory
     {
         public override string Name => "Undeclared";
+
         public override IFrameWriter CreateWriter(WriterContext context) => new InlineSemaphoreWriter(context);
     }
 
@@ -14,7 +15,10 @@ public sealed class FrameWriterFactoryTests
     public void A_factory_that_declares_nothing_is_judged_as_before()
     {
         Assert.Equal(WriterCompletion.Unspecified, new UndeclaredFactory().Completion);
-        Assert.Equal(WriterCompletion.Unspecified, FrameWriterFactory.Create("Mine", c => new InlineSemaphoreWriter(c)).Completion);
+        Assert.Equal(
+            WriterCompletion.Unspecified,
+            FrameWriterFactory.Create("Mine", c => new InlineSemaphoreWriter(c)).Completion
+        );
     }
 
     [Fact]
@@ -23,7 +27,9 @@ public sealed class FrameWriterFactoryTests
         var factory = FrameWriterFactory.Create("Mine", c => new InlineSemaphoreWriter(c), WriterCompletion.AfterFlush);
         Assert.Equal(WriterCompletion.AfterFlush, factory.Completion);
         Assert.Equal("Mine", factory.Name);
-        Assert.Throws<ArgumentOutOfRangeException>(() => FrameWriterFactory.Create("Mine", c => new InlineSemaphoreWriter(c), (WriterCompletion)7));
+        Assert.Throws<ArgumentOutOfRangeException>(() =>
+            FrameWriterFactory.Create("Mine", c => new InlineSemaphoreWriter(c), (WriterCompletion)7)
+        );
     }
 
     [Fact]

@@ -8,7 +8,8 @@ namespace AmqpConformance.Harness.Tests.Writers;
 [Trait("WriterMode", "Inline")]
 public sealed class InlineSemaphoreWriterTests : WriterContractTests
 {
-    protected override IFrameWriter CreateWriter(WriterContext context, TimeSpan drainTimeout) => new InlineSemaphoreWriter(context, drainTimeout);
+    protected override IFrameWriter CreateWriter(WriterContext context, TimeSpan drainTimeout) =>
+        new InlineSemaphoreWriter(context, drainTimeout);
 
     protected override bool CompletesAfterFlush => true;
 
@@ -38,7 +39,8 @@ public sealed class InlineSemaphoreWriterTests : WriterContractTests
         var pool = new TrackingArrayPool();
         await using var capture = new WireCapture();
         var writer = Create(capture, pool, frameMax);
-        for (int s = 0; s < 5; s++) await writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, s, 20_000))).Within();
+        for (int s = 0; s < 5; s++)
+            await writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, s, 20_000))).Within();
         await writer.DisposeAsync().Within();
 
         Assert.Equal(5, pool.Rents); // the frame buffers only

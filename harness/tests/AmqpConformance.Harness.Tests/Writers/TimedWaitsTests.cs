@@ -3,7 +3,8 @@ using Microsoft.Extensions.Time.Testing;
 
 namespace AmqpConformance.Harness.Tests.Writers;
 
-/// <summary>A bounded semaphore wait on a <see cref="TimeProvider"/> times out when that clock passes the bound, not real time.</summary>
+/// <summary>A bounded semaphore wait on a <see cref="TimeProvider"/> times out when that clock passes the bound, not
+/// real time.</summary>
 public sealed class TimedWaitsTests
 {
     [Fact]
@@ -38,14 +39,21 @@ public sealed class TimedWaitsTests
     {
         // A writer whose output never accepts a byte: its disposal can only end by giving up after the drain timeout.
         var time = new FakeTimeProvider();
-        var pipe = new System.IO.Pipelines.Pipe(new System.IO.Pipelines.PipeOptions(pauseWriterThreshold: 1, resumeWriterThreshold: 1));
+        var pipe = new System.IO.Pipelines.Pipe(
+            new System.IO.Pipelines.PipeOptions(pauseWriterThreshold: 1, resumeWriterThreshold: 1)
+        );
         var context = new WriterContext(pipe.Writer, System.Buffers.ArrayPool<byte>.Shared, 4096)
         {
             DrainTimeout = TimeSpan.FromHours(1),
             TimeProvider = time,
         };
         var writer = new InlineSemaphoreWriter(context);
-        var call = writer.WriteAsync(Support.WriterTestKit.Publish(context.Pool, context.FrameMax, new byte[100]), CancellationToken.None).AsTask();
+        var call = writer
+            .WriteAsync(
+                Support.WriterTestKit.Publish(context.Pool, context.FrameMax, new byte[100]),
+                CancellationToken.None
+            )
+            .AsTask();
         var disposal = writer.DisposeAsync().AsTask();
         Assert.False(disposal.IsCompleted);
         time.Advance(TimeSpan.FromHours(1));

@@ -25,10 +25,14 @@ public abstract class WriterContractTests
     [Fact]
     public async Task The_reference_factory_declares_when_its_calls_complete()
     {
-        Assert.Equal(CompletesAfterFlush ? WriterCompletion.AfterFlush : WriterCompletion.OnAccept, ReferenceFactory.Completion);
+        Assert.Equal(
+            CompletesAfterFlush ? WriterCompletion.AfterFlush : WriterCompletion.OnAccept,
+            ReferenceFactory.Completion
+        );
 
-        // What the declaration means, on the factory's own writer: the only flush the call's bytes get throws. A writer that completes
-        // after the flush must fail that call; one that completes on accept has already reported it published (and may lose it).
+        // What the declaration means, on the factory's own writer: the only flush the call's bytes get throws. A writer
+        // that completes after the flush must fail that call; one that completes on accept has already reported it
+        // published (and may lose it).
         const int frameMax = 4096;
         var pool = new TrackingArrayPool();
         await using var capture = new WireCapture();
@@ -36,17 +40,30 @@ public abstract class WriterContractTests
         var writer = ReferenceFactory.CreateWriter(new WriterContext(capture.Writer, pool, frameMax));
         var first = await Outcome(writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, 0, 500))));
         await Eventually(() => capture.Writer.HasFailed, "the flush failed");
-        var next = await CallUntilFailureAsync(s => writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, 1 + s, 500))));
+        var next = await CallUntilFailureAsync(s =>
+            writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, 1 + s, 500)))
+        );
         await writer.DisposeAsync().AsTask().WaitAsync(TestTimeout);
 
-        if (CompletesAfterFlush) Assert.IsType<InjectedFault>(Assert.IsType<FrameWriterFaultedException>(first).InnerException);
-        else Assert.Null(first);
+        if (CompletesAfterFlush)
+            Assert.IsType<InjectedFault>(Assert.IsType<FrameWriterFaultedException>(first).InnerException);
+        else
+            Assert.Null(first);
         Assert.IsType<FrameWriterFaultedException>(next);
         pool.AssertClean();
     }
 
-    protected IFrameWriter Create(WireCapture capture, TrackingArrayPool pool, int frameMax, int queueCapacity = 128, TimeSpan? drainTimeout = null) =>
-        CreateWriter(new WriterContext(capture.Writer, pool, frameMax) { QueueCapacity = queueCapacity }, drainTimeout ?? TimeSpan.FromSeconds(5));
+    protected IFrameWriter Create(
+        WireCapture capture,
+        TrackingArrayPool pool,
+        int frameMax,
+        int queueCapacity = 128,
+        TimeSpan? drainTimeout = null
+    ) =>
+        CreateWriter(
+            new WriterContext(capture.Writer, pool, frameMax) { QueueCapacity = queueCapacity },
+            drainTimeout ?? TimeSpan.FromSeconds(5)
+        );
 
     [Theory]
     [InlineData(0)]
@@ -58,26 +75,41 @@ public abstract class WriterContractTests
         await using var capture = new WireCapture();
         var writer = Create(capture, pool, frameMax);
         int[] sizes = SizesFor(frameMax);
-        const int publishers = 6, perPublisher = 20;
+        const int publishers = 6,
+            perPublisher = 20;
         var owners = new ConcurrentBag<OwnerProbe>();
 
-        await Task.WhenAll(Enumerable.Range(0, publishers).Select(p => Task.Run(async () =>
-        {
-            var random = new Random(p);
-            for (int s = 0; s < perPublisher; s++)
-            {
-                byte[] body = TestBodies.Create(p, s, sizes[random.Next(sizes.Length)]);
-                OwnerProbe? owner = s % 2 == 0 ? new OwnerProbe(() => capture.Writer.BytesWritten) : null;
-                if (owner is not null) owners.Add(owner);
-                await writer.WriteAsync(Publish(pool, frameMax, body, owner)).AsTask().WaitAsync(TestTimeout);
-            }
-        }))).WaitAsync(TestTimeout);
+        await Task.WhenAll(
+                Enumerable
+                    .Range(0, publishers)
+                    .Select(p =>
+                        Task.Run(async () =>
+                        {
+                            var random = new Random(p);
+                            for (int s = 0; s < perPublisher; s++)
+                            {
+                                byte[] body = TestBodies.Create(p, s, sizes[random.Next(sizes.Length)]);
+                                OwnerProbe? owner =
+                                    s % 2 == 0 ? new OwnerProbe(() => capture.Writer.BytesWritten) : null;
+                                if (owner is not null)
+                                    owners.Add(owner);
+                                await writer
+                                    .WriteAsync(Publish(pool, frameMax, body, owner))
+                                    .AsTask()
+                                    .WaitAsync(TestTimeout);
+                            }
+                        })
+                    )
+            )
+            .WaitAsync(TestTimeout);
         await writer.DisposeAsync().AsTask().WaitAsync(TestTimeout);
 
         var wire = WireAnalysis.Of(await capture.CompleteAsync(), frameMax);
         Assert.True(wire.Violations.Count == 0, wire.ToString());
         Assert.Equal(publishers * perPublisher, wire.Publishes.Count);
-        Assert.All(wire.Publishes, p => Assert.True(TestBodies.IsIntact(p.Body), "a body on the wire differs from the caller's bytes"));
+        Assert.All(wire.Publishes, p =>
+            Assert.True(TestBodies.IsIntact(p.Body), "a body on the wire differs from the caller's bytes")
+        );
         foreach (var group in wire.Publishes.Select(p => TestBodies.Identify(p.Body)).GroupBy(id => id.Publisher))
             Assert.Equal(Enumerable.Range(0, perPublisher), group.Select(id => id.Sequence));
         Assert.All(owners, o => Assert.Equal(1, o.Disposals));
@@ -96,7 +128,10 @@ public abstract class WriterContractTests
         {
             var owner = new OwnerProbe(() => capture.Writer.BytesWritten);
             owners.Add(owner);
-            await writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, s, 1000 + s * 1500), owner)).AsTask().WaitAsync(TestTimeout);
+            await writer
+                .WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, s, 1000 + s * 1500), owner))
+                .AsTask()
+                .WaitAsync(TestTimeout);
         }
         await writer.DisposeAsync().AsTask().WaitAsync(TestTimeout);
 
@@ -106,8 +141,10 @@ public abstract class WriterContractTests
         for (int i = 0; i < owners.Count; i++)
         {
             Assert.Equal(1, owners[i].Disposals);
-            Assert.True(owners[i].BytesWrittenAtDispose >= wire.Publishes[i].EndOffset,
-                $"owner #{i} was disposed when the output had {owners[i].BytesWrittenAtDispose} bytes, before its body's end at {wire.Publishes[i].EndOffset}");
+            Assert.True(
+                owners[i].BytesWrittenAtDispose >= wire.Publishes[i].EndOffset,
+                $"owner #{i} was disposed when the output had {owners[i].BytesWrittenAtDispose} bytes, before its body's end at {wire.Publishes[i].EndOffset}"
+            );
         }
         pool.AssertClean();
     }
@@ -120,26 +157,41 @@ public abstract class WriterContractTests
         var pool = new TrackingArrayPool();
         await using var capture = new WireCapture();
         var writer = Create(capture, pool, frameMax);
-        const int publishers = 4, perPublisher = 25;
+        const int publishers = 4,
+            perPublisher = 25;
 
-        await Task.WhenAll(Enumerable.Range(0, publishers).Select(p => Task.Run(async () =>
-        {
-            var buffer = new byte[12_000]; // one buffer per publisher, reused for every publish
-            for (int s = 0; s < perPublisher; s++)
-            {
-                int length = 2000 + (s * 397 % 10_000);
-                TestBodies.Fill(buffer.AsSpan(0, length), p, s);
-                await writer.WriteAsync(Publish(pool, frameMax, buffer.AsMemory(0, length))).AsTask().WaitAsync(TestTimeout);
-                buffer.AsSpan().Fill(0xEE); // the caller owns its memory again
-            }
-        }))).WaitAsync(TestTimeout);
+        await Task.WhenAll(
+                Enumerable
+                    .Range(0, publishers)
+                    .Select(p =>
+                        Task.Run(async () =>
+                        {
+                            var buffer = new byte[12_000]; // one buffer per publisher, reused for every publish
+                            for (int s = 0; s < perPublisher; s++)
+                            {
+                                int length = 2000 + (s * 397 % 10_000);
+                                TestBodies.Fill(buffer.AsSpan(0, length), p, s);
+                                await writer
+                                    .WriteAsync(Publish(pool, frameMax, buffer.AsMemory(0, length)))
+                                    .AsTask()
+                                    .WaitAsync(TestTimeout);
+                                buffer.AsSpan().Fill(0xEE); // the caller owns its memory again
+                            }
+                        })
+                    )
+            )
+            .WaitAsync(TestTimeout);
         await writer.DisposeAsync().AsTask().WaitAsync(TestTimeout);
 
         var wire = WireAnalysis.Of(await capture.CompleteAsync(), frameMax);
         Assert.True(wire.Violations.Count == 0, wire.ToString());
         Assert.Equal(publishers * perPublisher, wire.Publishes.Count);
-        Assert.All(wire.Publishes, p => Assert.True(TestBodies.IsIntact(p.Body) && p.Body[0] != 0xEE,
-            "the writer read the body after the call completed: the wire carries the caller's later bytes"));
+        Assert.All(wire.Publishes, p =>
+            Assert.True(
+                TestBodies.IsIntact(p.Body) && p.Body[0] != 0xEE,
+                "the writer read the body after the call completed: the wire carries the caller's later bytes"
+            )
+        );
         pool.AssertClean();
     }
 
@@ -154,7 +206,9 @@ public abstract class WriterContractTests
         using var cts = new CancellationTokenSource();
         cts.Cancel();
 
-        var cancelled = await Outcome(writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, 0, 9000), owner), cts.Token));
+        var cancelled = await Outcome(
+            writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, 0, 9000), owner), cts.Token)
+        );
         var ok = await Outcome(writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, 1, 9000))));
         await writer.DisposeAsync().AsTask().WaitAsync(TestTimeout);
 
@@ -170,7 +224,8 @@ public abstract class WriterContractTests
     [Fact]
     public async Task Cancellation_while_the_output_is_stalled_is_all_or_nothing()
     {
-        const int frameMax = 4096, callers = 16;
+        const int frameMax = 4096,
+            callers = 16;
         var pool = new TrackingArrayPool();
         await using var capture = new WireCapture(pauseWriterThreshold: 8 * 1024, startPaused: true);
         var writer = Create(capture, pool, frameMax, queueCapacity: 2);
@@ -180,8 +235,13 @@ public abstract class WriterContractTests
         var calls = new Task<Exception?>[callers];
         // Caller 0 gets its (large) command stuck in a flush; the others then queue or wait behind it, cancellable.
         owners[0] = new OwnerProbe();
-        calls[0] = Outcome(writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, 0, 40_000), owners[0]), cts.Token));
-        await Eventually(() => capture.Writer.Flushes >= 1 && capture.Writer.BytesWritten >= 40_000, "the output is stalled");
+        calls[0] = Outcome(
+            writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, 0, 40_000), owners[0]), cts.Token)
+        );
+        await Eventually(
+            () => capture.Writer.Flushes >= 1 && capture.Writer.BytesWritten >= 40_000,
+            "the output is stalled"
+        );
         for (int p = 1; p < callers; p++)
         {
             owners[p] = new OwnerProbe();
@@ -213,22 +273,33 @@ public abstract class WriterContractTests
         const int frameMax = 4096;
         var pool = new TrackingArrayPool();
         await using var capture = new WireCapture();
-        if (failure == "flush") capture.Writer.FailOnFlush = 4;
-        else capture.Writer.FailAfterBytes = 30_000;
+        if (failure == "flush")
+            capture.Writer.FailOnFlush = 4;
+        else
+            capture.Writer.FailAfterBytes = 30_000;
         var writer = Create(capture, pool, frameMax);
         var owners = new ConcurrentBag<OwnerProbe>();
         var outcomes = new ConcurrentBag<(int Publisher, int Sequence, Exception? Error)>();
 
-        await Task.WhenAll(Enumerable.Range(0, 4).Select(p => Task.Run(async () =>
-        {
-            for (int s = 0; s < 15; s++)
-            {
-                var owner = new OwnerProbe();
-                owners.Add(owner);
-                var error = await Outcome(writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(p, s, 5000), owner)));
-                outcomes.Add((p, s, error));
-            }
-        }))).WaitAsync(TestTimeout);
+        await Task.WhenAll(
+                Enumerable
+                    .Range(0, 4)
+                    .Select(p =>
+                        Task.Run(async () =>
+                        {
+                            for (int s = 0; s < 15; s++)
+                            {
+                                var owner = new OwnerProbe();
+                                owners.Add(owner);
+                                var error = await Outcome(
+                                    writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(p, s, 5000), owner))
+                                );
+                                outcomes.Add((p, s, error));
+                            }
+                        })
+                    )
+            )
+            .WaitAsync(TestTimeout);
         var after = await CallUntilFailureAsync(s =>
         {
             var owner = new OwnerProbe();
@@ -251,7 +322,10 @@ public abstract class WriterContractTests
         if (CompletesAfterFlush)
         {
             var wire = WireAnalysis.Of(await capture.CompleteAsync(), frameMax);
-            var onWire = wire.Publishes.Where(p => TestBodies.IsIntact(p.Body)).Select(p => TestBodies.Identify(p.Body)).ToHashSet();
+            var onWire = wire
+                .Publishes.Where(p => TestBodies.IsIntact(p.Body))
+                .Select(p => TestBodies.Identify(p.Body))
+                .ToHashSet();
             Assert.All(outcomes.Where(o => o.Error is null), o => Assert.Contains((o.Publisher, o.Sequence), onWire));
         }
     }
@@ -259,14 +333,17 @@ public abstract class WriterContractTests
     /// <summary>
     /// A call that arrives while the writer is still handling a failed flush must not reach the output. The racer
     /// starts the moment the output throws, after a spin that grows by 10 iterations per trial, so each of three sweeps
-    /// passes every point of the writer's failure handling (on this project's machines the handling takes a few hundred). The coalescing writer once released its output gate before recording
-    /// the fault, and a fast-path call slipped through that window (caught by the wire-format property in CI); with
-    /// that order restored this test fails in most runs. A correct writer passes every trial, whatever the timing.
+    /// passes every point of the writer's failure handling (on this project's machines the handling takes a few
+    /// hundred). The coalescing writer once released its output gate before recording the fault, and a fast-path call
+    /// slipped through that window (caught by the wire-format property in CI); with that order restored this test fails
+    /// in most runs. A correct writer passes every trial, whatever the timing.
     /// </summary>
     [Fact]
     public async Task A_call_racing_the_writers_fault_handling_writes_nothing()
     {
-        const int frameMax = 4096, sweep = 300, trials = 3 * sweep;
+        const int frameMax = 4096,
+            sweep = 300,
+            trials = 3 * sweep;
         for (int trial = 0; trial < trials; trial++)
         {
             var pool = new TrackingArrayPool();
@@ -276,23 +353,39 @@ public abstract class WriterContractTests
 
             // The first call's flush stalls; two more queue behind it; the flush that carries them fails.
             var first = Outcome(writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, 0, 3000))));
-            Assert.True(SpinWait.SpinUntil(() => capture.Writer.Flushes >= 1, TestTimeout), "the first flush never started");
-            var queued = Enumerable.Range(1, 2).Select(s => Outcome(writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, s, 300))))).ToArray();
+            Assert.True(
+                SpinWait.SpinUntil(() => capture.Writer.Flushes >= 1, TestTimeout),
+                "the first flush never started"
+            );
+            var queued = Enumerable
+                .Range(1, 2)
+                .Select(s => Outcome(writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, s, 300)))))
+                .ToArray();
             capture.Writer.FailOnFlush = capture.Writer.Flushes + 1;
-            var racer = Task.Factory.StartNew(() =>
-            {
-                while (!capture.Writer.HasFailed) Thread.SpinWait(1);
-                Thread.SpinWait(spins);
-                return Outcome(writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(1, 0, 300))));
-            }, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default).Unwrap();
+            var racer = Task
+                .Factory.StartNew(
+                    () =>
+                    {
+                        while (!capture.Writer.HasFailed)
+                            Thread.SpinWait(1);
+                        Thread.SpinWait(spins);
+                        return Outcome(writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(1, 0, 300))));
+                    },
+                    CancellationToken.None,
+                    TaskCreationOptions.LongRunning,
+                    TaskScheduler.Default
+                )
+                .Unwrap();
             capture.Resume();
 
             await Task.WhenAll(queued.Append(first).Append(racer)).WaitAsync(TestTimeout);
             await writer.DisposeAsync().AsTask().WaitAsync(TestTimeout);
 
             Assert.True(capture.Writer.HasFailed, $"trial {trial}: the injected failure never happened");
-            Assert.True(capture.Writer.UsesAfterFailure == 0,
-                $"trial {trial} (spin {spins}): the writer used its output {capture.Writer.UsesAfterFailure} time(s) after the output had failed; the racing call ended with {(await racer)?.GetType().Name ?? "success"}");
+            Assert.True(
+                capture.Writer.UsesAfterFailure == 0,
+                $"trial {trial} (spin {spins}): the writer used its output {capture.Writer.UsesAfterFailure} time(s) after the output had failed; the racing call ended with {(await racer)?.GetType().Name ?? "success"}"
+            );
             pool.AssertClean();
         }
     }
@@ -312,13 +405,15 @@ public abstract class WriterContractTests
             while (first is null && !cts.IsCancellationRequested)
             {
                 first = await Outcome(writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, calls++, 500))));
-                if (first is null) await Task.Delay(5);
+                if (first is null)
+                    await Task.Delay(5);
             }
         }
         var next = await Outcome(writer.WriteAsync(Publish(pool, frameMax, TestBodies.Create(0, calls, 500))));
         await writer.DisposeAsync().AsTask().WaitAsync(TestTimeout);
 
-        if (CompletesAfterFlush) Assert.Equal(1, calls);
+        if (CompletesAfterFlush)
+            Assert.Equal(1, calls);
         Assert.IsType<IOException>(Assert.IsType<FrameWriterFaultedException>(first).InnerException);
         Assert.IsType<FrameWriterFaultedException>(next);
         pool.AssertClean();
@@ -349,8 +444,10 @@ public abstract class WriterContractTests
         Assert.Equal(1, lateOwner.Disposals);
         var wire = WireAnalysis.Of(await capture.CompleteAsync(), frameMax);
         Assert.True(wire.Violations.Count == 0, wire.ToString());
-        Assert.Equal(Enumerable.Range(0, 40).Where(s => outcomes[s] is null),
-            wire.Publishes.Select(p => TestBodies.Identify(p.Body).Sequence).Order());
+        Assert.Equal(
+            Enumerable.Range(0, 40).Where(s => outcomes[s] is null),
+            wire.Publishes.Select(p => TestBodies.Identify(p.Body).Sequence).Order()
+        );
         Assert.All(owners, o => Assert.Equal(1, o.Disposals));
         pool.AssertClean();
     }
@@ -375,7 +472,9 @@ public abstract class WriterContractTests
         await writer.DisposeAsync().AsTask().WaitAsync(TestTimeout); // the assertion: this returns
         var outcomes = await Task.WhenAll(calls);
 
-        Assert.All(outcomes, o => Assert.True(o is null or FrameWriterFaultedException or ObjectDisposedException, $"unexpected outcome: {o}"));
+        Assert.All(outcomes, o =>
+            Assert.True(o is null or FrameWriterFaultedException or ObjectDisposedException, $"unexpected outcome: {o}")
+        );
         Assert.All(owners, o => Assert.Equal(1, o.Disposals));
         pool.AssertClean();
     }

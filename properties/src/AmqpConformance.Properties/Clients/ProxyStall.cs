@@ -5,9 +5,9 @@ using AmqpConformance.Toxiproxy;
 
 namespace AmqpConformance.Properties.Clients;
 
-/// <summary>A stall at client level: the fault proxy stops forwarding (and reading) the client's bytes, so the client's socket
-/// buffers and then its own write queue fill, until the client stops making progress; then the stall ends and everything drains.
-/// The nearest a TCP proxy gets to holding a client's flushes.</summary>
+/// <summary>A stall at client level: the fault proxy stops forwarding (and reading) the client's bytes, so the client's
+/// socket buffers and then its own write queue fill, until the client stops making progress; then the stall ends and
+/// everything drains. The nearest a TCP proxy gets to holding a client's flushes.</summary>
 internal sealed class ProxyStall(FaultProxy proxy)
 {
     private static readonly TimeSpan Quiet = TimeSpan.FromMilliseconds(200);
@@ -26,8 +26,8 @@ internal sealed class ProxyStall(FaultProxy proxy)
     /// <summary>Counts a completed call.</summary>
     public void NoteProgress() => Interlocked.Increment(ref _progress);
 
-    /// <summary>Holds the stall until no call completed for a while (the client is blocked) or <see cref="Limit"/> passed, then ends
-    /// it, counting a stall with calls in flight.</summary>
+    /// <summary>Holds the stall until no call completed for a while (the client is blocked) or <see cref="Limit"/>
+    /// passed, then ends it, counting a stall with calls in flight.</summary>
     public async Task HoldUntilQuietAsync(Task publishers, IReadOnlyList<CallTrace> traces, RunEvents events)
     {
         var limit = Stopwatch.StartNew();
@@ -41,12 +41,15 @@ internal sealed class ProxyStall(FaultProxy proxy)
                 last = now;
                 quiet.Restart();
             }
-            else if (quiet.Elapsed >= Quiet) break;
+            else if (quiet.Elapsed >= Quiet)
+                break;
             await Task.Delay(10).ConfigureAwait(false);
         }
         int pending = traces.Count(t => t.Attempted && t.Outcome == CallOutcome.Pending);
-        if (pending > 0) events.Add(RunEvent.StallDuringFlush);
-        if (pending > 1) events.Add(RunEvent.QueueFull);
+        if (pending > 0)
+            events.Add(RunEvent.StallDuringFlush);
+        if (pending > 1)
+            events.Add(RunEvent.QueueFull);
         End();
     }
 

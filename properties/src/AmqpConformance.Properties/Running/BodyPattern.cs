@@ -4,18 +4,21 @@ using AmqpConformance.Harness.Verdicts;
 namespace AmqpConformance.Properties.Running;
 
 /// <summary>
-/// The body bytes of a generated call: a pseudo-random pattern determined by the scenario's seed and the call's id alone, so a
-/// replayed case publishes the same bytes, and free of <see cref="PublishCall.PoisonByte"/>, so poison on the wire is unambiguous.
+/// The body bytes of a generated call: a pseudo-random pattern determined by the scenario's seed and the call's id
+/// alone, so a replayed case publishes the same bytes, and free of <see cref="PublishCall.PoisonByte"/>, so poison on
+/// the wire is unambiguous.
 /// </summary>
-/// <remarks>SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014) written 8 bytes per step,
-/// then the poison byte replaced with a vectorised span replace. A case generates a few hundred kilobytes of bodies; the
-/// seeded <see cref="Random"/> it replaced spent about 2.5 ms of every case on them (measured in docs/benchmarks.md).</remarks>
+/// <remarks>SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014) written 8 bytes
+/// per step, then the poison byte replaced with a vectorised span replace. A case generates a few hundred kilobytes of
+/// bodies; the seeded <see cref="Random"/> it replaced spent about 2.5 ms of every case on them (measured in
+/// docs/benchmarks.md).</remarks>
 internal static class BodyPattern
 {
     /// <summary>What <see cref="PublishCall.PoisonByte"/> becomes in a body.</summary>
     public const byte PoisonStandIn = 0x5A;
 
-    /// <summary>The <paramref name="length"/> body bytes of call <paramref name="callId"/> in a scenario with <paramref name="seed"/>.</summary>
+    /// <summary>The <paramref name="length"/> body bytes of call <paramref name="callId"/> in a scenario with
+    /// <paramref name="seed"/>.</summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="length"/> is negative.</exception>
     public static byte[] Create(int seed, int callId, int length)
     {
@@ -25,8 +28,8 @@ internal static class BodyPattern
         return bytes;
     }
 
-    /// <summary>Fills <paramref name="destination"/> with the pattern of call <paramref name="callId"/> (the first bytes of a longer
-    /// body of the same call are the same).</summary>
+    /// <summary>Fills <paramref name="destination"/> with the pattern of call <paramref name="callId"/> (the first
+    /// bytes of a longer body of the same call are the same).</summary>
     public static void Fill(Span<byte> destination, int seed, int callId)
     {
         ulong state = ((ulong)(uint)seed << 32) | (uint)callId;

@@ -3,14 +3,15 @@ using System.Diagnostics;
 namespace AmqpConformance.Properties.Running;
 
 /// <summary>
-/// The clock of one writer-level case: real time, plus whatever the harness skipped. The case's broker reads its frame timestamps from
-/// it (<see cref="Protocol.Recording.FrameLogOptions.Clock"/>), every call time comes from the broker's log, and the writer's own
-/// timeouts run on it (<see cref="Harness.Writers.WriterContext.TimeProvider"/>), so frames, calls, faults and the writer's timers
-/// stay on one time line when the harness moves it forward instead of waiting out a bound in real time.
+/// The clock of one writer-level case: real time, plus whatever the harness skipped. The case's broker reads its frame
+/// timestamps from it (<see cref="Protocol.Recording.FrameLogOptions.Clock"/>), every call time comes from the broker's
+/// log, and the writer's own timeouts run on it (<see cref="Harness.Writers.WriterContext.TimeProvider"/>), so frames,
+/// calls, faults and the writer's timers stay on one time line when the harness moves it forward instead of waiting out
+/// a bound in real time.
 /// </summary>
-/// <remarks>A timer made here (<see cref="CreateTimer"/>) fires when its due time is reached on this clock: by real time passing, as a
-/// system timer would, or at once when <see cref="Skip"/> or <see cref="TrySkipToNextTimer"/> moves the clock past it. Callbacks
-/// run on the thread pool, never on the thread that skips. Thread-safe.</remarks>
+/// <remarks>A timer made here (<see cref="CreateTimer"/>) fires when its due time is reached on this clock: by real
+/// time passing, as a system timer would, or at once when <see cref="Skip"/> or <see cref="TrySkipToNextTimer"/> moves
+/// the clock past it. Callbacks run on the thread pool, never on the thread that skips. Thread-safe.</remarks>
 internal sealed class CaseClock : TimeProvider
 {
     private readonly object _gate = new();
@@ -35,7 +36,8 @@ internal sealed class CaseClock : TimeProvider
         return timer;
     }
 
-    /// <summary>Moves the clock forward by <paramref name="span"/> at once, firing every timer that falls due.</summary>
+    /// <summary>Moves the clock forward by <paramref name="span"/> at once, firing every timer that falls
+    /// due.</summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="span"/> is negative.</exception>
     public void Skip(TimeSpan span)
     {
@@ -48,12 +50,15 @@ internal sealed class CaseClock : TimeProvider
     /// <paramref name="limit"/> from now; returns false (and moves nothing) when none does.</summary>
     public bool TrySkipToNextTimer(TimeSpan limit)
     {
-        long now = GetTimestamp(), next = long.MaxValue;
+        long now = GetTimestamp(),
+            next = long.MaxValue;
         lock (_gate)
             foreach (var timer in _armed)
                 next = Math.Min(next, timer.DueTimestamp);
-        if (next == long.MaxValue || next - now > ToTicks(limit)) return false;
-        if (next > now) Interlocked.Add(ref _skippedTicks, next - now);
+        if (next == long.MaxValue || next - now > ToTicks(limit))
+            return false;
+        if (next > now)
+            Interlocked.Add(ref _skippedTicks, next - now);
         FireDue();
         return true;
     }
@@ -62,19 +67,23 @@ internal sealed class CaseClock : TimeProvider
 
     internal void Arm(CaseTimer timer)
     {
-        lock (_gate) _armed.Add(timer);
+        lock (_gate)
+            _armed.Add(timer);
     }
 
     internal void Disarm(CaseTimer timer)
     {
-        lock (_gate) _armed.Remove(timer);
+        lock (_gate)
+            _armed.Remove(timer);
     }
 
     private void FireDue()
     {
         long now = GetTimestamp();
         CaseTimer[] due;
-        lock (_gate) due = [.. _armed.Where(t => t.DueTimestamp <= now)];
-        foreach (var timer in due) timer.FireIfDue();
+        lock (_gate)
+            due = [.. _armed.Where(t => t.DueTimestamp <= now)];
+        foreach (var timer in due)
+            timer.FireIfDue();
     }
 }

@@ -2,9 +2,10 @@ using System.Diagnostics;
 
 namespace AmqpConformance.Properties.Running;
 
-/// <summary>A timer on a <see cref="CaseClock"/>: due at a timestamp of the case's clock, fired by whichever comes first, a system
-/// timer set for the same span of real time (so nothing ever waits longer than it would with real timers) or the harness skipping
-/// the clock past it. Periodic timers re-arm from their due time. The callback runs on the thread pool.</summary>
+/// <summary>A timer on a <see cref="CaseClock"/>: due at a timestamp of the case's clock, fired by whichever comes
+/// first, a system timer set for the same span of real time (so nothing ever waits longer than it would with real
+/// timers) or the harness skipping the clock past it. Periodic timers re-arm from their due time. The callback runs on
+/// the thread pool.</summary>
 internal sealed class CaseTimer : ITimer
 {
     private readonly object _gate = new();
@@ -31,8 +32,10 @@ internal sealed class CaseTimer : ITimer
     {
         lock (_gate)
         {
-            if (_disposed) return false;
-            _periodTicks = period == Timeout.InfiniteTimeSpan || period <= TimeSpan.Zero ? 0 : CaseClock.ToTicks(period);
+            if (_disposed)
+                return false;
+            _periodTicks =
+                period == Timeout.InfiniteTimeSpan || period <= TimeSpan.Zero ? 0 : CaseClock.ToTicks(period);
             if (dueTime == Timeout.InfiniteTimeSpan)
             {
                 DueTimestamp = long.MaxValue;
@@ -48,13 +51,14 @@ internal sealed class CaseTimer : ITimer
         }
     }
 
-    /// <summary>Fires if the case clock has reached the due time (a real timer may fire a little early for a timer that was
-    /// re-armed by a skip: then it re-arms itself for the rest).</summary>
+    /// <summary>Fires if the case clock has reached the due time (a real timer may fire a little early for a timer that
+    /// was re-armed by a skip: then it re-arms itself for the rest).</summary>
     internal void FireIfDue()
     {
         lock (_gate)
         {
-            if (_disposed || DueTimestamp == long.MaxValue) return;
+            if (_disposed || DueTimestamp == long.MaxValue)
+                return;
             long now = _clock.GetTimestamp();
             if (now < DueTimestamp)
             {
@@ -80,7 +84,8 @@ internal sealed class CaseTimer : ITimer
     {
         lock (_gate)
         {
-            if (_disposed) return;
+            if (_disposed)
+                return;
             _disposed = true;
             DueTimestamp = long.MaxValue;
             _clock.Disarm(this);

@@ -3,11 +3,11 @@ using AmqpConformance.Harness.Writers;
 
 namespace AmqpConformance.Properties.Running;
 
-/// <summary>The writers (by <see cref="FrameWriterFactory.Identity"/>) whose DisposeAsync was seen, in this process, to outlive
-/// both of its bounds: the case clock's and the factory's <see cref="FrameWriterFactory.DisposeTimeout"/> of real time. Such a
-/// writer has shown that its disposal can hang; from then on its disposals are held to the case clock's bound alone, so the
-/// cases and shrink candidates after the first hang cost no real-time wait. A writer that always returned in time is never
-/// listed, so nothing here can blame a correct one.</summary>
+/// <summary>The writers (by <see cref="FrameWriterFactory.Identity"/>) whose DisposeAsync was seen, in this process, to
+/// outlive both of its bounds: the case clock's and the factory's <see cref="FrameWriterFactory.DisposeTimeout"/> of
+/// real time. Such a writer has shown that its disposal can hang; from then on its disposals are held to the case
+/// clock's bound alone, so the cases and shrink candidates after the first hang cost no real-time wait. A writer that
+/// always returned in time is never listed, so nothing here can blame a correct one.</summary>
 internal static class HungDisposals
 {
     private static readonly ConcurrentDictionary<object, string> Seen = new();

@@ -11,9 +11,18 @@ public sealed class RunEvents
     /// <summary>Every event kind, in report order.</summary>
     public static IReadOnlyList<RunEvent> All => Kinds;
 
-    /// <summary>The stable name of <paramref name="kind"/> used in reports and JSON, such as "cancel-while-parked".</summary>
-    public static string NameOf(RunEvent kind) => string.Concat(kind.ToString().Select((c, i) =>
-        char.IsUpper(c) && i > 0 ? "-" + char.ToLowerInvariant(c) : char.ToLowerInvariant(c).ToString(CultureInfo.InvariantCulture)));
+    /// <summary>The stable name of <paramref name="kind"/> used in reports and JSON, such as
+    /// "cancel-while-parked".</summary>
+    public static string NameOf(RunEvent kind) =>
+        string.Concat(
+            kind.ToString()
+                .Select(
+                    (c, i) =>
+                        char.IsUpper(c) && i > 0
+                            ? "-" + char.ToLowerInvariant(c)
+                            : char.ToLowerInvariant(c).ToString(CultureInfo.InvariantCulture)
+                )
+        );
 
     /// <summary>How many times <paramref name="kind"/> occurred.</summary>
     public long this[RunEvent kind] => Interlocked.Read(ref _counts[(int)kind]);
@@ -25,7 +34,8 @@ public sealed class RunEvents
     public void Add(RunEvents other)
     {
         ArgumentNullException.ThrowIfNull(other);
-        foreach (var kind in Kinds) Interlocked.Add(ref _counts[(int)kind], other[kind]);
+        foreach (var kind in Kinds)
+            Interlocked.Add(ref _counts[(int)kind], other[kind]);
     }
 
     /// <summary>The counts by name, in report order.</summary>

@@ -11,11 +11,12 @@ public sealed record RunPhases(TimeSpan Open, TimeSpan Drive, TimeSpan Finish, T
     /// <see cref="WriterRunOptions.FaultGraceRealWait"/>); not part of the other phases.</summary>
     public TimeSpan Skipped { get; init; }
 
-    /// <summary>How many times the harness gave the writer <see cref="WriterRunOptions.FaultGraceRealWait"/> of real time before a
-    /// call (a call after a fault had succeeded and none had failed); each costs up to that long.</summary>
+    /// <summary>How many times the harness gave the writer <see cref="WriterRunOptions.FaultGraceRealWait"/> of real
+    /// time before a call (a call after a fault had succeeded and none had failed); each costs up to that
+    /// long.</summary>
     public int FaultGraceWaits { get; init; }
 
-    /// <summary>The real time those waits took together (each ends early once the machine is seen scheduling promptly: see
-    /// <see cref="WriterRunOptions.FaultGraceQuietWindow"/>); part of <see cref="Drive"/>.</summary>
+    /// <summary>The real time those waits took together (each ends early once the machine is seen scheduling promptly:
+    /// see <see cref="WriterRunOptions.FaultGraceQuietWindow"/>); part of <see cref="Drive"/>.</summary>
     public TimeSpan FaultGraceWaited { get; init; }
 }

@@ -4,13 +4,15 @@ using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.Properties.Running;
 
-/// <summary>What one run of a scenario left behind: the evidence for the checkers and the frame log it came from (for exports).</summary>
+/// <summary>What one run of a scenario left behind: the evidence for the checkers and the frame log it came from (for
+/// exports).</summary>
 /// <param name="Scenario">The scenario that ran.</param>
 /// <param name="Evidence">Frames, call timeline, pool ledger, injected fault and measurements.</param>
 /// <param name="Log">The frame log, for JSON Lines and pcap export.</param>
 public sealed record RunResult(Scenario Scenario, ConformanceEvidence Evidence, FrameLog Log)
 {
-    /// <summary>What the run put the writer through (cancellations while parked, disposal with calls pending...).</summary>
+    /// <summary>What the run put the writer through (cancellations while parked, disposal with calls
+    /// pending...).</summary>
     public RunEvents Events { get; init; } = new();
 
     /// <summary>Where the run's time went; null for a runner that does not measure it.</summary>

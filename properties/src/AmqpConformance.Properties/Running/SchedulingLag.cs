@@ -1,15 +1,23 @@
 namespace AmqpConformance.Properties.Running;
 
-/// <summary>How long this process has been kept from running, measured by a ticker that wakes every <see cref="Period"/>: a tick
-/// that comes later than due by more than <see cref="Tolerance"/> adds its lateness to <see cref="Total"/>. The process's meter
-/// ticks on a dedicated thread sleeping between ticks, so what it measures is the machine's: a loaded CI runner, <c>nice</c>, a
-/// stopped process delay its ticks exactly as they delay the writer's own threads, and a real-time bound extended by the lag
-/// it saw (<see cref="BoundedWait.CompletesWithinRunnableAsync"/>) gives the writer the time it was meant to get to run. A
-/// thread pool starved by the writer's own blocking does not delay it: that time is the writer's, not the machine's.</summary>
+/// <summary>How long this process has been kept from running, measured by a ticker that wakes every
+/// <see cref="Period"/>: a tick that comes later than due by more than <see cref="Tolerance"/> adds its lateness to
+/// <see cref="Total"/>. The process's meter ticks on a dedicated thread sleeping between ticks, so what it measures is
+/// the machine's: a loaded CI runner, <c>nice</c>, a stopped process delay its ticks exactly as they delay the writer's
+/// own threads, and a real-time bound extended by the lag it saw
+/// (<see cref="BoundedWait.CompletesWithinRunnableAsync"/>) gives the writer the time it was meant to get to run. A
+/// thread pool starved by the writer's own blocking does not delay it: that time is the writer's, not the
+/// machine's.</summary>
 internal sealed class SchedulingLag : ISchedulingLag, IDisposable
 {
-    private static readonly Lazy<SchedulingLag> ProcessMeter = new(() => new SchedulingLag(TimeProvider.System, TimeSpan.FromMilliseconds(10),
-        TimeSpan.FromMilliseconds(5), onThread: true));
+    private static readonly Lazy<SchedulingLag> ProcessMeter = new(() =>
+        new SchedulingLag(
+            TimeProvider.System,
+            TimeSpan.FromMilliseconds(10),
+            TimeSpan.FromMilliseconds(5),
+            onThread: true
+        )
+    );
 
     private readonly TimeProvider _time;
     private readonly ITimer? _timer;
@@ -17,13 +25,16 @@ internal sealed class SchedulingLag : ISchedulingLag, IDisposable
     private readonly object _gate = new();
     private long _lastTick;
     private TimeSpan _total;
-    // The late ticks, oldest first (a ring of LogCapacity): when each came and how late, so the lag within an interval can be told.
+
+    // The late ticks, oldest first (a ring of LogCapacity): when each came and how late, so the lag within an interval
+    // can be told.
     private readonly (long At, TimeSpan Late)[] _lateTicks = new (long, TimeSpan)[LogCapacity];
     private long _lateLogged;
     private TaskCompletionSource _nextTick = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
-    /// <summary>Starts a meter ticking by a timer of <paramref name="time"/> (a test's clock), or, with <paramref name="onThread"/>,
-    /// on a dedicated background thread that sleeps <paramref name="period"/> between ticks and reads <paramref name="time"/>.</summary>
+    /// <summary>Starts a meter ticking by a timer of <paramref name="time"/> (a test's clock), or, with
+    /// <paramref name="onThread"/>, on a dedicated background thread that sleeps <paramref name="period"/> between
+    /// ticks and reads <paramref name="time"/>.</summary>
     public SchedulingLag(TimeProvider time, TimeSpan period, TimeSpan tolerance, bool onThread = false)
     {
         ArgumentNullException.ThrowIfNull(time);
@@ -44,10 +55,14 @@ internal sealed class SchedulingLag : ISchedulingLag, IDisposable
                 Observe();
             }
         })
-        { IsBackground = true, Name = "amqpc-scheduling-lag" }.Start();
+        {
+            IsBackground = true,
+            Name = "amqpc-scheduling-lag",
+        }.Start();
     }
 
-    /// <summary>The process's meter (10 ms ticks, 5 ms tolerance), started on first use; it runs for the life of the process.</summary>
+    /// <summary>The process's meter (10 ms ticks, 5 ms tolerance), started on first use; it runs for the life of the
+    /// process.</summary>
     public static SchedulingLag Process => ProcessMeter.Value;
 
     /// <summary>How often the meter ticks.</summary>
@@ -61,14 +76,16 @@ internal sealed class SchedulingLag : ISchedulingLag, IDisposable
     {
         get
         {
-            lock (_gate) return _total;
+            lock (_gate)
+                return _total;
         }
     }
 
     /// <inheritdoc />
     public Task NextTickAsync()
     {
-        lock (_gate) return _nextTick.Task;
+        lock (_gate)
+            return _nextTick.Task;
     }
 
     /// <summary>Records a tick at <paramref name="now"/> (a timestamp of the meter's clock): any lateness beyond
@@ -93,7 +110,8 @@ internal sealed class SchedulingLag : ISchedulingLag, IDisposable
 
     private void Observe() => Observe(_time.GetTimestamp());
 
-    /// <summary>How many late ticks the meter remembers (at one a period, 40 s of a machine that never lets it run on time).</summary>
+    /// <summary>How many late ticks the meter remembers (at one a period, 40 s of a machine that never lets it run on
+    /// time).</summary>
     public const int LogCapacity = 4096;
 
     /// <inheritdoc />
@@ -115,17 +133,21 @@ internal sealed class SchedulingLag : ISchedulingLag, IDisposable
             int remembered = (int)Math.Min(_lateLogged, LogCapacity);
             if (_lateLogged > LogCapacity)
             {
-                // Forgotten ticks may have fallen in the interval: everything counts as lag, so nothing is judged on it.
+                // Forgotten ticks may have fallen in the interval: everything counts as lag, so nothing is judged on
+                // it.
                 var oldest = _lateTicks[(int)(_lateLogged % LogCapacity)];
-                if (oldest.At >= from) return _time.GetElapsedTime(from, to);
+                if (oldest.At >= from)
+                    return _time.GetElapsedTime(from, to);
             }
             for (int i = 0; i < remembered; i++)
             {
                 var (at, late) = _lateTicks[i];
-                // The meter was kept from running somewhere in the late tick's span (its period and lateness before it): any overlap
-                // with the interval counts the whole lateness, so the time left to the writer is never overstated.
+                // The meter was kept from running somewhere in the late tick's span (its period and lateness before
+                // it): any overlap with the interval counts the whole lateness, so the time left to the writer is never
+                // overstated.
                 long spanStart = at - (long)((Period + late).TotalSeconds * _time.TimestampFrequency);
-                if (at >= from && spanStart <= to) lag += late;
+                if (at >= from && spanStart <= to)
+                    lag += late;
             }
         }
         return lag;
@@ -139,7 +161,8 @@ internal sealed class SchedulingLag : ISchedulingLag, IDisposable
     }
 }
 
-/// <summary>A measure of how long the process has been kept from running (<see cref="SchedulingLag"/>; a test's fake).</summary>
+/// <summary>A measure of how long the process has been kept from running (<see cref="SchedulingLag"/>; a test's
+/// fake).</summary>
 internal interface ISchedulingLag
 {
     /// <summary>The lag seen so far: it only grows.</summary>
@@ -151,13 +174,13 @@ internal interface ISchedulingLag
     /// <summary>The meter's clock now, as a timestamp (<see cref="TimeProvider.GetTimestamp"/> of its clock).</summary>
     long Now { get; }
 
-    /// <summary>The lag the meter saw within the interval from <paramref name="from"/> to <paramref name="to"/> (timestamps of
-    /// <see cref="Now"/>), counted generously: every late tick whose late span touches the interval counts whole, and an interval
-    /// older than the meter remembers counts whole. Lag the meter has not yet seen (its next tick has not come) is not counted:
-    /// wait for <see cref="NextTickAsync"/> first.</summary>
+    /// <summary>The lag the meter saw within the interval from <paramref name="from"/> to <paramref name="to"/>
+    /// (timestamps of <see cref="Now"/>), counted generously: every late tick whose late span touches the interval
+    /// counts whole, and an interval older than the meter remembers counts whole. Lag the meter has not yet seen (its
+    /// next tick has not come) is not counted: wait for <see cref="NextTickAsync"/> first.</summary>
     TimeSpan LagWithin(long from, long to);
 
-    /// <summary>The real time from <paramref name="from"/> to <paramref name="to"/> (timestamps of <see cref="Now"/>) in which the
-    /// process could run: the time less <see cref="LagWithin"/>; never negative.</summary>
+    /// <summary>The real time from <paramref name="from"/> to <paramref name="to"/> (timestamps of <see cref="Now"/>)
+    /// in which the process could run: the time less <see cref="LagWithin"/>; never negative.</summary>
     TimeSpan RunnableBetween(long from, long to);
 }

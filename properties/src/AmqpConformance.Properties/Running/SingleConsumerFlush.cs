@@ -4,12 +4,13 @@ using System.Threading.Tasks.Sources;
 namespace AmqpConformance.Properties.Running;
 
 /// <summary>
-/// The pending flush <see cref="ControlledOutput"/> hands a writer: a source that, like a real <see cref="Pipe"/>'s, may be
-/// consumed once. A pipe backs its flushes with one reused source, so a writer that awaits a flush a second time (its disposal
-/// awaiting the flush its pending call is already awaiting, say) breaks the pipe: a second continuation throws "concurrent reads or
-/// writes are not supported", and the first awaiter's result is lost. Over a harness output built on ordinary tasks the same writer
-/// would pass; over this one, both consumers get an <see cref="InvalidOperationException"/> that says what happened, and the call
-/// whose flush it was fails although its bytes went out, which the cancellation invariant reports (<c>ghost-after-failure</c>).
+/// The pending flush <see cref="ControlledOutput"/> hands a writer: a source that, like a real <see cref="Pipe"/>'s,
+/// may be consumed once. A pipe backs its flushes with one reused source, so a writer that awaits a flush a second time
+/// (its disposal awaiting the flush its pending call is already awaiting, say) breaks the pipe: a second continuation
+/// throws "concurrent reads or writes are not supported", and the first awaiter's result is lost. Over a harness output
+/// built on ordinary tasks the same writer would pass; over this one, both consumers get an
+/// <see cref="InvalidOperationException"/> that says what happened, and the call whose flush it was fails although its
+/// bytes went out, which the cancellation invariant reports (<c>ghost-after-failure</c>).
 /// </summary>
 internal sealed class SingleConsumerFlush : IValueTaskSource<FlushResult>
 {
@@ -18,9 +19,7 @@ internal sealed class SingleConsumerFlush : IValueTaskSource<FlushResult>
     private int _results;
     private int _misused;
 
-    private SingleConsumerFlush()
-    {
-    }
+    private SingleConsumerFlush() { }
 
     /// <summary>A single-consumer view of <paramref name="flush"/>, which has not completed yet.</summary>
     public static ValueTask<FlushResult> Wrap(ValueTask<FlushResult> flush)
@@ -57,7 +56,12 @@ internal sealed class SingleConsumerFlush : IValueTaskSource<FlushResult>
     public ValueTaskSourceStatus GetStatus(short token) => _core.GetStatus(token);
 
     /// <inheritdoc />
-    public void OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags)
+    public void OnCompleted(
+        Action<object?> continuation,
+        object? state,
+        short token,
+        ValueTaskSourceOnCompletedFlags flags
+    )
     {
         if (Interlocked.Increment(ref _continuations) > 1)
         {
@@ -68,6 +72,8 @@ internal sealed class SingleConsumerFlush : IValueTaskSource<FlushResult>
     }
 
     private static InvalidOperationException Misuse(string how) =>
-        new($"The writer consumed one FlushAsync ValueTask more than once ({how}). A ValueTask may be awaited once; a socket's pipe " +
-            "backs every flush with one reused source, so there this corrupts the flush (concurrent reads or writes are not supported).");
+        new(
+            $"The writer consumed one FlushAsync ValueTask more than once ({how}). A ValueTask may be awaited once; a socket's pipe "
+                + "backs every flush with one reused source, so there this corrupts the flush (concurrent reads or writes are not supported)."
+        );
 }

@@ -2,11 +2,11 @@ using System.Runtime.CompilerServices;
 
 namespace AmqpConformance.Properties.Running;
 
-/// <summary>One trip through the thread pool, as <see cref="CaseObserver.SettleAsync"/> takes it between looks at the writer: the
-/// awaiting code goes to the back of the pool's global queue, and when a worker picks it up, onto that worker's local queue once
-/// more, so that it resumes only after the work queued before it was picked up, and after whatever that worker queued locally
-/// meanwhile. The same two hops as completing a <see cref="TaskCompletionSource"/> from a work item, without allocating: a settle
-/// takes hundreds of trips per case.</summary>
+/// <summary>One trip through the thread pool, as <see cref="CaseObserver.SettleAsync"/> takes it between looks at the
+/// writer: the awaiting code goes to the back of the pool's global queue, and when a worker picks it up, onto that
+/// worker's local queue once more, so that it resumes only after the work queued before it was picked up, and after
+/// whatever that worker queued locally meanwhile. The same two hops as completing a <see cref="TaskCompletionSource"/>
+/// from a work item, without allocating: a settle takes hundreds of trips per case.</summary>
 /// <remarks>One trip at a time: await it, and await it again only after the previous await returned. Not thread-safe
 /// otherwise.</remarks>
 internal sealed class ThreadPoolRoundTrip : IThreadPoolWorkItem, ICriticalNotifyCompletion

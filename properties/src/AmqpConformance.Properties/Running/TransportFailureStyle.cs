@@ -3,13 +3,14 @@ using System.Net.Sockets;
 namespace AmqpConformance.Properties.Running;
 
 /// <summary>How a transport failure reaches the writer from its output's flush. A socket's output does not fail with
-/// <see cref="IOException"/> alone: a reset can surface as a <see cref="SocketException"/>, and an output whose stream was torn down
-/// as an <see cref="ObjectDisposedException"/>. A writer that stops only on an IOException and carries on after any other exception
-/// (an eighth-round red-team writer) passed 1,200 cases while the harness's faults were all IOExceptions; each case now draws one
-/// style from its seed.</summary>
+/// <see cref="IOException"/> alone: a reset can surface as a <see cref="SocketException"/>, and an output whose stream
+/// was torn down as an <see cref="ObjectDisposedException"/>. A writer that stops only on an IOException and carries on
+/// after any other exception (an eighth-round red-team writer) passed 1,200 cases while the harness's faults were all
+/// IOExceptions; each case now draws one style from its seed.</summary>
 internal enum TransportFailureStyle
 {
-    /// <summary>The transport's own exception (an IOException: TransportResetException or TransportClosedException).</summary>
+    /// <summary>The transport's own exception (an IOException: TransportResetException or
+    /// TransportClosedException).</summary>
     AsThrown,
 
     /// <summary>A <see cref="SocketException"/> with <see cref="SocketError.ConnectionReset"/>.</summary>
@@ -26,10 +27,16 @@ internal static class TransportFailureStyles
     public static TransportFailureStyle ForSeed(int seed) => (TransportFailureStyle)((uint)seed % 3);
 
     /// <summary>The exception the writer sees for <paramref name="failure"/>.</summary>
-    public static Exception Translate(this TransportFailureStyle style, IOException failure) => style switch
-    {
-        TransportFailureStyle.SocketError => new SocketException((int)System.Net.Sockets.SocketError.ConnectionReset),
-        TransportFailureStyle.Disposed => new ObjectDisposedException($"The connection's output was torn down: {failure.Message}", failure),
-        _ => failure,
-    };
+    public static Exception Translate(this TransportFailureStyle style, IOException failure) =>
+        style switch
+        {
+            TransportFailureStyle.SocketError => new SocketException(
+                (int)System.Net.Sockets.SocketError.ConnectionReset
+            ),
+            TransportFailureStyle.Disposed => new ObjectDisposedException(
+                $"The connection's output was torn down: {failure.Message}",
+                failure
+            ),
+            _ => failure,
+        };
 }

@@ -8,24 +8,29 @@ using AmqpConformance.Protocol.Recording;
 namespace AmqpConformance.Properties.Running;
 
 /// <summary>
-/// Runs a <see cref="Scenario"/> against a writer from any <see cref="FrameWriterFactory"/>, in process: the writer writes through
-/// the harness's <see cref="ControlledOutput"/> into a faulty transport and on into the in-process fake broker, which records and
-/// validates every frame (see <see cref="WriterCase"/>). The harness owns the writer's pool and the callers' pool, so it sees every
-/// rental, and it poisons each caller's body as soon as the call completes (or its owner is disposed).
+/// Runs a <see cref="Scenario"/> against a writer from any <see cref="FrameWriterFactory"/>, in process: the writer
+/// writes through the harness's <see cref="ControlledOutput"/> into a faulty transport and on into the in-process fake
+/// broker, which records and validates every frame (see <see cref="WriterCase"/>). The harness owns the writer's pool
+/// and the callers' pool, so it sees every rental, and it poisons each caller's body as soon as the call completes (or
+/// its owner is disposed).
 /// </summary>
 /// <remarks>
-/// <para>The order of a run: open the connection; run the calls (free-running or scripted); then, unless the script already did,
-/// check that every successful call's bytes were flushed (<see cref="CaseObserver.CheckVisibilityAsync"/>) before anything else
-/// happens, dispose the writer (bounded), let it settle so late writes show, and only then complete the output, end the
-/// connection and collect the broker's frame log as the evidence.</para>
+/// <para>The order of a run: open the connection; run the calls (free-running or scripted); then, unless the script
+/// already did, check that every successful call's bytes were flushed (<see cref="CaseObserver.CheckVisibilityAsync"/>)
+/// before anything else happens, dispose the writer (bounded), let it settle so late writes show, and only then
+/// complete the output, end the connection and collect the broker's frame log as the evidence.</para>
 /// <para>Never throws for anything the writer does: hangs, exceptions and misuse all end up in the evidence.</para>
 /// </remarks>
 public static class WriterLevelRunner
 {
     /// <summary>Runs <paramref name="scenario"/> against a fresh writer from <paramref name="factory"/>.</summary>
     /// <exception cref="InvalidOperationException">The factory could not create a writer.</exception>
-    public static async Task<RunResult> RunAsync(FrameWriterFactory factory, Scenario scenario, WriterRunOptions? options = null,
-        CancellationToken cancellationToken = default)
+    public static async Task<RunResult> RunAsync(
+        FrameWriterFactory factory,
+        Scenario scenario,
+        WriterRunOptions? options = null,
+        CancellationToken cancellationToken = default
+    )
     {
         ArgumentNullException.ThrowIfNull(factory);
         ArgumentNullException.ThrowIfNull(scenario);
@@ -37,9 +42,9 @@ public static class WriterLevelRunner
         var observer = new CaseObserver(world);
         var lifecycle = new CaseLifecycle(world, observer);
 
-        // The case runs on a thread of its own and is waited for with a bound: a writer can keep a harness thread for ever (a
-        // cancellation callback that deadlocks the thread cancelling, a WriteAsync stuck on a lock), and then only this wait
-        // comes back, to report what the harness is stuck in instead of hanging the run.
+        // The case runs on a thread of its own and is waited for with a bound: a writer can keep a harness thread for
+        // ever (a cancellation callback that deadlocks the thread cancelling, a WriteAsync stuck on a lock), and then
+        // only this wait comes back, to report what the harness is stuck in instead of hanging the run.
         var run = Task.Run(() => DriveAsync(world, calls, observer, lifecycle, started, opened));
         if (!await CompletesWithinCaseBoundAsync(run, options, lifecycle, opened).ConfigureAwait(false))
             return Abandon(world, observer, lifecycle, run);
@@ -53,33 +58,51 @@ public static class WriterLevelRunner
         }
     }
 
-    /// <summary>Waits for the case within <see cref="WriterRunOptions.CaseTimeout"/> of real time from when the writer opened, and,
-    /// while disposal is being given real time for a writer's own timers (<see cref="CaseLifecycle.RealTimeAllowanceEnds"/>), until
-    /// half a case bound after that allowance runs out: the case bound is for harness threads stuck in the writer, not for a
-    /// disposal the harness itself is still waiting for. Time in which the process could not run is added back (SchedulingLag).</summary>
-    private static async Task<bool> CompletesWithinCaseBoundAsync(Task run, WriterRunOptions options, CaseLifecycle lifecycle, long opened)
+    /// <summary>Waits for the case within <see cref="WriterRunOptions.CaseTimeout"/> of real time from when the writer
+    /// opened, and, while disposal is being given real time for a writer's own timers
+    /// (<see cref="CaseLifecycle.RealTimeAllowanceEnds"/>), until half a case bound after that allowance runs out: the
+    /// case bound is for harness threads stuck in the writer, not for a disposal the harness itself is still waiting
+    /// for. Time in which the process could not run is added back (SchedulingLag).</summary>
+    private static async Task<bool> CompletesWithinCaseBoundAsync(
+        Task run,
+        WriterRunOptions options,
+        CaseLifecycle lifecycle,
+        long opened
+    )
     {
         long deadline = opened + CaseClock.ToTicks(options.CaseBound);
         while (true)
         {
             var left = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), deadline);
-            if (await BoundedWait.CompletesWithinRunnableAsync(run, left).ConfigureAwait(false)) return true;
-            if (lifecycle.RealTimeAllowanceEnds is not { } ends) return false;
+            if (await BoundedWait.CompletesWithinRunnableAsync(run, left).ConfigureAwait(false))
+                return true;
+            if (lifecycle.RealTimeAllowanceEnds is not { } ends)
+                return false;
             long extended = ends + CaseClock.ToTicks(options.CaseTimeout / 2);
-            if (extended <= Stopwatch.GetTimestamp()) return false;
+            if (extended <= Stopwatch.GetTimestamp())
+                return false;
             deadline = extended;
         }
     }
 
-    private static async Task<RunResult> DriveAsync(WriterCase world, CallLauncher calls, CaseObserver observer, CaseLifecycle lifecycle,
-        long started, long opened)
+    private static async Task<RunResult> DriveAsync(
+        WriterCase world,
+        CallLauncher calls,
+        CaseObserver observer,
+        CaseLifecycle lifecycle,
+        long started,
+        long opened
+    )
     {
         var scenario = world.Scenario;
-        if (scenario.Script is null) await FreeRunDriver.RunAsync(world, calls, observer).ConfigureAwait(false);
-        else await ScriptDriver.RunAsync(world, calls, observer, lifecycle).ConfigureAwait(false);
+        if (scenario.Script is null)
+            await FreeRunDriver.RunAsync(world, calls, observer).ConfigureAwait(false);
+        else
+            await ScriptDriver.RunAsync(world, calls, observer, lifecycle).ConfigureAwait(false);
 
         long driven = Stopwatch.GetTimestamp();
-        if (world.StallsThroughDispose) await lifecycle.AwaitAsync().ConfigureAwait(false); // the output stays stalled until then
+        if (world.StallsThroughDispose)
+            await lifecycle.AwaitAsync().ConfigureAwait(false); // the output stays stalled until then
         world.Output.Release();
         await Task.WhenAll(world.AllTraces.Where(t => t.Attempted).Select(t => t.Done)).ConfigureAwait(false);
         calls.CancelEndedTokens();
@@ -94,33 +117,68 @@ public static class WriterLevelRunner
         long ended = Stopwatch.GetTimestamp();
         await LetLagMeterCatchUpAsync(world).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
         var evidence = Evidence(world, observer, lifecycle);
-        var phases = new RunPhases(Stopwatch.GetElapsedTime(started, opened), Stopwatch.GetElapsedTime(opened, driven),
-            Stopwatch.GetElapsedTime(driven, ended), Stopwatch.GetElapsedTime(ended)) { Skipped = world.Time.Skipped, FaultGraceWaits = world.FaultGraceWaits, FaultGraceWaited = world.FaultGraceWaited };
+        var phases = new RunPhases(
+            Stopwatch.GetElapsedTime(started, opened),
+            Stopwatch.GetElapsedTime(opened, driven),
+            Stopwatch.GetElapsedTime(driven, ended),
+            Stopwatch.GetElapsedTime(ended)
+        )
+        {
+            Skipped = world.Time.Skipped,
+            FaultGraceWaits = world.FaultGraceWaits,
+            FaultGraceWaited = world.FaultGraceWaited,
+        };
         return new RunResult(scenario, evidence, world.Connection.Log) { Events = world.Events, Phases = phases };
     }
 
-    /// <summary>The result of a case that did not end within <see cref="WriterRunOptions.CaseTimeout"/>: the evidence so far, with
-    /// what the harness's threads are stuck in. The case's threads are left where they are (nothing can bring back a thread
-    /// blocked inside the writer), and the case is disposed in the background, with the same bound.</summary>
-    private static RunResult Abandon(WriterCase world, CaseObserver observer, CaseLifecycle lifecycle, Task<RunResult> run)
+    /// <summary>The result of a case that did not end within <see cref="WriterRunOptions.CaseTimeout"/>: the evidence
+    /// so far, with what the harness's threads are stuck in. The case's threads are left where they are (nothing can
+    /// bring back a thread blocked inside the writer), and the case is disposed in the background, with the same
+    /// bound.</summary>
+    private static RunResult Abandon(
+        WriterCase world,
+        CaseObserver observer,
+        CaseLifecycle lifecycle,
+        Task<RunResult> run
+    )
     {
-        var stuck = world.AllTraces.Select(t => (Trace: t, Inside: t.Inside)).Where(x => x.Inside is not null)
-            .Select(x => $"call {x.Trace.Id} (publisher {x.Trace.Publisher}) in {x.Inside!.What} since {x.Inside.Since.TotalMilliseconds:0.###} ms")
+        var stuck = world
+            .AllTraces.Select(t => (Trace: t, Inside: t.Inside))
+            .Where(x => x.Inside is not null)
+            .Select(x =>
+                $"call {x.Trace.Id} (publisher {x.Trace.Publisher}) in {x.Inside!.What} since {x.Inside.Since.TotalMilliseconds:0.###} ms"
+            )
             .ToList();
-        string hung = $"The case did not end within {world.Options.CaseBound.TotalSeconds:0.###} s. " + (stuck.Count > 0
-            ? $"Harness threads are inside the writer and never came back: {string.Join("; ", stuck)}."
-            : "No harness thread is inside the writer's code: the harness waited on something the writer never did.");
+        string hung =
+            $"The case did not end within {world.Options.CaseBound.TotalSeconds:0.###} s. "
+            + (
+                stuck.Count > 0
+                    ? $"Harness threads are inside the writer and never came back: {string.Join("; ", stuck)}."
+                    : "No harness thread is inside the writer's code: the harness waited on something the writer never did."
+            );
         ConformanceEvidence evidence;
-        try { evidence = Evidence(world, observer, lifecycle) with { CaseHung = hung }; }
+        try
+        {
+            evidence = Evidence(world, observer, lifecycle) with { CaseHung = hung };
+        }
         catch (Exception ex) when (ex is InvalidOperationException or ArgumentException or NullReferenceException)
         {
             // The case's objects are still in use by its stuck threads: keep what can be read safely.
-            evidence = new ConformanceEvidence { Frames = [], Calls = [], FrameMax = world.Scenario.FrameMax, CaseHung = hung + $" (evidence incomplete: {ex.Message})" };
+            evidence = new ConformanceEvidence
+            {
+                Frames = [],
+                Calls = [],
+                FrameMax = world.Scenario.FrameMax,
+                CaseHung = hung + $" (evidence incomplete: {ex.Message})",
+            };
         }
         _ = run.ContinueWith(static t => _ = t.Exception, TaskScheduler.Default); // observed if it ever fails
         _ = Task.Run(async () =>
         {
-            try { await world.DisposeAsync().AsTask().WaitAsync(world.Options.CaseTimeout).ConfigureAwait(false); }
+            try
+            {
+                await world.DisposeAsync().AsTask().WaitAsync(world.Options.CaseTimeout).ConfigureAwait(false);
+            }
             catch (Exception) { } // the writer is stuck: nothing more to learn here
         });
         return new RunResult(world.Scenario, evidence, world.Connection.Log) { Events = world.Events };
@@ -129,16 +187,28 @@ public static class WriterLevelRunner
     private static ConformanceEvidence Evidence(WriterCase world, CaseObserver observer, CaseLifecycle lifecycle)
     {
         var log = world.Connection.Log;
-        var frames = log.Snapshot().Where(f => f.Direction == FrameDirection.Received && f.WireOffset >= world.OutputWireOffset).ToList();
+        var frames = log.Snapshot()
+            .Where(f => f.Direction == FrameDirection.Received && f.WireOffset >= world.OutputWireOffset)
+            .ToList();
         var findings = log.Findings();
         var fault = FaultOf(world, findings);
         return new ConformanceEvidence
         {
             Frames = frames,
-            Calls = [.. world.AllTraces.Where(t => t.Attempted).Select(t => t.Freeze(world.Output.EndOf(t.Id), RunnableAfterFaultSeen(world, fault, t)))],
+            Calls =
+            [
+                .. world
+                    .AllTraces.Where(t => t.Attempted)
+                    .Select(t => t.Freeze(world.Output.EndOf(t.Id), RunnableAfterFaultSeen(world, fault, t))),
+            ],
             FrameMax = world.Scenario.FrameMax,
             Pool = world.WriterPool.Verify(),
-            CallerArrayFindings = [.. world.CallerPool.Verify().Findings.Where(f => f.Kind == Harness.Pooling.PoolFindingKind.WriteAfterReturn)],
+            CallerArrayFindings =
+            [
+                .. world
+                    .CallerPool.Verify()
+                    .Findings.Where(f => f.Kind == Harness.Pooling.PoolFindingKind.WriteAfterReturn),
+            ],
             Findings = findings,
             TrailingPartialBytes = world.Output.PartialFrameBytes,
             Fault = fault,
@@ -152,53 +222,82 @@ public static class WriterLevelRunner
         };
     }
 
-    /// <summary>The real time, less the scheduling lag, from the moment the writer saw <paramref name="fault"/> in its output to the
-    /// start of <paramref name="trace"/>; null if the call started before it, or the fault is not the output's (a writer's own
-    /// giving up during disposal).</summary>
+    /// <summary>The real time, less the scheduling lag, from the moment the writer saw <paramref name="fault"/> in its
+    /// output to the start of <paramref name="trace"/>; null if the call started before it, or the fault is not the
+    /// output's (a writer's own giving up during disposal).</summary>
     private static TimeSpan? RunnableAfterFaultSeen(WriterCase world, TransportFaultRecord? fault, CallTrace trace) =>
-        fault?.ObservedAt is { } seen && seen == world.Output.FaultObservedAt && world.Output.FaultObservedTimestamp is { } at
+        fault?.ObservedAt is { } seen
+        && seen == world.Output.FaultObservedAt
+        && world.Output.FaultObservedTimestamp is { } at
         && trace.StartedTimestamp > at
             ? SchedulingLag.Process.RunnableBetween(at, trace.StartedTimestamp)
             : null;
 
-    /// <summary>Before the evidence is read: when a call succeeded more than the faults invariant's grace after the writer saw a
-    /// fault on the case's clock, waits for the scheduling-lag meter's next tick, so that lag the process suffered before that
-    /// call started is counted in <see cref="PublishCall.RunnableAfterFaultSeen"/> (the meter sees a stall only at the tick after
-    /// it). So does a case whose disposal returned with a successful call never delivered, for the lag within disposal
-    /// (<see cref="LifecycleRecord.LagDuringDispose"/>). Only such cases wait (at most a tick, 10 ms).</summary>
+    /// <summary>Before the evidence is read: when a call succeeded more than the faults invariant's grace after the
+    /// writer saw a fault on the case's clock, waits for the scheduling-lag meter's next tick, so that lag the process
+    /// suffered before that call started is counted in <see cref="PublishCall.RunnableAfterFaultSeen"/> (the meter sees
+    /// a stall only at the tick after it). So does a case whose disposal returned with a successful call never
+    /// delivered, for the lag within disposal (<see cref="LifecycleRecord.LagDuringDispose"/>). Only such cases wait
+    /// (at most a tick, 10 ms).</summary>
     private static Task LetLagMeterCatchUpAsync(WriterCase world)
     {
-        bool lateAfterFault = world.Output.FaultObservedAt is { } seen
-            && world.AllTraces.Any(t => t.Attempted && t.Outcome == CallOutcome.Succeeded && t.Started > seen + FaultsChecker.DefaultGrace);
-        bool undeliveredAtDispose = world.Lifecycle is { HasReturned: true }
-            && world.AllTraces.Any(t => t.Attempted && t.Outcome == CallOutcome.Succeeded && !world.Output.IsVisible(t.Id));
+        bool lateAfterFault =
+            world.Output.FaultObservedAt is { } seen
+            && world.AllTraces.Any(t =>
+                t.Attempted && t.Outcome == CallOutcome.Succeeded && t.Started > seen + FaultsChecker.DefaultGrace
+            );
+        bool undeliveredAtDispose =
+            world.Lifecycle is { HasReturned: true }
+            && world.AllTraces.Any(t =>
+                t.Attempted && t.Outcome == CallOutcome.Succeeded && !world.Output.IsVisible(t.Id)
+            );
         return lateAfterFault || undeliveredAtDispose
             ? SchedulingLag.Process.NextTickAsync().WaitAsync(TimeSpan.FromSeconds(1))
             : Task.CompletedTask;
     }
 
-    /// <summary>The transport fault of the run: injected (reset, closed), the broker closing the connection, or the output reporting
-    /// completion; null when the connection stayed healthy. Counts a cut inside a body frame as <see cref="RunEvent.FaultMidBody"/>.</summary>
+    /// <summary>The transport fault of the run: injected (reset, closed), the broker closing the connection, or the
+    /// output reporting completion; null when the connection stayed healthy. Counts a cut inside a body frame as
+    /// <see cref="RunEvent.FaultMidBody"/>.</summary>
     private static TransportFaultRecord? FaultOf(WriterCase world, IReadOnlyList<ProtocolFinding> findings)
     {
         var output = world.Output;
         if (world.Transport.Termination is { } t)
         {
             long cut = world.Transport.UpstreamDeliveredBytes - world.OutputWireOffset;
-            if (output.FrameTypeAt(cut) == FrameType.Body) world.Events.Add(RunEvent.FaultMidBody);
-            return new TransportFaultRecord(output.FaultObservedAt ?? world.Clock, t.Reason, output.FaultObservedAt, output.BytesWrittenAfterFault)
+            if (output.FrameTypeAt(cut) == FrameType.Body)
+                world.Events.Add(RunEvent.FaultMidBody);
+            return new TransportFaultRecord(
+                output.FaultObservedAt ?? world.Clock,
+                t.Reason,
+                output.FaultObservedAt,
+                output.BytesWrittenAfterFault
+            )
             {
                 CutAtOutputByte = cut,
             };
         }
         if (world.StallsThroughDispose && output.FlushCancelledAt is { } gaveUp)
-            return new TransportFaultRecord(gaveUp, "the harness kept the output stalled through disposal and the writer gave up on it (cancelled its pending flush)",
-                gaveUp, output.BytesWrittenAfterFault);
+            return new TransportFaultRecord(
+                gaveUp,
+                "the harness kept the output stalled through disposal and the writer gave up on it (cancelled its pending flush)",
+                gaveUp,
+                output.BytesWrittenAfterFault
+            );
         if (findings.FirstOrDefault(f => f.ClosedConnection) is { } closing)
-            return new TransportFaultRecord(output.FaultObservedAt ?? world.Clock, $"{BrokerChecker.BrokerClosedPrefix}: {closing.Message}",
-                output.FaultObservedAt, output.BytesWrittenAfterFault);
+            return new TransportFaultRecord(
+                output.FaultObservedAt ?? world.Clock,
+                $"{BrokerChecker.BrokerClosedPrefix}: {closing.Message}",
+                output.FaultObservedAt,
+                output.BytesWrittenAfterFault
+            );
         if (output.FaultObservedAt is { } seen)
-            return new TransportFaultRecord(seen, "the output reported completion", seen, output.BytesWrittenAfterFault);
+            return new TransportFaultRecord(
+                seen,
+                "the output reported completion",
+                seen,
+                output.BytesWrittenAfterFault
+            );
         return null;
     }
 }

@@ -8,17 +8,38 @@ namespace AmqpConformance.Properties.Tests.Generators;
 
 public sealed class ScenarioShrinkerTests
 {
-    private static Scenario Big() => new(8192, ChannelLayout.Mixed,
-        [
-            [new PublishStep(100_000, 3, 5, 200, CancelKind.OnFlush, 2, true), new PublishStep(7), new PublishStep(8185)],
-            [new PublishStep(1), new PublishStep(9000, Cancel: CancelKind.Racing)],
-            [new PublishStep(0)],
-        ],
-        new FaultPlan(3, [new ResetPeerFault(5000), new SlicerFault(100, 10)]), Seed: 42);
+    private static Scenario Big() =>
+        new(
+            8192,
+            ChannelLayout.Mixed,
+            [
+                [
+                    new PublishStep(100_000, 3, 5, 200, CancelKind.OnFlush, 2, true),
+                    new PublishStep(7),
+                    new PublishStep(8185),
+                ],
+                [new PublishStep(1), new PublishStep(9000, Cancel: CancelKind.Racing)],
+                [new PublishStep(0)],
+            ],
+            new FaultPlan(3, [new ResetPeerFault(5000), new SlicerFault(100, 10)]),
+            Seed: 42
+        );
 
     private static long Weight(Scenario s) =>
-        s.Faults.Complexity + s.Publishers.Count * 1_000_000L + s.PublishCount * 100_000L + (s.Layout == ChannelLayout.OwnChannel ? 0 : 1) +
-        s.Publishers.SelectMany(p => p).Sum(x => (long)x.BodyLength + x.HeaderBytes + x.SliceOffset + x.SliceSlack + (x.Cancel == CancelKind.None ? 0 : 10) + x.CancelAfterFlushes + (x.WithBodyOwner ? 1 : 0));
+        s.Faults.Complexity
+        + s.Publishers.Count * 1_000_000L
+        + s.PublishCount * 100_000L
+        + (s.Layout == ChannelLayout.OwnChannel ? 0 : 1)
+        + s.Publishers.SelectMany(p => p)
+            .Sum(x =>
+                (long)x.BodyLength
+                + x.HeaderBytes
+                + x.SliceOffset
+                + x.SliceSlack
+                + (x.Cancel == CancelKind.None ? 0 : 10)
+                + x.CancelAfterFlushes
+                + (x.WithBodyOwner ? 1 : 0)
+            );
 
     [Fact]
     public void Every_candidate_is_strictly_simpler_and_keeps_at_least_one_publish()
@@ -32,7 +53,18 @@ public sealed class ScenarioShrinkerTests
             Assert.All(c.Publishers, p => Assert.NotEmpty(p));
             Assert.True(Weight(c) < Weight(big) || (c.FrameMax == 4096 && big.FrameMax != 4096), c.ToString());
         });
-        Assert.Empty(ScenarioShrinker.Shrink(new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(0)]], FaultPlan.Empty)));
+        Assert.Empty(
+            ScenarioShrinker.Shrink(
+                new Scenario(
+                    4096,
+                    ChannelLayout.OwnChannel,
+                    [
+                        [new PublishStep(0)],
+                    ],
+                    FaultPlan.Empty
+                )
+            )
+        );
     }
 
     [Fact]
@@ -40,8 +72,12 @@ public sealed class ScenarioShrinkerTests
     {
         // A made-up bug: "bodies longer than 5000 bytes on a multi-publisher run fail".
         var runner = new Capture();
-        Check.One(Config.Quick.WithMaxTest(200).WithRunner(runner),
-            Prop.ForAll(ScenarioGenerators.Arbitrary, (Scenario s) => s.Publishers.Count < 2 || s.Publishers.SelectMany(p => p).All(x => x.BodyLength <= 5000)));
+        Check.One(
+            Config.Quick.WithMaxTest(200).WithRunner(runner),
+            Prop.ForAll(ScenarioGenerators.Arbitrary, (Scenario s) =>
+                s.Publishers.Count < 2 || s.Publishers.SelectMany(p => p).All(x => x.BodyLength <= 5000)
+            )
+        );
         var failed = Assert.IsType<TestResult.Failed>(runner.Result);
         var shrunk = Assert.IsType<Scenario>(failed.Item3.Head);
         Assert.Equal(2, shrunk.Publishers.Count);
@@ -55,16 +91,34 @@ public sealed class ScenarioShrinkerTests
     public void Scenario_description_is_compact_and_complete()
     {
         string text = Big().ToString();
-        Assert.StartsWith("frame_max=8192 mixed seed=42 [p0: 100000@3+5 h200 cancel:flush2 owned, 7, 8185 | p1: 1, 9000 cancel:racing | p2: 0] faults: {", text, StringComparison.Ordinal);
+        Assert.StartsWith(
+            "frame_max=8192 mixed seed=42 [p0: 100000@3+5 h200 cancel:flush2 owned, 7, 8185 | p1: 1, 9000 cancel:racing | p2: 0] faults: {",
+            text,
+            StringComparison.Ordinal
+        );
         Assert.Contains("reset_peer", text, StringComparison.Ordinal);
     }
 
     private sealed class Capture : IRunner
     {
         public TestResult? Result { get; private set; }
+
         public void OnStartFixture(Type t) { }
-        public void OnArguments(int ntest, Microsoft.FSharp.Collections.FSharpList<object> args, Microsoft.FSharp.Core.FSharpFunc<int, Microsoft.FSharp.Core.FSharpFunc<Microsoft.FSharp.Collections.FSharpList<object>, string>> every) { }
-        public void OnShrink(Microsoft.FSharp.Collections.FSharpList<object> args, Microsoft.FSharp.Core.FSharpFunc<Microsoft.FSharp.Collections.FSharpList<object>, string> everyShrink) { }
+
+        public void OnArguments(
+            int ntest,
+            Microsoft.FSharp.Collections.FSharpList<object> args,
+            Microsoft.FSharp.Core.FSharpFunc<
+                int,
+                Microsoft.FSharp.Core.FSharpFunc<Microsoft.FSharp.Collections.FSharpList<object>, string>
+            > every
+        ) { }
+
+        public void OnShrink(
+            Microsoft.FSharp.Collections.FSharpList<object> args,
+            Microsoft.FSharp.Core.FSharpFunc<Microsoft.FSharp.Collections.FSharpList<object>, string> everyShrink
+        ) { }
+
         public void OnFinished(string name, TestResult testResult) => Result = testResult;
     }
 }

@@ -39,10 +39,15 @@ public sealed class BodyPatternTests
     {
         var counts = new int[256];
         for (int call = 0; call < 64; call++)
-            foreach (byte b in BodyPattern.Create(1234, call, 4096)) counts[b]++;
+            foreach (byte b in BodyPattern.Create(1234, call, 4096))
+                counts[b]++;
         Assert.Equal(0, counts[PublishCall.PoisonByte]);
-        // 262,144 bytes over 255 values: about 1,028 each (the stand-in twice that); a broken generator (zeros, a short cycle) is far off.
-        Assert.All(Enumerable.Range(0, 256).Where(v => v != PublishCall.PoisonByte && v != BodyPattern.PoisonStandIn), v => Assert.InRange(counts[v], 800, 1_260));
+        // 262,144 bytes over 255 values: about 1,028 each (the stand-in twice that); a broken generator (zeros, a short
+        // cycle) is far off.
+        Assert.All(
+            Enumerable.Range(0, 256).Where(v => v != PublishCall.PoisonByte && v != BodyPattern.PoisonStandIn),
+            v => Assert.InRange(counts[v], 800, 1_260)
+        );
     }
 
     [Fact]

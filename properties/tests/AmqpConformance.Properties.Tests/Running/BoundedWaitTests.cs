@@ -2,7 +2,8 @@ using AmqpConformance.Properties.Running;
 
 namespace AmqpConformance.Properties.Tests.Running;
 
-/// <summary><see cref="BoundedWait"/>: whether a task completed within its bound, never its failure, and no timer left armed.</summary>
+/// <summary><see cref="BoundedWait"/>: whether a task completed within its bound, never its failure, and no timer left
+/// armed.</summary>
 [Collection(RunsAloneCollection.Name)]
 public sealed class BoundedWaitTests
 {
@@ -13,7 +14,9 @@ public sealed class BoundedWaitTests
         var wait = BoundedWait.CompletesWithinAsync(failing.Task, TimeSpan.FromHours(1));
         failing.SetException(new InvalidOperationException("the call failed"));
         Assert.True(await wait);
-        Assert.True(await BoundedWait.CompletesWithinAsync(Task.FromCanceled(new CancellationToken(true)), TimeSpan.Zero));
+        Assert.True(
+            await BoundedWait.CompletesWithinAsync(Task.FromCanceled(new CancellationToken(true)), TimeSpan.Zero)
+        );
     }
 
     [Fact]
@@ -32,9 +35,16 @@ public sealed class BoundedWaitTests
         long before = Timer.ActiveCount;
         var sources = Enumerable.Range(0, waits).Select(_ => new TaskCompletionSource()).ToList();
         var all = sources.Select(s => BoundedWait.CompletesWithinAsync(s.Task, TimeSpan.FromHours(1))).ToList();
-        Assert.True(Timer.ActiveCount - before >= waits / 2, $"{Timer.ActiveCount - before} timers while waiting: the bound is not timed");
-        foreach (var s in sources) s.SetResult();
+        Assert.True(
+            Timer.ActiveCount - before >= waits / 2,
+            $"{Timer.ActiveCount - before} timers while waiting: the bound is not timed"
+        );
+        foreach (var s in sources)
+            s.SetResult();
         Assert.All(await Task.WhenAll(all), Assert.True);
-        Assert.True(Timer.ActiveCount - before < waits / 2, $"{Timer.ActiveCount - before} of {waits} timers still armed after their tasks completed");
+        Assert.True(
+            Timer.ActiveCount - before < waits / 2,
+            $"{Timer.ActiveCount - before} of {waits} timers still armed after their tasks completed"
+        );
     }
 }

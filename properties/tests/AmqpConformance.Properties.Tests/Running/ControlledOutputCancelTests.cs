@@ -3,10 +3,11 @@ using AmqpConformance.Properties.Running;
 
 namespace AmqpConformance.Properties.Tests.Running;
 
-/// <summary>CancelPendingFlush on the harness's output acts as it does on a pipe, even while the harness holds flushes: a cancel
-/// that meets no flush ends the next one, once; a cancel of a held flush leaves later flushes alone. A writer whose disposal gives
-/// up while its thread is between writing and flushing (the reference Inline writer's) relies on the first: CI once saw that writer
-/// blamed for a flush still pending after its disposal, a flush a pipe would have ended at once.</summary>
+/// <summary>CancelPendingFlush on the harness's output acts as it does on a pipe, even while the harness holds flushes:
+/// a cancel that meets no flush ends the next one, once; a cancel of a held flush leaves later flushes alone. A writer
+/// whose disposal gives up while its thread is between writing and flushing (the reference Inline writer's) relies on
+/// the first: CI once saw that writer blamed for a flush still pending after its disposal, a flush a pipe would have
+/// ended at once.</summary>
 public sealed class ControlledOutputCancelTests
 {
     private static ControlledOutput NewOutput(out Pipe pipe)
@@ -27,7 +28,10 @@ public sealed class ControlledOutputCancelTests
         var pipe = new Pipe(new PipeOptions(pauseWriterThreshold: 0, useSynchronizationContext: false));
         pipe.Writer.CancelPendingFlush();
         Commit(pipe.Writer, 10);
-        Assert.True((await pipe.Writer.FlushAsync()).IsCanceled, "the pipe itself: the kept cancel ends the next flush");
+        Assert.True(
+            (await pipe.Writer.FlushAsync()).IsCanceled,
+            "the pipe itself: the kept cancel ends the next flush"
+        );
 
         var output = NewOutput(out _);
         output.Hold(); // a stalled output: a flush not asked to end would wait here
@@ -67,7 +71,10 @@ public sealed class ControlledOutputCancelTests
         Assert.True((await held).IsCanceled);
         output.Release();
         Commit(output, 10);
-        Assert.False((await output.FlushAsync()).IsCanceled, "the cancel was the held flush's; the inner pipe must not keep it");
+        Assert.False(
+            (await output.FlushAsync()).IsCanceled,
+            "the cancel was the held flush's; the inner pipe must not keep it"
+        );
     }
 
     [Fact]
@@ -100,9 +107,10 @@ public sealed class ControlledOutputCancelTests
     [Fact]
     public async Task A_cancel_after_a_flush_completed_but_before_the_writer_resumed_ends_the_next_flush()
     {
-        // The window a loaded machine opened: the flush's result is decided (it went through), the writer has not yet resumed, and
-        // its disposal gives up (CancelPendingFlush). As with a pipe, that cancel must end the writer's next flush; CI saw it lost,
-        // and a writer flushing frame by frame then waited at the hold and wrote after its disposal returned.
+        // The window a loaded machine opened: the flush's result is decided (it went through), the writer has not yet
+        // resumed, and its disposal gives up (CancelPendingFlush). As with a pipe, that cancel must end the writer's
+        // next flush; CI saw it lost, and a writer flushing frame by frame then waited at the hold and wrote after its
+        // disposal returned.
         var output = NewOutput(out _);
         output.FlushDecided = () =>
         {

@@ -5,8 +5,8 @@ using AmqpConformance.Properties.Running;
 
 namespace AmqpConformance.Properties.Tests.Running;
 
-/// <summary>A transport failure reaches the writer from its output's flush as the case's <see cref="TransportFailureStyle"/> says,
-/// and the harness notes the fault whatever the style.</summary>
+/// <summary>A transport failure reaches the writer from its output's flush as the case's
+/// <see cref="TransportFailureStyle"/> says, and the harness notes the fault whatever the style.</summary>
 public sealed class ControlledOutputFailureStyleTests
 {
     [Theory]

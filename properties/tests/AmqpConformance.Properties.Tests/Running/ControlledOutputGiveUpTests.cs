@@ -3,8 +3,9 @@ using AmqpConformance.Properties.Running;
 
 namespace AmqpConformance.Properties.Tests.Running;
 
-/// <summary>When a writer gives up on its output (CancelPendingFlush), the harness counts that as giving up on the output: with a
-/// pending flush, with bytes committed and not flushed, and with nothing pending (a write in progress or a loop between commands).</summary>
+/// <summary>When a writer gives up on its output (CancelPendingFlush), the harness counts that as giving up on the
+/// output: with a pending flush, with bytes committed and not flushed, and with nothing pending (a write in progress or
+/// a loop between commands).</summary>
 public sealed class ControlledOutputGiveUpTests
 {
     private static ControlledOutput NewOutput(out Pipe pipe)
@@ -22,7 +23,8 @@ public sealed class ControlledOutputGiveUpTests
     [Fact]
     public void A_give_up_that_met_nothing_pending_counts_at_once()
     {
-        // A loop between two commands that now drops what it accepted, or a write in progress about to commit: both are given up.
+        // A loop between two commands that now drops what it accepted, or a write in progress about to commit: both are
+        // given up.
         var output = NewOutput(out _);
         output.CancelPendingFlush();
         Assert.Equal(TimeSpan.FromMilliseconds(7), output.FlushCancelledAt);

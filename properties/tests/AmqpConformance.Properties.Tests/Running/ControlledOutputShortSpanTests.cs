@@ -1,15 +1,15 @@
 using System.IO.Pipelines;
+using AmqpConformance.Harness.Faults;
 using AmqpConformance.Harness.Writers;
 using AmqpConformance.Properties.Running;
 using AmqpConformance.Properties.Scenarios;
-using AmqpConformance.Harness.Faults;
 using AmqpConformance.SelfTest.Zoo;
 
 namespace AmqpConformance.Properties.Tests.Running;
 
-/// <summary>With noise on, the output sometimes hands out no more memory than a <see cref="PipeWriter"/> promises (the size hint,
-/// or a few bytes without one), as a pipe does near a segment's end, and refuses to advance past it; without noise it hands out
-/// what the pipe gives.</summary>
+/// <summary>With noise on, the output sometimes hands out no more memory than a <see cref="PipeWriter"/> promises (the
+/// size hint, or a few bytes without one), as a pipe does near a segment's end, and refuses to advance past it; without
+/// noise it hands out what the pipe gives.</summary>
 public sealed class ControlledOutputShortSpanTests
 {
     [Fact]
@@ -23,10 +23,11 @@ public sealed class ControlledOutputShortSpanTests
             int hint = i % 2 == 0 ? 0 : 1 + i % 50;
             var memory = output.GetMemory(hint);
             Assert.True(memory.Length >= Math.Max(1, hint), $"request {i}: {memory.Length} bytes for a hint of {hint}");
-            if (hint == 0) unhinted.Add(memory.Length);
+            if (hint == 0)
+                unhinted.Add(memory.Length);
             output.Advance(Math.Max(1, hint));
         }
-        Assert.Contains(unhinted, n => n < 7);         // too short for a frame header
+        Assert.Contains(unhinted, n => n < 7); // too short for a frame header
         Assert.Contains(unhinted, n => n >= 4096 - 1000); // and mostly the pipe's own
     }
 
@@ -63,13 +64,24 @@ public sealed class ControlledOutputShortSpanTests
     public async Task A_writer_that_trusts_an_unhinted_span_is_caught_in_a_noisy_case_and_a_reference_writer_holds()
     {
         // Bodies of several frames each: every frame header is a chance to meet a short span.
-        var scenario = new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(20_000), new PublishStep(9_000), new PublishStep(30_000)]], FaultPlan.Empty, Seed: 3)
+        var scenario = new Scenario(
+            4096,
+            ChannelLayout.OwnChannel,
+            [
+                [new PublishStep(20_000), new PublishStep(9_000), new PublishStep(30_000)],
+            ],
+            FaultPlan.Empty,
+            Seed: 3
+        )
         {
             Noise = true,
         };
         var broken = await WriterLevelRunner.RunAsync(ZooWriters.FromName("Zoo:UnhintedSpan")!.Factory, scenario);
-        Assert.False(broken.Check(Harness.Verdicts.InvariantNames.CommandShape).Holds && broken.Check(Harness.Verdicts.InvariantNames.Faults).Holds,
-            "the unhinted span went unnoticed");
+        Assert.False(
+            broken.Check(Harness.Verdicts.InvariantNames.CommandShape).Holds
+                && broken.Check(Harness.Verdicts.InvariantNames.Faults).Holds,
+            "the unhinted span went unnoticed"
+        );
         foreach (var mode in WriterModes.All)
         {
             var result = await WriterLevelRunner.RunAsync(mode, scenario);

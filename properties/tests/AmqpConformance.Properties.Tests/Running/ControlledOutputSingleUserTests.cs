@@ -8,14 +8,19 @@ using AmqpConformance.SelfTest.Zoo;
 
 namespace AmqpConformance.Properties.Tests.Running;
 
-/// <summary>The output is a PipeWriter, not thread-safe: a writer that starts a flush while an earlier one of its own is pending, or
-/// is inside it on two threads at once, is noted and judged (no-interleaving/concurrent-output-use), and one that flushes outside
-/// its lock gets that verdict instead of breaking the harness's transport.</summary>
+/// <summary>The output is a PipeWriter, not thread-safe: a writer that starts a flush while an earlier one of its own
+/// is pending, or is inside it on two threads at once, is noted and judged (no-interleaving/concurrent-output-use), and
+/// one that flushes outside its lock gets that verdict instead of breaking the harness's transport.</summary>
 [Collection(RunsAloneCollection.Name)]
 public sealed class ControlledOutputSingleUserTests
 {
     private static ControlledOutput NewOutput() =>
-        new(new Pipe(new PipeOptions(pauseWriterThreshold: 0, useSynchronizationContext: false)).Writer, () => TimeSpan.Zero, 4096, noiseSeed: null);
+        new(
+            new Pipe(new PipeOptions(pauseWriterThreshold: 0, useSynchronizationContext: false)).Writer,
+            () => TimeSpan.Zero,
+            4096,
+            noiseSeed: null
+        );
 
     private static void Commit(PipeWriter output, int bytes)
     {
@@ -58,7 +63,15 @@ public sealed class ControlledOutputSingleUserTests
     {
         var broken = ZooWriters.FromName("Zoo:FlushOutsideLock")!.Factory;
         // Call 0's flush is held after the writer let go of its lock; call 1 writes and flushes while it is pending.
-        var scenario = new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(10)], [new PublishStep(20)]], FaultPlan.Empty)
+        var scenario = new Scenario(
+            4096,
+            ChannelLayout.OwnChannel,
+            [
+                [new PublishStep(10)],
+                [new PublishStep(20)],
+            ],
+            FaultPlan.Empty
+        )
         {
             Script = [ScriptAction.Hold, ScriptAction.Call(0), ScriptAction.Call(1), ScriptAction.Release],
         };

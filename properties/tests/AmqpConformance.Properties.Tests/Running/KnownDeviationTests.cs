@@ -10,21 +10,40 @@ namespace AmqpConformance.Properties.Tests.Running;
 public class KnownDeviationTests
 {
     /// <summary>A run whose evidence always shows one double return (rule "double-return") and nothing else.</summary>
-    private static RunResult DoubleReturnRun(Scenario scenario) => new(scenario, new ConformanceEvidence
-    {
-        Frames = [],
-        Calls = [],
-        FrameMax = scenario.FrameMax,
-        Pool = new PoolLedgerReport(1, 1, 0, 0, [], [new PoolFinding(PoolFindingKind.DoubleReturn, 1, 64, null, "array #1 returned twice")]),
-    }, new FrameLog());
+    private static RunResult DoubleReturnRun(Scenario scenario) =>
+        new(
+            scenario,
+            new ConformanceEvidence
+            {
+                Frames = [],
+                Calls = [],
+                FrameMax = scenario.FrameMax,
+                Pool = new PoolLedgerReport(
+                    1,
+                    1,
+                    0,
+                    0,
+                    [],
+                    [new PoolFinding(PoolFindingKind.DoubleReturn, 1, 64, null, "array #1 returned twice")]
+                ),
+            },
+            new FrameLog()
+        );
 
     private static PropertyOutcome Check(params KnownDeviation[] deviations) =>
-        ConformanceProperties.Check("double-returner", InvariantNames.Pools, new PropertyRunOptions { MaxTest = 20, KnownDeviations = deviations }, DoubleReturnRun);
+        ConformanceProperties.Check(
+            "double-returner",
+            InvariantNames.Pools,
+            new PropertyRunOptions { MaxTest = 20, KnownDeviations = deviations },
+            DoubleReturnRun
+        );
 
     [Fact]
     public void Cases_a_deviation_covers_are_counted_and_not_judged()
     {
-        var outcome = Check(new KnownDeviation("everything", "test: covers the symptom everywhere", ["double-return"], _ => true));
+        var outcome = Check(
+            new KnownDeviation("everything", "test: covers the symptom everywhere", ["double-return"], _ => true)
+        );
         Assert.True(outcome.Holds, outcome.Describe());
         Assert.Equal(20, outcome.KnownDeviationsSeen.GetValueOrDefault("everything"));
     }
@@ -40,7 +59,14 @@ public class KnownDeviationTests
     [Fact]
     public void Violations_of_other_rules_still_fail_in_the_scenarios_a_deviation_covers()
     {
-        var outcome = Check(new KnownDeviation("other-symptom", "test: names a rule the run never breaks", ["frames-not-contiguous"], _ => true));
+        var outcome = Check(
+            new KnownDeviation(
+                "other-symptom",
+                "test: names a rule the run never breaks",
+                ["frames-not-contiguous"],
+                _ => true
+            )
+        );
         Assert.False(outcome.Holds);
         Assert.Equal("double-return", Assert.Single(outcome.Verdict!.Violations).Rule);
         Assert.Empty(outcome.KnownDeviationsSeen);

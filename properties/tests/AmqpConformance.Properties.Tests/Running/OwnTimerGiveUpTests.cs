@@ -7,45 +7,83 @@ using AmqpConformance.SelfTest.Zoo.Correct;
 
 namespace AmqpConformance.Properties.Tests.Running;
 
-/// <summary>A writer that completes calls on accept and gives up on its own real-time timer may drop what it accepted when the
-/// harness holds the output for longer than that timer: between a script's steps the output takes nothing for as long as the
-/// harness takes to reach the next one, which on a loaded machine outlasted <see cref="MonitorWaitThreadWriter"/>'s 1 s
-/// <c>Thread.Join</c> and got it blamed for lost publishes in CI.</summary>
+/// <summary>A writer that completes calls on accept and gives up on its own real-time timer may drop what it accepted
+/// when the harness holds the output for longer than that timer: between a script's steps the output takes nothing for
+/// as long as the harness takes to reach the next one, which on a loaded machine outlasted
+/// <see cref="MonitorWaitThreadWriter"/>'s 1 s <c>Thread.Join</c> and got it blamed for lost publishes in CI.</summary>
 [Collection(RunsAloneCollection.Name)]
 public sealed class OwnTimerGiveUpTests
 {
-    /// <summary>Three publishes queue behind a held flush, disposal begins, and the output stays held for eight more steps before
-    /// it is released: with each step settling for at least <see cref="Settle"/>, about 2.7 s, well past the writer's 1 s join.
-    /// A last call comes after the release: the calls the writer dropped are not flushed before it, which is not a visibility
-    /// lapse (disposal had returned; nothing may go out any more).</summary>
-    private static Scenario HeldPastTheWritersJoin() => new(4096, ChannelLayout.OwnChannel,
-        [[new PublishStep(300)], [new PublishStep(200)], [new PublishStep(100)], [new PublishStep(50)]], FaultPlan.Empty, Seed: 11)
-    {
-        Script = [ScriptAction.Hold, ScriptAction.Call(0), ScriptAction.Call(1), ScriptAction.Call(2), ScriptAction.Dispose,
-            .. Enumerable.Repeat(ScriptAction.Hold, 8), ScriptAction.Release, ScriptAction.Call(3)],
-    };
+    /// <summary>Three publishes queue behind a held flush, disposal begins, and the output stays held for eight more
+    /// steps before it is released: with each step settling for at least <see cref="Settle"/>, about 2.7 s, well past
+    /// the writer's 1 s join. A last call comes after the release: the calls the writer dropped are not flushed before
+    /// it, which is not a visibility lapse (disposal had returned; nothing may go out any more).</summary>
+    private static Scenario HeldPastTheWritersJoin() =>
+        new(
+            4096,
+            ChannelLayout.OwnChannel,
+            [
+                [new PublishStep(300)],
+                [new PublishStep(200)],
+                [new PublishStep(100)],
+                [new PublishStep(50)],
+            ],
+            FaultPlan.Empty,
+            Seed: 11
+        )
+        {
+            Script =
+            [
+                ScriptAction.Hold,
+                ScriptAction.Call(0),
+                ScriptAction.Call(1),
+                ScriptAction.Call(2),
+                ScriptAction.Dispose,
+                .. Enumerable.Repeat(ScriptAction.Hold, 8),
+                ScriptAction.Release,
+                ScriptAction.Call(3),
+            ],
+        };
 
     private static readonly WriterRunOptions Settle = new() { SettleFloor = TimeSpan.FromMilliseconds(300) };
 
     [Fact]
     public async Task A_writer_that_gives_up_on_its_own_timer_while_the_output_is_held_may_drop_what_it_accepted()
     {
-        Assert.True(MonitorWaitThreadWriter.JoinWait < 8 * Settle.SettleFloor, "the hold must outlast the writer's own wait");
+        Assert.True(
+            MonitorWaitThreadWriter.JoinWait < 8 * Settle.SettleFloor,
+            "the hold must outlast the writer's own wait"
+        );
         var factory = ZooWriters.FromName("Zoo:MonitorWaitThread")!.Factory;
         RunResult? result = null;
-        // The writer's join runs on the pool: on a machine that keeps it off the CPU for the whole hold, it gives up only after the
-        // release (and then drains everything), and the case shows nothing; a fresh case is tried then.
-        for (int attempt = 0; attempt < 3 && result?.Evidence.Lifecycle is not { OutputHeldWhenDisposeReturned: true }; attempt++)
+        // The writer's join runs on the pool: on a machine that keeps it off the CPU for the whole hold, it gives up
+        // only after the release (and then drains everything), and the case shows nothing; a fresh case is tried then.
+        for (
+            int attempt = 0;
+            attempt < 3 && result?.Evidence.Lifecycle is not { OutputHeldWhenDisposeReturned: true };
+            attempt++
+        )
             result = await WriterLevelRunner.RunAsync(factory, HeldPastTheWritersJoin(), Settle);
 
         var life = result!.Evidence.Lifecycle!;
-        Assert.True(life.OutputHeldWhenDisposeReturned, "disposal returned while the output was held, in none of three cases");
+        Assert.True(
+            life.OutputHeldWhenDisposeReturned,
+            "disposal returned while the output was held, in none of three cases"
+        );
         Assert.True(life.DisposeRealTime >= MonitorWaitThreadWriter.JoinWait, $"disposal took {life.DisposeRealTime}");
-        Assert.False(life.OutputStalledThroughDispose, "the old excuse does not apply: the output was released at the end");
+        Assert.False(
+            life.OutputStalledThroughDispose,
+            "the old excuse does not apply: the output was released at the end"
+        );
         Assert.All(result.CheckAll(), v => Assert.True(v.Holds, v.ToString()));
         // What the excuse covers: calls completed on accept, dropped when the join ran out, blamed without it.
         Assert.Empty(result.Evidence.VisibilityLapses);
-        var unexcused = result.Evidence with { Lifecycle = life with { OutputHeldWhenDisposeReturned = false, LagDuringDispose = TimeSpan.Zero } };
-        Assert.Contains(InvariantCheckers.Check(InvariantNames.Order, unexcused).Violations, v => v.Rule == "lost-publish");
+        var unexcused = result.Evidence with
+        {
+            Lifecycle = life with { OutputHeldWhenDisposeReturned = false, LagDuringDispose = TimeSpan.Zero },
+        };
+        Assert.Contains(InvariantCheckers.Check(InvariantNames.Order, unexcused).Violations, v =>
+            v.Rule == "lost-publish"
+        );
     }
 }

@@ -2,8 +2,8 @@ using AmqpConformance.Properties.Running;
 
 namespace AmqpConformance.Properties.Tests.Running;
 
-/// <summary>The window that ends a fault grace's real-time wait early is reached only by prompt trips on end, from given times
-/// (no clock read).</summary>
+/// <summary>The window that ends a fault grace's real-time wait early is reached only by prompt trips on end, from
+/// given times (no clock read).</summary>
 public sealed class PromptSchedulingWindowTests
 {
     private static TimeSpan Ms(double ms) => TimeSpan.FromMilliseconds(ms);
@@ -61,11 +61,13 @@ public sealed class PromptSchedulingWindowTests
     public void A_zero_window_is_never_reached()
     {
         var window = new PromptSchedulingWindow(TimeSpan.Zero);
-        for (int i = 0; i < 1000; i++) window.Trip(Ms(i), Ms(i + 0.01));
+        for (int i = 0; i < 1000; i++)
+            window.Trip(Ms(i), Ms(i + 0.01));
         Assert.False(window.Reached);
     }
 
-    /// <summary>A clock that moves by <paramref name="step"/> each time it is read: every trip through the pool looks that long.</summary>
+    /// <summary>A clock that moves by <paramref name="step"/> each time it is read: every trip through the pool looks
+    /// that long.</summary>
     private sealed class SteppingClock(TimeSpan step) : TimeProvider
     {
         private long _ticks;

@@ -5,16 +5,25 @@ using AmqpConformance.Properties.Scenarios;
 
 namespace AmqpConformance.Properties.Tests.Running;
 
-/// <summary>The drain timeout a writer is given: the default on a draining output, 25 ms on an output stalled through disposal,
-/// and a short one for a writer already proven broken, whose wait after giving up (real time, at least the drain timeout) is
-/// then 1 s instead of 5 s.</summary>
+/// <summary>The drain timeout a writer is given: the default on a draining output, 25 ms on an output stalled through
+/// disposal, and a short one for a writer already proven broken, whose wait after giving up (real time, at least the
+/// drain timeout) is then 1 s instead of 5 s.</summary>
 public sealed class ProvenWriterDrainTimeoutTests
 {
-    private static Scenario OneCall(bool stalledThroughDispose) => new(4096, ChannelLayout.OwnChannel, [[new PublishStep(100)]], FaultPlan.Empty, Seed: 7)
-    {
-        Script = [ScriptAction.Call(0), ScriptAction.Dispose],
-        StallThroughDispose = stalledThroughDispose,
-    };
+    private static Scenario OneCall(bool stalledThroughDispose) =>
+        new(
+            4096,
+            ChannelLayout.OwnChannel,
+            [
+                [new PublishStep(100)],
+            ],
+            FaultPlan.Empty,
+            Seed: 7
+        )
+        {
+            Script = [ScriptAction.Call(0), ScriptAction.Dispose],
+            StallThroughDispose = stalledThroughDispose,
+        };
 
     [Theory]
     [InlineData(false, false, 5_000)]
@@ -25,12 +34,19 @@ public sealed class ProvenWriterDrainTimeoutTests
     {
         WriterContext? seen = null;
         var inner = WriterModes.Inline;
-        var factory = FrameWriterFactory.Create("DrainTimeoutProbe", c =>
+        var factory = FrameWriterFactory.Create(
+            "DrainTimeoutProbe",
+            c =>
+            {
+                seen = c;
+                return inner.CreateWriter(c);
+            },
+            WriterCompletion.AfterFlush
+        );
+        var options = WriterRunOptions.Default with
         {
-            seen = c;
-            return inner.CreateWriter(c);
-        }, WriterCompletion.AfterFlush);
-        var options = WriterRunOptions.Default with { ProvenRules = proven ? new HashSet<string> { "call-hung" } : new HashSet<string>() };
+            ProvenRules = proven ? new HashSet<string> { "call-hung" } : new HashSet<string>(),
+        };
         await WriterLevelRunner.RunAsync(factory, OneCall(stalled), options).WaitAsync(TimeSpan.FromMinutes(2));
 
         Assert.NotNull(seen);

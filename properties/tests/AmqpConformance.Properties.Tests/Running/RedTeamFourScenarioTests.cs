@@ -7,9 +7,9 @@ using AmqpConformance.SelfTest.Zoo;
 
 namespace AmqpConformance.Properties.Tests.Running;
 
-/// <summary>What the fourth red-team round's misses brought into the scenarios: calls without a token, disposal racing a call's
-/// entry, and writers that live past 256 calls; each with the zoo writer that only it catches. Alone in the process: the races
-/// and the settles need the cores (see <see cref="RunsAloneCollection"/>).</summary>
+/// <summary>What the fourth red-team round's misses brought into the scenarios: calls without a token, disposal racing
+/// a call's entry, and writers that live past 256 calls; each with the zoo writer that only it catches. Alone in the
+/// process: the races and the settles need the cores (see <see cref="RunsAloneCollection"/>).</summary>
 [Collection(RunsAloneCollection.Name)]
 public sealed class RedTeamFourScenarioTests
 {
@@ -17,16 +17,40 @@ public sealed class RedTeamFourScenarioTests
     public async Task A_call_without_a_token_reaches_the_writer_with_none_and_the_script_cannot_cancel_it()
     {
         var seen = new System.Collections.Concurrent.ConcurrentQueue<bool>();
-        var recording = FrameWriterFactory.Create("RecordsTokens", c => new RecordsTokens(WriterModes.Inline.CreateWriter(c), seen));
-        var scenario = new Scenario(4096, ChannelLayout.OwnChannel,
-            [[new PublishStep(10, WithoutToken: true), new PublishStep(20), PublishStep.WithoutContent() with { WithoutToken = true }]], FaultPlan.Empty);
+        var recording = FrameWriterFactory.Create("RecordsTokens", c => new RecordsTokens(
+            WriterModes.Inline.CreateWriter(c),
+            seen
+        ));
+        var scenario = new Scenario(
+            4096,
+            ChannelLayout.OwnChannel,
+            [
+                [
+                    new PublishStep(10, WithoutToken: true),
+                    new PublishStep(20),
+                    PublishStep.WithoutContent() with
+                    {
+                        WithoutToken = true,
+                    },
+                ],
+            ],
+            FaultPlan.Empty
+        );
         var result = await WriterLevelRunner.RunAsync(recording, scenario);
         Assert.Equal([false, true, false], seen.ToArray()); // CanBeCanceled, call by call (the publisher awaits each)
         Assert.Equal(2, result.Events[RunEvent.CallWithoutToken]);
         Assert.All(result.CheckAll(), v => Assert.True(v.Holds, v.ToString()));
 
-        // The script cancels the call while its flush is held: there is nothing to cancel, and nothing is noted as requested.
-        var held = new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(10, WithoutToken: true)]], FaultPlan.Empty)
+        // The script cancels the call while its flush is held: there is nothing to cancel, and nothing is noted as
+        // requested.
+        var held = new Scenario(
+            4096,
+            ChannelLayout.OwnChannel,
+            [
+                [new PublishStep(10, WithoutToken: true)],
+            ],
+            FaultPlan.Empty
+        )
         {
             Script = [ScriptAction.Hold, ScriptAction.Call(0), ScriptAction.Cancel(0), ScriptAction.Release],
         };
@@ -34,22 +58,46 @@ public sealed class RedTeamFourScenarioTests
         Assert.Equal(CallOutcome.Succeeded, call.Outcome);
         Assert.NotEqual(true, call.CancelRequested);
 
-        var cancelledWithoutToken = new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(1, Cancel: CancelKind.Before, WithoutToken: true)]], FaultPlan.Empty);
-        await Assert.ThrowsAnyAsync<Exception>(() => WriterLevelRunner.RunAsync(WriterModes.Inline, cancelledWithoutToken));
+        var cancelledWithoutToken = new Scenario(
+            4096,
+            ChannelLayout.OwnChannel,
+            [
+                [new PublishStep(1, Cancel: CancelKind.Before, WithoutToken: true)],
+            ],
+            FaultPlan.Empty
+        );
+        await Assert.ThrowsAnyAsync<Exception>(() =>
+            WriterLevelRunner.RunAsync(WriterModes.Inline, cancelledWithoutToken)
+        );
     }
 
     [Fact]
     public async Task A_writer_whose_fast_path_for_calls_without_a_token_skips_its_checks_is_caught_only_by_such_calls()
     {
         var broken = ZooWriters.FromName("Zoo:DefaultTokenFastPath")!.Factory;
-        var scenario = new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(10), new PublishStep(20, WithoutToken: true)]], FaultPlan.Empty)
+        var scenario = new Scenario(
+            4096,
+            ChannelLayout.OwnChannel,
+            [
+                [new PublishStep(10), new PublishStep(20, WithoutToken: true)],
+            ],
+            FaultPlan.Empty
+        )
         {
             Script = [ScriptAction.Call(0), ScriptAction.Dispose, ScriptAction.Call(0)],
         };
         var lifecycle = (await WriterLevelRunner.RunAsync(broken, scenario)).Check(InvariantNames.Lifecycle);
         Assert.Contains(lifecycle.Violations, v => v.Rule == "write-after-dispose");
-        var withToken = scenario with { Publishers = [[new PublishStep(10), new PublishStep(20)]] };
-        Assert.All((await WriterLevelRunner.RunAsync(broken, withToken)).CheckAll(), v => Assert.True(v.Holds, v.ToString()));
+        var withToken = scenario with
+        {
+            Publishers =
+            [
+                [new PublishStep(10), new PublishStep(20)],
+            ],
+        };
+        Assert.All((await WriterLevelRunner.RunAsync(broken, withToken)).CheckAll(), v =>
+            Assert.True(v.Holds, v.ToString())
+        );
     }
 
     [Theory]
@@ -60,7 +108,15 @@ public sealed class RedTeamFourScenarioTests
     {
         foreach (int spins in new[] { 0, 20, 400 })
         {
-            var scenario = new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(10), new PublishStep(50_000)], [new PublishStep(30)]], FaultPlan.Empty)
+            var scenario = new Scenario(
+                4096,
+                ChannelLayout.OwnChannel,
+                [
+                    [new PublishStep(10), new PublishStep(50_000)],
+                    [new PublishStep(30)],
+                ],
+                FaultPlan.Empty
+            )
             {
                 Script = [ScriptAction.Call(0), ScriptAction.Call(1), ScriptAction.DisposeRacingCall(0, spins)],
             };
@@ -73,7 +129,14 @@ public sealed class RedTeamFourScenarioTests
             Assert.All(result.CheckAll(), v => Assert.True(v.Holds, $"{mode}, {spins} spins: {v}"));
         }
         // A race whose call cannot be made (its publisher has none left) still disposes.
-        var skipped = new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(10)]], FaultPlan.Empty)
+        var skipped = new Scenario(
+            4096,
+            ChannelLayout.OwnChannel,
+            [
+                [new PublishStep(10)],
+            ],
+            FaultPlan.Empty
+        )
         {
             Script = [ScriptAction.Call(0), ScriptAction.DisposeRacingCall(0)],
         };
@@ -85,24 +148,38 @@ public sealed class RedTeamFourScenarioTests
     [Fact]
     public async Task A_writer_that_misses_disposal_while_it_copies_outside_its_lock_is_caught_when_disposal_lands_in_the_copy()
     {
-        // Where disposal lands is up to the scheduler (on a loaded machine the two threads seldom run at once), so this test puts it
-        // in the window: disposal waits until the writer's second call rents its staging buffer, and that rent waits until disposal
-        // has returned.
+        // Where disposal lands is up to the scheduler (on a loaded machine the two threads seldom run at once), so this
+        // test puts it in the window: disposal waits until the writer's second call rents its staging buffer, and that
+        // rent waits until disposal has returned.
         var broken = ZooWriters.FromName("Zoo:DisposeRaceBeforeLock")!.Factory;
-        var gated = FrameWriterFactory.Create("GatedDisposeRaceBeforeLock", c => GatedOnSecondCall.Create(broken, c), broken.Completion);
-        var scenario = new Scenario(4096, ChannelLayout.OwnChannel, [[new PublishStep(10), new PublishStep(100)]], FaultPlan.Empty)
+        var gated = FrameWriterFactory.Create(
+            "GatedDisposeRaceBeforeLock",
+            c => GatedOnSecondCall.Create(broken, c),
+            broken.Completion
+        );
+        var scenario = new Scenario(
+            4096,
+            ChannelLayout.OwnChannel,
+            [
+                [new PublishStep(10), new PublishStep(100)],
+            ],
+            FaultPlan.Empty
+        )
         {
             Script = [ScriptAction.Call(0), ScriptAction.DisposeRacingCall(0)],
         };
         var lifecycle = (await WriterLevelRunner.RunAsync(gated, scenario)).Check(InvariantNames.Lifecycle);
         Assert.Contains(lifecycle.Violations, v => v.Rule == "write-after-dispose");
-        var disposedFirst = scenario with { Script = [ScriptAction.Call(0), ScriptAction.Dispose, ScriptAction.Call(0)] };
+        var disposedFirst = scenario with
+        {
+            Script = [ScriptAction.Call(0), ScriptAction.Dispose, ScriptAction.Call(0)],
+        };
         Assert.True((await WriterLevelRunner.RunAsync(broken, disposedFirst)).Check(InvariantNames.Lifecycle).Holds);
     }
 
-    /// <summary>A writer whose DisposeAsync first waits (up to 10 s) for its second call to rent, and whose second call's first rent
-    /// waits (up to 10 s) until DisposeAsync has returned: disposal is then sure to land after that call's entry check and before
-    /// whatever it does after renting.</summary>
+    /// <summary>A writer whose DisposeAsync first waits (up to 10 s) for its second call to rent, and whose second
+    /// call's first rent waits (up to 10 s) until DisposeAsync has returned: disposal is then sure to land after that
+    /// call's entry check and before whatever it does after renting.</summary>
     private sealed class GatedOnSecondCall(IFrameWriter inner, GatedOnSecondCall.GatedPool pool) : IFrameWriter
     {
         private int _calls;
@@ -115,7 +192,8 @@ public sealed class RedTeamFourScenarioTests
 
         public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
         {
-            if (Interlocked.Increment(ref _calls) == 2) pool.Armed = true;
+            if (Interlocked.Increment(ref _calls) == 2)
+                pool.Armed = true;
             return inner.WriteAsync(command, cancellationToken);
         }
 
@@ -151,19 +229,32 @@ public sealed class RedTeamFourScenarioTests
     public async Task A_writer_that_trims_its_buffer_every_256_commands_is_caught_only_when_it_lives_that_long()
     {
         var broken = ZooWriters.FromName("Zoo:StagingTrimEvery256")!.Factory;
-        Scenario Pipelined(int calls) => new(4096, ChannelLayout.OwnChannel, [[.. Enumerable.Range(0, calls).Select(i => new PublishStep(i % 200))]], FaultPlan.Empty)
-        { Pipelined = true };
+        Scenario Pipelined(int calls) =>
+            new(
+                4096,
+                ChannelLayout.OwnChannel,
+                [
+                    [.. Enumerable.Range(0, calls).Select(i => new PublishStep(i % 200))],
+                ],
+                FaultPlan.Empty
+            )
+            {
+                Pipelined = true,
+            };
         var longLived = await WriterLevelRunner.RunAsync(broken, Pipelined(300));
         Assert.Equal(1, longLived.Events[RunEvent.LongLivedWriter]);
         Assert.Contains(longLived.CheckAll(), v => !v.Holds);
         var shortLived = await WriterLevelRunner.RunAsync(broken, Pipelined(200));
         Assert.Equal(0, shortLived.Events[RunEvent.LongLivedWriter]);
         Assert.All(shortLived.CheckAll(), v => Assert.True(v.Holds, v.ToString()));
-        Assert.All((await WriterLevelRunner.RunAsync(WriterModes.Coalescing, Pipelined(300))).CheckAll(), v => Assert.True(v.Holds, v.ToString()));
+        Assert.All((await WriterLevelRunner.RunAsync(WriterModes.Coalescing, Pipelined(300))).CheckAll(), v =>
+            Assert.True(v.Holds, v.ToString())
+        );
     }
 
     /// <summary>A correct writer that notes, call by call, whether the call's token could be cancelled.</summary>
-    private sealed class RecordsTokens(IFrameWriter inner, System.Collections.Concurrent.ConcurrentQueue<bool> seen) : IFrameWriter
+    private sealed class RecordsTokens(IFrameWriter inner, System.Collections.Concurrent.ConcurrentQueue<bool> seen)
+        : IFrameWriter
     {
         public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
         {

@@ -21,7 +21,10 @@ public sealed class SingleConsumerFlushTests
         var inner = new TaskCompletionSource<FlushResult>(TaskCreationOptions.RunContinuationsAsynchronously);
         var flush = SingleConsumerFlush.Wrap(new ValueTask<FlushResult>(inner.Task));
         var first = flush.AsTask();
-        var second = Assert.Throws<InvalidOperationException>(() => { _ = flush.AsTask(); });
+        var second = Assert.Throws<InvalidOperationException>(() =>
+        {
+            _ = flush.AsTask();
+        });
         Assert.Contains("more than once", second.Message, StringComparison.Ordinal);
         inner.SetResult(default);
         await Assert.ThrowsAsync<InvalidOperationException>(() => first);

@@ -2,8 +2,8 @@ using AmqpConformance.Properties.Running;
 
 namespace AmqpConformance.Properties.Tests.Running;
 
-/// <summary>The settle's trip through the thread pool never completes inline, and resumes on a pool thread every time it is
-/// awaited again.</summary>
+/// <summary>The settle's trip through the thread pool never completes inline, and resumes on a pool thread every time
+/// it is awaited again.</summary>
 public sealed class ThreadPoolRoundTripTests
 {
     [Fact]

@@ -12,7 +12,8 @@ public sealed partial record BasicQos : AmqpMethod
     /// <summary>Prefetch window in messages (0 = no limit). Wire type: short.</summary>
     public ushort PrefetchCount { get; init; }
 
-    /// <summary>Apply to the whole connection (RabbitMQ: to all consumers on the channel) rather than per consumer. Wire type: bit.</summary>
+    /// <summary>Apply to the whole connection (RabbitMQ: to all consumers on the channel) rather than per consumer.
+    /// Wire type: bit.</summary>
     public bool Global { get; init; }
 }
 
@@ -94,7 +95,8 @@ public sealed partial record BasicPublish : AmqpMethod
     /// <summary>Return the message (basic.return) if no queue gets it. Wire type: bit.</summary>
     public bool Mandatory { get; init; }
 
-    /// <summary>Return the message if no consumer can take it at once (RabbitMQ refuses this flag). Wire type: bit.</summary>
+    /// <summary>Return the message if no consumer can take it at once (RabbitMQ refuses this flag). Wire type:
+    /// bit.</summary>
     public bool Immediate { get; init; }
 }
 
@@ -102,7 +104,8 @@ public sealed partial record BasicPublish : AmqpMethod
 [AmqpMethod(60, 50, "basic.return", HasContent = true)]
 public sealed partial record BasicReturn : AmqpMethod
 {
-    /// <summary>Reply code (e.g. 200 for a normal close, 404 not found, 406 precondition failed). Wire type: short.</summary>
+    /// <summary>Reply code (e.g. 200 for a normal close, 404 not found, 406 precondition failed). Wire type:
+    /// short.</summary>
     public ushort ReplyCode { get; init; }
 
     /// <summary>Human-readable reason. Wire type: shortstr.</summary>
@@ -177,7 +180,8 @@ public sealed partial record BasicGetEmpty : AmqpMethod
     public string ClusterId { get; init; } = "";
 }
 
-/// <summary>Acknowledges one or (with Multiple) all messages up to a delivery tag; from the server, confirms publishes.</summary>
+/// <summary>Acknowledges one or (with Multiple) all messages up to a delivery tag; from the server, confirms
+/// publishes.</summary>
 [AmqpMethod(60, 80, "basic.ack")]
 public sealed partial record BasicAck : AmqpMethod
 {
@@ -219,7 +223,8 @@ public sealed partial record BasicRecover : AmqpMethod
 [AmqpMethod(60, 111, "basic.recover-ok")]
 public sealed partial record BasicRecoverOk : AmqpMethod;
 
-/// <summary>RabbitMQ extension: negatively acknowledges one or many messages; from the server, nacks publishes.</summary>
+/// <summary>RabbitMQ extension: negatively acknowledges one or many messages; from the server, nacks
+/// publishes.</summary>
 [AmqpMethod(60, 120, "basic.nack")]
 public sealed partial record BasicNack : AmqpMethod
 {

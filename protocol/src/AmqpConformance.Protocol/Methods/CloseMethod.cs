@@ -1,12 +1,14 @@
 namespace AmqpConformance.Protocol;
 
-/// <summary>The arguments connection.close (<see cref="ConnectionClose"/>) and channel.close (<see cref="ChannelClose"/>)
-/// share: why the peer closes and which method caused it. Match on it to handle either close.</summary>
+/// <summary>The arguments connection.close (<see cref="ConnectionClose"/>) and channel.close
+/// (<see cref="ChannelClose"/>) share: why the peer closes and which method caused it. Match on it to handle either
+/// close.</summary>
 public abstract record CloseMethod : AmqpMethod
 {
     private protected CloseMethod() { }
 
-    /// <summary>Reply code (e.g. 200 for a normal close, 404 not found, 406 precondition failed). Wire type: short.</summary>
+    /// <summary>Reply code (e.g. 200 for a normal close, 404 not found, 406 precondition failed). Wire type:
+    /// short.</summary>
     public ushort ReplyCode { get; init; }
 
     /// <summary>Human-readable reason. Wire type: shortstr.</summary>

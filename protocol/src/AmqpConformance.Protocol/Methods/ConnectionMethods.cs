@@ -2,7 +2,8 @@
 // amqp-rabbitmq-0.9.1 specification. Kept in one file per class so a reader sees the class at once.
 namespace AmqpConformance.Protocol;
 
-/// <summary>The server's greeting after the protocol header: version, server properties, offered SASL mechanisms and locales.</summary>
+/// <summary>The server's greeting after the protocol header: version, server properties, offered SASL mechanisms and
+/// locales.</summary>
 [AmqpMethod(10, 10, "connection.start")]
 public sealed partial record ConnectionStart : AmqpMethod
 {
@@ -24,7 +25,8 @@ public sealed partial record ConnectionStart : AmqpMethod
     public string Locales { get; init; } = "en_US";
 }
 
-/// <summary>The client's reply to connection.start: client properties, chosen mechanism, SASL response and locale.</summary>
+/// <summary>The client's reply to connection.start: client properties, chosen mechanism, SASL response and
+/// locale.</summary>
 [AmqpMethod(10, 11, "connection.start-ok")]
 public sealed partial record ConnectionStartOk : AmqpMethod
 {
@@ -34,7 +36,8 @@ public sealed partial record ConnectionStartOk : AmqpMethod
     /// <summary>The SASL mechanism the client chose. Wire type: shortstr.</summary>
     public string Mechanism { get; init; } = "PLAIN";
 
-    /// <summary>The SASL response, as raw bytes (for PLAIN: \0user\0password). Wire type: longstr (raw bytes).</summary>
+    /// <summary>The SASL response, as raw bytes (for PLAIN: \0user\0password). Wire type: longstr (raw
+    /// bytes).</summary>
     public ReadOnlyMemory<byte> Response { get; init; }
 
     /// <summary>The message locale the client chose. Wire type: shortstr.</summary>
@@ -53,7 +56,8 @@ public sealed partial record ConnectionSecure : AmqpMethod
 [AmqpMethod(10, 21, "connection.secure-ok")]
 public sealed partial record ConnectionSecureOk : AmqpMethod
 {
-    /// <summary>The SASL response, as raw bytes (for PLAIN: \0user\0password). Wire type: longstr (raw bytes).</summary>
+    /// <summary>The SASL response, as raw bytes (for PLAIN: \0user\0password). Wire type: longstr (raw
+    /// bytes).</summary>
     public ReadOnlyMemory<byte> Response { get; init; }
 }
 

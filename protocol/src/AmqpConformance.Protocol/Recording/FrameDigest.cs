@@ -11,9 +11,9 @@ namespace AmqpConformance.Protocol.Recording;
 /// </summary>
 /// <remarks>A fingerprint for spotting changed or swapped bodies, not a cryptographic hash. Computed by
 /// System.IO.Hashing's <see cref="XxHash3"/>, whose vectorised loop ran at 8.9–15.1 GB/s on 1 MiB here against XXH64's
-/// 2.5–3.3 GB/s (the broker benchmark's <c>digest</c> mode, docs/benchmarks.md), so the broker can digest every body frame it records without the digest being most
-/// of the cost of a large body. Every producer and checker of <see cref="FrameRecord.PayloadDigest"/> goes through this
-/// one entry point; none allocates.</remarks>
+/// 2.5–3.3 GB/s (the broker benchmark's <c>digest</c> mode, docs/benchmarks.md), so the broker can digest every body
+/// frame it records without the digest being most of the cost of a large body. Every producer and checker of
+/// <see cref="FrameRecord.PayloadDigest"/> goes through this one entry point; none allocates.</remarks>
 public static class FrameDigest
 {
     /// <summary>The digest of <paramref name="payload"/>.</summary>
@@ -23,10 +23,12 @@ public static class FrameDigest
     /// <see cref="Compute(ReadOnlySpan{byte})"/> of the pieces laid end to end.</summary>
     public static ulong Compute(in ReadOnlySequence<byte> payload)
     {
-        if (payload.IsSingleSegment) return Compute(payload.FirstSpan);
+        if (payload.IsSingleSegment)
+            return Compute(payload.FirstSpan);
         var state = t_pieces ??= new XxHash3();
         state.Reset();
-        foreach (var segment in payload) state.Append(segment.Span);
+        foreach (var segment in payload)
+            state.Append(segment.Span);
         return state.GetCurrentHashAsUInt64();
     }
 
@@ -35,7 +37,8 @@ public static class FrameDigest
     [ThreadStatic]
     private static XxHash3? t_pieces;
 
-    /// <summary>XXH3 (64-bit) of <paramref name="data"/> with <paramref name="seed"/> (the digest uses seed 0; other seeds are
-    /// for checking against other implementations).</summary>
-    public static ulong Compute(ReadOnlySpan<byte> data, ulong seed) => XxHash3.HashToUInt64(data, unchecked((long)seed));
+    /// <summary>XXH3 (64-bit) of <paramref name="data"/> with <paramref name="seed"/> (the digest uses seed 0; other
+    /// seeds are for checking against other implementations).</summary>
+    public static ulong Compute(ReadOnlySpan<byte> data, ulong seed) =>
+        XxHash3.HashToUInt64(data, unchecked((long)seed));
 }

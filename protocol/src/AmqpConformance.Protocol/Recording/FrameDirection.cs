@@ -5,6 +5,7 @@ public enum FrameDirection
 {
     /// <summary>Client to broker: what the writer under test produced.</summary>
     Received,
+
     /// <summary>Broker to client.</summary>
     Sent,
 }

@@ -20,8 +20,10 @@ internal readonly ref struct FrameEntryReading
                 DeclaredBodySize = (long)Math.Min(BinaryPrimitives.ReadUInt64BigEndian(payload[4..]), long.MaxValue);
                 break;
             case FrameType.Body:
-                if (entry.Has(FrameEntryFlags.Digest)) Digest = entry.Slot;
-                else if (entry.Has(FrameEntryFlags.Payload)) Digest = FrameDigest.Compute(payload);
+                if (entry.Has(FrameEntryFlags.Digest))
+                    Digest = entry.Slot;
+                else if (entry.Has(FrameEntryFlags.Payload))
+                    Digest = FrameDigest.Compute(payload);
                 break;
         }
     }

@@ -1,10 +1,17 @@
 namespace AmqpConformance.Protocol.Recording;
 
 /// <summary>What a <see cref="FrameRecord"/> says of a frame, less its method name and payload bytes: a plain value,
-/// read from a <see cref="FrameLog"/> with <see cref="FrameLog.CopyFacts"/> without making a record per frame.</summary>
+/// read from a <see cref="FrameLog"/> with <see cref="FrameLog.CopyFacts"/> without making a record per
+/// frame.</summary>
 public readonly struct FrameFacts
 {
-    internal FrameFacts(in FrameEntry entry, long sequence, in FrameExtras extras, ReadOnlySpan<byte> payload, int payloadLength)
+    internal FrameFacts(
+        in FrameEntry entry,
+        long sequence,
+        in FrameExtras extras,
+        ReadOnlySpan<byte> payload,
+        int payloadLength
+    )
     {
         var read = new FrameEntryReading(entry, payload);
         Sequence = sequence;

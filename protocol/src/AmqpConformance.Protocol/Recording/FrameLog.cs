@@ -6,10 +6,12 @@ namespace AmqpConformance.Protocol.Recording;
 /// consistent prefix of the frames, in sequence order.
 /// </summary>
 /// <remarks>Frames are stored as 12-byte <see cref="FrameEntry"/> structs in segment arrays and their payloads in the
-/// log's <see cref="PayloadStore"/>: recording a frame with <see cref="Record(FrameDirection, long, byte, ushort, int, in System.Buffers.ReadOnlySequence{byte}, bool, bool)"/> creates no object. <see cref="FrameRecord"/>
-/// objects are made only when asked for: by <see cref="Snapshot"/>, and for each frame while anyone is subscribed
-/// (<see cref="Subscribe"/>). <see cref="CopyFacts"/> reads frames without making records. A record made for a frame
-/// refers to the log's payload memory, which is never written again while any record can refer to it.</remarks>
+/// log's <see cref="PayloadStore"/>: recording a frame with
+/// <see cref="Record(FrameDirection, long, byte, ushort, int, in System.Buffers.ReadOnlySequence{byte}, bool, bool)"/>
+/// creates no object. <see cref="FrameRecord"/> objects are made only when asked for: by <see cref="Snapshot"/>, and
+/// for each frame while anyone is subscribed (<see cref="Subscribe"/>). <see cref="CopyFacts"/> reads frames without
+/// making records. A record made for a frame refers to the log's payload memory, which is never written again while any
+/// record can refer to it.</remarks>
 public sealed partial class FrameLog
 {
 #if NET9_0_OR_GREATER
@@ -47,16 +49,39 @@ public sealed partial class FrameLog
     /// (<see cref="FrameLogOptions.Clock"/>).</summary>
     public TimeSpan Elapsed => Options.Clock.GetElapsedTime(_startTimestamp);
 
-    /// <summary>How many frames the log holds: every frame recorded, unless <see cref="FrameLogOptions.MaxRetainedFrames"/>
-    /// made it drop the oldest (<see cref="DroppedFrames"/> of them).</summary>
-    public int Count { get { lock (_gate) return (int)_frames.Count; } }
+    /// <summary>How many frames the log holds: every frame recorded, unless
+    /// <see cref="FrameLogOptions.MaxRetainedFrames"/> made it drop the oldest (<see cref="DroppedFrames"/> of
+    /// them).</summary>
+    public int Count
+    {
+        get
+        {
+            lock (_gate)
+                return (int)_frames.Count;
+        }
+    }
 
-    /// <summary>How many of the oldest frames were dropped from memory under <see cref="FrameLogOptions.MaxRetainedFrames"/>
-    /// (always 0 without it): the first held frame has this sequence number.</summary>
-    public long DroppedFrames { get { lock (_gate) return _frames.First; } }
+    /// <summary>How many of the oldest frames were dropped from memory under
+    /// <see cref="FrameLogOptions.MaxRetainedFrames"/> (always 0 without it): the first held frame has this sequence
+    /// number.</summary>
+    public long DroppedFrames
+    {
+        get
+        {
+            lock (_gate)
+                return _frames.First;
+        }
+    }
 
     /// <summary>The sequence number the next appended frame gets (the number of frames recorded so far).</summary>
-    public long NextSequence { get { lock (_gate) return _frames.Next; } }
+    public long NextSequence
+    {
+        get
+        {
+            lock (_gate)
+                return _frames.Next;
+        }
+    }
 
     /// <summary>Appends a frame. Its <see cref="FrameRecord.Sequence"/> must equal <see cref="NextSequence"/>
     /// (use <see cref="Append(Func{long, FrameRecord})"/> to have it assigned). Subscribers are called on the
@@ -64,8 +89,14 @@ public sealed partial class FrameLog
     public void Append(FrameRecord record)
     {
         ArgumentNullException.ThrowIfNull(record);
-        Append(record, static (seq, record) => record.Sequence == seq ? record
-            : throw new ArgumentException($"Record sequence {record.Sequence} is not the next one ({seq}).", nameof(record)));
+        Append(record, static (seq, record) =>
+            record.Sequence == seq
+                ? record
+                : throw new ArgumentException(
+                    $"Record sequence {record.Sequence} is not the next one ({seq}).",
+                    nameof(record)
+                )
+        );
     }
 
     /// <summary>Appends the record <paramref name="create"/> makes for the next sequence number; returns it.</summary>
@@ -76,8 +107,10 @@ public sealed partial class FrameLog
     }
 
     /// <summary>Appends the record <paramref name="create"/> makes from <paramref name="state"/> and the next sequence
-    /// number; returns it. The log keeps that very record (it is what <see cref="Snapshot"/> returns for it).
-    /// Recording a wire frame with <see cref="Record(FrameDirection, long, byte, ushort, int, in System.Buffers.ReadOnlySequence{byte}, bool, bool)"/> is cheaper: it makes no record at all.</summary>
+    /// number; returns it. The log keeps that very record (it is what <see cref="Snapshot"/> returns for it). Recording
+    /// a wire frame with
+    /// <see cref="Record(FrameDirection, long, byte, ushort, int, in System.Buffers.ReadOnlySequence{byte}, bool, bool)"/>
+    /// is cheaper: it makes no record at all.</summary>
     public FrameRecord Append<TState>(TState state, Func<long, TState, FrameRecord> create)
     {
         ArgumentNullException.ThrowIfNull(create);
@@ -88,16 +121,21 @@ public sealed partial class FrameLog
             record = create(_frames.Next, state);
             _records.Add(_frames.Next, record);
             _lastTimestampTicks = Math.Max(_lastTimestampTicks, record.Timestamp.Ticks);
-            _frames.Add(new FrameEntry
-            {
-                Channel = record.Channel,
-                TypeOctet = (byte)record.Type,
-                Flags = FrameEntryFlags.Record | (record.Direction == FrameDirection.Sent ? FrameEntryFlags.Sent : 0),
-            }, new FrameExtras(record.WireOffset, record.Timestamp.Ticks, record.Size));
+            _frames.Add(
+                new FrameEntry
+                {
+                    Channel = record.Channel,
+                    TypeOctet = (byte)record.Type,
+                    Flags =
+                        FrameEntryFlags.Record | (record.Direction == FrameDirection.Sent ? FrameEntryFlags.Sent : 0),
+                },
+                new FrameExtras(record.WireOffset, record.Timestamp.Ticks, record.Size)
+            );
             DropOldestIfOverBound();
             subscribers = _subscribers;
         }
-        foreach (var s in subscribers) s(record);
+        foreach (var s in subscribers)
+            s(record);
         return record;
     }
 
@@ -106,27 +144,32 @@ public sealed partial class FrameLog
     /// the lock.</summary>
     private void DropOldestIfOverBound()
     {
-        if (Options.MaxRetainedFrames is not { } max || _frames.Count < 2L * max) return;
+        if (Options.MaxRetainedFrames is not { } max || _frames.Count < 2L * max)
+            return;
         _frames.DropBefore(_frames.Next - max);
-        // The smallest index a held frame names (a repeated payload names an older one than the frame before it); a scan
-        // of the n held frames once per n appends.
+        // The smallest index a held frame names (a repeated payload names an older one than the frame before it); a
+        // scan of the n held frames once per n appends.
         long keepFrom = _payloads.NextIndex;
         for (long seq = _frames.First; seq < _frames.Next; seq++)
         {
             ref readonly var entry = ref _frames[seq];
-            if (entry.Has(FrameEntryFlags.Payload)) keepFrom = Math.Min(keepFrom, PayloadStore.IndexOf(entry.Slot));
+            if (entry.Has(FrameEntryFlags.Payload))
+                keepFrom = Math.Min(keepFrom, PayloadStore.IndexOf(entry.Slot));
         }
         _payloads.ReleaseBefore(keepFrom);
         if (_records.Count > 0)
-            foreach (long seq in _records.Keys.Where(k => k < _frames.First).ToList()) _records.Remove(seq);
+            foreach (long seq in _records.Keys.Where(k => k < _frames.First).ToList())
+                _records.Remove(seq);
     }
 
     /// <summary>The record of a held frame. Called under the lock, after <see cref="PayloadStore.Expose"/>.</summary>
     private FrameRecord ToRecord(in FrameEntry entry, long sequence, in FrameExtras extras)
     {
-        if (entry.Has(FrameEntryFlags.Record)) return _records[sequence];
+        if (entry.Has(FrameEntryFlags.Record))
+            return _records[sequence];
         ReadOnlyMemory<byte>? payload = null;
-        if (entry.Has(FrameEntryFlags.Payload)) payload = _payloads.Resolve(entry.Slot, entry.Has(FrameEntryFlags.OwnArray));
+        if (entry.Has(FrameEntryFlags.Payload))
+            payload = _payloads.Resolve(entry.Slot, entry.Has(FrameEntryFlags.OwnArray));
         var type = (FrameType)entry.TypeOctet;
         var read = new FrameEntryReading(entry, payload is { } p ? p.Span : default);
         return new FrameRecord
@@ -152,7 +195,8 @@ public sealed partial class FrameLog
     public void AddFinding(ProtocolFinding finding)
     {
         ArgumentNullException.ThrowIfNull(finding);
-        lock (_gate) _findings.Add(finding);
+        lock (_gate)
+            _findings.Add(finding);
     }
 
     /// <summary>A copy of the frames held so far, in sequence order (all recorded frames unless
@@ -188,55 +232,71 @@ public sealed partial class FrameLog
         }
     }
 
-    /// <summary>What the held frames add up to (<see cref="FrameLogTotals"/>), read from the log's columns without making a
-    /// record or a <see cref="FrameFacts"/> per frame: several times cheaper than adding up <see cref="CopyFacts"/>, for a
-    /// reader that needs only sizes (a connection's summary when it ends).</summary>
+    /// <summary>What the held frames add up to (<see cref="FrameLogTotals"/>), read from the log's columns without
+    /// making a record or a <see cref="FrameFacts"/> per frame: several times cheaper than adding up
+    /// <see cref="CopyFacts"/>, for a reader that needs only sizes (a connection's summary when it ends).</summary>
     public FrameLogTotals Totals()
     {
         lock (_gate)
         {
-            long received = 0, sent = 0, payloadBytes = 0;
+            long received = 0,
+                sent = 0,
+                payloadBytes = 0;
             var walk = _frames.Walk(_frames.First);
             while (walk.MoveNext())
             {
                 ref readonly var entry = ref walk.Entry;
                 var extras = walk.Extras;
                 long end = extras.WireOffset + extras.Size + AmqpConstants.FrameOverhead;
-                if (entry.Has(FrameEntryFlags.Sent)) sent = end;
-                else received = end;
+                if (entry.Has(FrameEntryFlags.Sent))
+                    sent = end;
+                else
+                    received = end;
                 payloadBytes += PayloadLengthOf(entry, walk.Sequence);
             }
             return new FrameLogTotals(_frames.Count, received, sent, payloadBytes);
         }
     }
 
-    /// <summary>The length of the payload a held frame keeps (what its record's <see cref="FrameRecord.Payload"/> would hold; 0
-    /// for none). Called under the lock.</summary>
+    /// <summary>The length of the payload a held frame keeps (what its record's <see cref="FrameRecord.Payload"/> would
+    /// hold; 0 for none). Called under the lock.</summary>
     private long PayloadLengthOf(in FrameEntry entry, long sequence)
     {
-        if (entry.Has(FrameEntryFlags.Record)) return _records[sequence].Payload?.Length ?? 0;
-        if (!entry.Has(FrameEntryFlags.Payload)) return 0;
-        return entry.Has(FrameEntryFlags.OwnArray) ? _payloads.Resolve(entry.Slot, ownArray: true).Length : PayloadStore.LengthOf(entry.Slot);
+        if (entry.Has(FrameEntryFlags.Record))
+            return _records[sequence].Payload?.Length ?? 0;
+        if (!entry.Has(FrameEntryFlags.Payload))
+            return 0;
+        return entry.Has(FrameEntryFlags.OwnArray)
+            ? _payloads.Resolve(entry.Slot, ownArray: true).Length
+            : PayloadStore.LengthOf(entry.Slot);
     }
 
     private FrameFacts Facts(in FrameEntry entry, long sequence, in FrameExtras extras)
     {
-        if (entry.Has(FrameEntryFlags.Record)) return new FrameFacts(_records[sequence]);
-        if (!entry.Has(FrameEntryFlags.Payload)) return new FrameFacts(entry, sequence, extras, default, -1);
+        if (entry.Has(FrameEntryFlags.Record))
+            return new FrameFacts(_records[sequence]);
+        if (!entry.Has(FrameEntryFlags.Payload))
+            return new FrameFacts(entry, sequence, extras, default, -1);
         var payload = _payloads.Resolve(entry.Slot, entry.Has(FrameEntryFlags.OwnArray));
         return new FrameFacts(entry, sequence, extras, payload.Span, payload.Length);
     }
 
     /// <summary>A copy of the findings so far.</summary>
-    public IReadOnlyList<ProtocolFinding> Findings() { lock (_gate) return [.. _findings]; }
+    public IReadOnlyList<ProtocolFinding> Findings()
+    {
+        lock (_gate)
+            return [.. _findings];
+    }
 
-    /// <summary>Calls <paramref name="onFrame"/> for every frame appended from now on, until the returned handle is disposed.
-    /// The callback runs on the appending thread: keep it short and never block in it. Each frame reaches each
-    /// subscriber once, as a <see cref="FrameRecord"/> made for it (so subscribing costs one record per frame).</summary>
+    /// <summary>Calls <paramref name="onFrame"/> for every frame appended from now on, until the returned handle is
+    /// disposed. The callback runs on the appending thread: keep it short and never block in it. Each frame reaches
+    /// each subscriber once, as a <see cref="FrameRecord"/> made for it (so subscribing costs one record per
+    /// frame).</summary>
     public IDisposable Subscribe(Action<FrameRecord> onFrame)
     {
         ArgumentNullException.ThrowIfNull(onFrame);
-        lock (_gate) _subscribers = [.. _subscribers, onFrame];
+        lock (_gate)
+            _subscribers = [.. _subscribers, onFrame];
         return new Subscription(this, onFrame);
     }
 
@@ -247,7 +307,8 @@ public sealed partial class FrameLog
             lock (log._gate)
             {
                 int at = Array.IndexOf(log._subscribers, onFrame);
-                if (at >= 0) log._subscribers = [.. log._subscribers[..at], .. log._subscribers[(at + 1)..]];
+                if (at >= 0)
+                    log._subscribers = [.. log._subscribers[..at], .. log._subscribers[(at + 1)..]];
             }
         }
     }

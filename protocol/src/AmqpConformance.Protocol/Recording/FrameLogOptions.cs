@@ -17,13 +17,19 @@ public sealed record FrameLogOptions
     public int? MaxRetainedFrames
     {
         get;
-        init => field = value is null or > 0 ? value
-            : throw new ArgumentOutOfRangeException(nameof(MaxRetainedFrames), value, "MaxRetainedFrames must be positive (or null to keep every frame).");
+        init =>
+            field = value is null or > 0
+                ? value
+                : throw new ArgumentOutOfRangeException(
+                    nameof(MaxRetainedFrames),
+                    value,
+                    "MaxRetainedFrames must be positive (or null to keep every frame)."
+                );
     }
 
     /// <summary>The clock frame timestamps and <see cref="FrameLog.Elapsed"/> are read from (default
-    /// <see cref="TimeProvider.System"/>). Only its timestamps are used (<see cref="TimeProvider.GetTimestamp"/>), so a provider
-    /// that moves them forward on demand lets a test skip a wait without waiting it.</summary>
+    /// <see cref="TimeProvider.System"/>). Only its timestamps are used (<see cref="TimeProvider.GetTimestamp"/>), so a
+    /// provider that moves them forward on demand lets a test skip a wait without waiting it.</summary>
     public TimeProvider Clock { get; init; } = TimeProvider.System;
 
     /// <summary>Defaults: digests only, both directions, the system clock.</summary>

@@ -1,17 +1,18 @@
 namespace AmqpConformance.Protocol.Recording;
 
 /// <summary>
-/// What the entries of a <see cref="FrameSegments"/> leave out (<see cref="FrameExtras"/>), kept only where it cannot be
-/// told otherwise. A frame's offset is predicted from the frame before it in the same direction (its offset + size + 8),
-/// and only a frame where that fails is marked (the first of each direction, a frame after a refused one); a timestamp
-/// is kept where it differs from the frame before in the segment (a broker stamps every frame of one socket read, or of one
-/// outgoing command, with one clock read), in a column of timestamps alone that the frames flagged
-/// <see cref="FrameEntryFlags.TimeKept"/> take in order (8 bytes each: with 1 MiB bodies a socket read brings about two frames,
-/// and a timestamp with its sequence number, 16 bytes, was most of what the log allocated beside the entries); a size is kept
-/// in a column, in frame order, for the frames whose entry cannot give it (<see cref="FrameEntry.SizeInSlot"/>). All three
-/// are <see cref="PinnedChunks{T}"/> columns. Each segment also notes where its first frame stands (predicted offsets, places
-/// in the size and time columns; its first frame's size and timestamp are always kept), so a read starts at the start of a
-/// segment instead of the start of the log. Not thread-safe: used under the log's lock.
+/// What the entries of a <see cref="FrameSegments"/> leave out (<see cref="FrameExtras"/>), kept only where it cannot
+/// be told otherwise. A frame's offset is predicted from the frame before it in the same direction (its offset + size +
+/// 8), and only a frame where that fails is marked (the first of each direction, a frame after a refused one); a
+/// timestamp is kept where it differs from the frame before in the segment (a broker stamps every frame of one socket
+/// read, or of one outgoing command, with one clock read), in a column of timestamps alone that the frames flagged
+/// <see cref="FrameEntryFlags.TimeKept"/> take in order (8 bytes each: with 1 MiB bodies a socket read brings about two
+/// frames, and a timestamp with its sequence number, 16 bytes, was most of what the log allocated beside the entries);
+/// a size is kept in a column, in frame order, for the frames whose entry cannot give it
+/// (<see cref="FrameEntry.SizeInSlot"/>). All three are <see cref="PinnedChunks{T}"/> columns. Each segment also notes
+/// where its first frame stands (predicted offsets, places in the size and time columns; its first frame's size and
+/// timestamp are always kept), so a read starts at the start of a segment instead of the start of the log. Not
+/// thread-safe: used under the log's lock.
 /// </summary>
 internal sealed class FrameMarks
 {
@@ -22,8 +23,8 @@ internal sealed class FrameMarks
     /// columns' lengths before it.</summary>
     private readonly record struct SegmentStart(Prediction Offsets, long SizeIndex, long TimeIndex);
 
-    /// <summary>The offset each direction's next frame is predicted at: the offset of the frame before it in that direction
-    /// plus that frame's length. Recording and reading apply the same rule, here.</summary>
+    /// <summary>The offset each direction's next frame is predicted at: the offset of the frame before it in that
+    /// direction plus that frame's length. Recording and reading apply the same rule, here.</summary>
     internal struct Prediction
     {
         private long _sent;
@@ -34,12 +35,15 @@ internal sealed class FrameMarks
         public void After(bool sent, long offset, int size)
         {
             long next = offset + size + AmqpConstants.FrameOverhead;
-            if (sent) _sent = next;
-            else _received = next;
+            if (sent)
+                _sent = next;
+            else
+                _received = next;
         }
     }
 
-    /// <summary>Offset marks per chunk: 256 x 16 bytes = 4 KiB, so a connection of few frames pays little for the column.</summary>
+    /// <summary>Offset marks per chunk: 256 x 16 bytes = 4 KiB, so a connection of few frames pays little for the
+    /// column.</summary>
     private const int MarksPerChunk = 256;
 
     /// <summary>Timestamps per chunk: 512 x 8 bytes = 4 KiB.</summary>
@@ -67,9 +71,10 @@ internal sealed class FrameMarks
         _lastTime = -1;
     }
 
-    /// <summary>Notes frame <paramref name="sequence"/>'s extras (marking them where they are not predicted); a size its
-    /// entry cannot give and that repeats the last kept one is flagged on the entry (<see cref="FrameEntryFlags.SizeRepeated"/>)
-    /// instead of kept again; a timestamp that differs from the last kept one is kept and flagged (<see cref="FrameEntryFlags.TimeKept"/>).</summary>
+    /// <summary>Notes frame <paramref name="sequence"/>'s extras (marking them where they are not predicted); a size
+    /// its entry cannot give and that repeats the last kept one is flagged on the entry
+    /// (<see cref="FrameEntryFlags.SizeRepeated"/>) instead of kept again; a timestamp that differs from the last kept
+    /// one is kept and flagged (<see cref="FrameEntryFlags.TimeKept"/>).</summary>
     public void Add(long sequence, ref FrameEntry entry, in FrameExtras extras)
     {
         if (!entry.SizeInSlot)
@@ -85,7 +90,8 @@ internal sealed class FrameMarks
             }
         }
         bool sent = entry.Has(FrameEntryFlags.Sent);
-        if (extras.WireOffset != _next.For(sent)) _offsets.Add(new Mark(sequence, extras.WireOffset));
+        if (extras.WireOffset != _next.For(sent))
+            _offsets.Add(new Mark(sequence, extras.WireOffset));
         _next.After(sent, extras.WireOffset, extras.Size);
         if (_lastTime != extras.TimestampTicks)
         {
@@ -100,12 +106,18 @@ internal sealed class FrameMarks
     public Reader StartAt(int segment, long segmentStart)
     {
         var start = _segmentStarts[segment];
-        return new Reader(this, start.Offsets, start.SizeIndex, FirstAtOrAfter(_offsets, segmentStart), start.TimeIndex);
+        return new Reader(
+            this,
+            start.Offsets,
+            start.SizeIndex,
+            FirstAtOrAfter(_offsets, segmentStart),
+            start.TimeIndex
+        );
     }
 
     /// <summary>Lets go of what the first <paramref name="droppedSegments"/> segments' reads needed: their sizes and
-    /// timestamps, and the offset marks before <paramref name="segmentBase"/> (the first segment still held); each column in
-    /// whole chunks, so some of those may stay (reads start past them).</summary>
+    /// timestamps, and the offset marks before <paramref name="segmentBase"/> (the first segment still held); each
+    /// column in whole chunks, so some of those may stay (reads start past them).</summary>
     public void DropBefore(int droppedSegments, long segmentBase)
     {
         if (droppedSegments > 0)
@@ -118,16 +130,19 @@ internal sealed class FrameMarks
         _offsets.DropBefore(FirstAtOrAfter(_offsets, segmentBase));
     }
 
-    /// <summary>The position of the first mark held at or after <paramref name="sequence"/> (<see cref="PinnedChunks{T}.Next"/>
-    /// when there is none).</summary>
+    /// <summary>The position of the first mark held at or after <paramref name="sequence"/>
+    /// (<see cref="PinnedChunks{T}.Next"/> when there is none).</summary>
     private static long FirstAtOrAfter(PinnedChunks<Mark> marks, long sequence)
     {
-        long low = marks.First, high = marks.Next;
+        long low = marks.First,
+            high = marks.Next;
         while (low < high)
         {
             long mid = (low + high) >>> 1;
-            if (marks[mid].Sequence < sequence) low = mid + 1;
-            else high = mid;
+            if (marks[mid].Sequence < sequence)
+                low = mid + 1;
+            else
+                high = mid;
         }
         return low;
     }
@@ -148,14 +163,17 @@ internal sealed class FrameMarks
         /// <summary>The extras of frame <paramref name="sequence"/>, the next frame after the last one read.</summary>
         public FrameExtras Read(long sequence, in FrameEntry entry)
         {
-            int size = entry.SizeInSlot ? PayloadStore.LengthOf(entry.Slot)
+            int size =
+                entry.SizeInSlot ? PayloadStore.LengthOf(entry.Slot)
                 : entry.Has(FrameEntryFlags.SizeRepeated) ? _lastSize
                 : _lastSize = marks._sizes[_sizeAt++];
             bool sent = entry.Has(FrameEntryFlags.Sent);
             long offset = _next.For(sent);
-            if (_offsetAt < marks._offsets.Next && marks._offsets[_offsetAt].Sequence == sequence) offset = marks._offsets[_offsetAt++].Value;
+            if (_offsetAt < marks._offsets.Next && marks._offsets[_offsetAt].Sequence == sequence)
+                offset = marks._offsets[_offsetAt++].Value;
             _next.After(sent, offset, size);
-            if (entry.Has(FrameEntryFlags.TimeKept)) _lastTime = marks._times[_timeAt++];
+            if (entry.Has(FrameEntryFlags.TimeKept))
+                _lastTime = marks._times[_timeAt++];
             return new FrameExtras(offset, _lastTime, size);
         }
     }

@@ -12,7 +12,8 @@ public sealed record FrameRecord
     /// <summary>Which way the frame went.</summary>
     public required FrameDirection Direction { get; init; }
 
-    /// <summary>Offset of the frame's first byte in its direction's byte stream (the 8-byte protocol header counts).</summary>
+    /// <summary>Offset of the frame's first byte in its direction's byte stream (the 8-byte protocol header
+    /// counts).</summary>
     public required long WireOffset { get; init; }
 
     /// <summary>When the frame's last byte arrived, measured from the log's start.</summary>
@@ -39,8 +40,8 @@ public sealed record FrameRecord
     /// <summary>Body size a content header frame declared; null for other frames.</summary>
     public long? DeclaredBodySize { get; init; }
 
-    /// <summary><see cref="FrameDigest.Compute(ReadOnlySpan{byte})"/> of the payload (XXH3 64-bit, seed 0), for body frames;
-    /// null otherwise.</summary>
+    /// <summary><see cref="FrameDigest.Compute(ReadOnlySpan{byte})"/> of the payload (XXH3 64-bit, seed 0), for body
+    /// frames; null otherwise.</summary>
     public ulong? PayloadDigest { get; init; }
 
     /// <summary>The payload bytes. Always kept for method and header frames (they are small); for body frames

@@ -24,7 +24,8 @@ internal sealed class PayloadStore
     /// <summary>Payloads longer than this get an array of their own (they would waste too much of a chunk).</summary>
     public const int MaxInChunk = 1024;
 
-    /// <summary>One registered array, and the index it was first registered under (a chunk may be registered again).</summary>
+    /// <summary>One registered array, and the index it was first registered under (a chunk may be registered
+    /// again).</summary>
     private readonly record struct Registered(byte[] Array, long FirstIndex, bool IsChunk);
 
     private readonly List<Registered> _table = [];
@@ -39,21 +40,22 @@ internal sealed class PayloadStore
     /// <summary>The index the next registered array gets (every held payload's index is below it).</summary>
     public long NextIndex => _base + _table.Count;
 
-    /// <summary>How many kinds of payload <see cref="Keep"/> compares with the last of their kind: method frames and header
-    /// frames, each per direction (a publisher's repeated basic.publish alternates with the broker's basic.ack, whose
-    /// delivery tag differs every time: one kind for both directions would never see a repeat).</summary>
+    /// <summary>How many kinds of payload <see cref="Keep"/> compares with the last of their kind: method frames and
+    /// header frames, each per direction (a publisher's repeated basic.publish alternates with the broker's basic.ack,
+    /// whose delivery tag differs every time: one kind for both directions would never see a repeat).</summary>
     public const int RepeatableKinds = 4;
 
-    /// <summary>The last payload kept of one repeatable kind: its slot and where its bytes are (the chunk and the offset in
-    /// it), so a repeat is compared straight against them; no chunk (null) when there is none.</summary>
+    /// <summary>The last payload kept of one repeatable kind: its slot and where its bytes are (the chunk and the
+    /// offset in it), so a repeat is compared straight against them; no chunk (null) when there is none.</summary>
     private readonly record struct LastKept(ulong Slot, byte[]? Chunk, int Offset);
 
     /// <summary>The last payload kept for each kind of repeatable payload (see <see cref="Keep"/>).</summary>
     private readonly LastKept[] _lastOfKind = new LastKept[RepeatableKinds];
 
-    /// <summary>Copies <paramref name="payload"/> in; returns its slot and whether it got an array of its own. A small payload
-    /// of kind <paramref name="kind"/> (0 to <see cref="RepeatableKinds"/> - 1; -1 for none) that equals the last one kept of
-    /// that kind is not copied again: it gets that one's slot (a publisher repeats the same basic.publish and header).</summary>
+    /// <summary>Copies <paramref name="payload"/> in; returns its slot and whether it got an array of its own. A small
+    /// payload of kind <paramref name="kind"/> (0 to <see cref="RepeatableKinds"/> - 1; -1 for none) that equals the
+    /// last one kept of that kind is not copied again: it gets that one's slot (a publisher repeats the same
+    /// basic.publish and header).</summary>
     /// <remarks>So a later frame can name an older index than the frame before it: the log releases only below the
     /// smallest index a held frame names.</remarks>
     public ulong Keep(in ReadOnlySequence<byte> payload, out bool ownArray, int kind = -1)
@@ -63,15 +65,20 @@ internal sealed class PayloadStore
         {
             // The last one's chunk is compared only while its index is held: a released chunk may be reused for others.
             ref readonly var last = ref _lastOfKind[kind];
-            if (last.Chunk is { } chunk && LengthOf(last.Slot) == n && IndexOf(last.Slot) >= _base
-                && payload.FirstSpan.SequenceEqual(new ReadOnlySpan<byte>(chunk, last.Offset, n)))
+            if (
+                last.Chunk is { } chunk
+                && LengthOf(last.Slot) == n
+                && IndexOf(last.Slot) >= _base
+                && payload.FirstSpan.SequenceEqual(new ReadOnlySpan<byte>(chunk, last.Offset, n))
+            )
             {
                 ownArray = false;
                 return last.Slot;
             }
         }
         ulong slot = Copy(payload, out ownArray);
-        if (kind >= 0) _lastOfKind[kind] = ownArray ? default : new LastKept(slot, _chunk, (int)(slot >> 16) & 0xFFFF);
+        if (kind >= 0)
+            _lastOfKind[kind] = ownArray ? default : new LastKept(slot, _chunk, (int)(slot >> 16) & 0xFFFF);
         return slot;
     }
 
@@ -113,7 +120,8 @@ internal sealed class PayloadStore
     /// <summary>The index a slot names.</summary>
     public static long IndexOf(ulong slot) => (long)(slot >> 32);
 
-    /// <summary>The length of the payload a slot names in a shared chunk (not for a payload with an array of its own).</summary>
+    /// <summary>The length of the payload a slot names in a shared chunk (not for a payload with an array of its
+    /// own).</summary>
     public static int LengthOf(ulong slot) => (int)(slot & 0xFFFF);
 
     /// <summary>The payload a slot names (held: not released).</summary>
@@ -123,7 +131,8 @@ internal sealed class PayloadStore
         return ownArray ? array : array.AsMemory((int)(slot >> 16) & 0xFFFF, LengthOf(slot));
     }
 
-    /// <summary>Records handed out from now on may refer to any array registered so far: none of them will be reused.</summary>
+    /// <summary>Records handed out from now on may refer to any array registered so far: none of them will be
+    /// reused.</summary>
     public void Expose() => _exposedThrough = NextIndex - 1;
 
     /// <summary>Lets go of the arrays registered under indices below <paramref name="index"/> (no held frame refers to
@@ -131,7 +140,8 @@ internal sealed class PayloadStore
     public void ReleaseBefore(long index)
     {
         int count = (int)Math.Clamp(index - _base, 0, _table.Count);
-        if (count == 0) return;
+        if (count == 0)
+            return;
         for (int i = 0; i < count; i++)
         {
             var r = _table[i];
@@ -147,7 +157,8 @@ internal sealed class PayloadStore
     private bool RegisteredAgain(int at)
     {
         for (int i = at + 1; i < _table.Count; i++)
-            if (_table[i].IsChunk) return ReferenceEquals(_table[i].Array, _table[at].Array);
+            if (_table[i].IsChunk)
+                return ReferenceEquals(_table[i].Array, _table[at].Array);
         return false;
     }
 }

@@ -10,27 +10,30 @@ namespace AmqpConformance.Protocol.Recording;
 /// compacted, and holding no references, young collections never look into it. Contract: <see cref="DropBefore"/> only
 /// releases chunks whose every position is before the one given, so every position from <see cref="First"/> to
 /// <see cref="Next"/> - 1 can be read; <see cref="First"/> moves in whole chunks. Not thread-safe.</remarks>
-internal sealed class PinnedChunks<T> where T : unmanaged
+internal sealed class PinnedChunks<T>
+    where T : unmanaged
 {
     private readonly int _chunkLength;
     private readonly List<T[]> _chunks = [];
     private readonly Stack<T[]> _spare = new();
     private readonly bool _prepareAhead;
-    // A chunk made ready on a pool thread for the next append that needs one (taken with Interlocked), and 1 from queuing
-    // its preparation until an append took it: one chunk ahead at most.
+
+    // A chunk made ready on a pool thread for the next append that needs one (taken with Interlocked), and 1 from
+    // queuing its preparation until an append took it: one chunk ahead at most.
     private T[]? _prepared;
     private int _preparing;
 
-    /// <summary>A column whose chunks hold <paramref name="chunkLength"/> values each. With <paramref name="prepareAhead"/>,
-    /// once an append reaches <see cref="PrepareAt"/> (the last eighth) of a chunk other than the column's first and no dropped
-    /// chunk is kept for reuse, the next chunk is allocated and its pages touched on a pool thread, so the appending thread
-    /// does not take a page fault on each of its fresh pages (on this project's CI machine a fault cost ~4 us, and the frame
-    /// log's entries, 12 bytes a frame, fault once per ~340 frames: 14 % of the broker's receive thread at 256 B bodies).
-    /// Not in the first chunk: most columns never fill it (a test's connection, a few thousand frames of large bodies). Not
-    /// earlier in a chunk: a column whose writer stops after the request never uses the chunk prepared for it, and a column
-    /// stops anywhere in its last chunk, so asking at the middle wasted half a chunk per busy column on average (48 KiB for
-    /// every other connection), asking in the last eighth an eighth; the last eighth of the log's entry chunks is still
-    /// 512 frames, more than the pool thread needs.</summary>
+    /// <summary>A column whose chunks hold <paramref name="chunkLength"/> values each. With
+    /// <paramref name="prepareAhead"/>, once an append reaches <see cref="PrepareAt"/> (the last eighth) of a chunk
+    /// other than the column's first and no dropped chunk is kept for reuse, the next chunk is allocated and its pages
+    /// touched on a pool thread, so the appending thread does not take a page fault on each of its fresh pages (on this
+    /// project's CI machine a fault cost ~4 us, and the frame log's entries, 12 bytes a frame, fault once per ~340
+    /// frames: 14 % of the broker's receive thread at 256 B bodies). Not in the first chunk: most columns never fill it
+    /// (a test's connection, a few thousand frames of large bodies). Not earlier in a chunk: a column whose writer
+    /// stops after the request never uses the chunk prepared for it, and a column stops anywhere in its last chunk, so
+    /// asking at the middle wasted half a chunk per busy column on average (48 KiB for every other connection), asking
+    /// in the last eighth an eighth; the last eighth of the log's entry chunks is still 512 frames, more than the pool
+    /// thread needs.</summary>
     public PinnedChunks(int chunkLength, bool prepareAhead = false)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(chunkLength, 1);
@@ -39,8 +42,8 @@ internal sealed class PinnedChunks<T> where T : unmanaged
         PrepareAt = chunkLength - Math.Max(1, chunkLength / 8);
     }
 
-    /// <summary>The place in a chunk whose append asks for the next chunk ahead (with prepareAhead): the start of its last
-    /// eighth.</summary>
+    /// <summary>The place in a chunk whose append asks for the next chunk ahead (with prepareAhead): the start of its
+    /// last eighth.</summary>
     internal int PrepareAt { get; }
 
     /// <summary>How many chunks came ready from a pool thread (with prepareAhead).</summary>
@@ -65,17 +68,20 @@ internal sealed class PinnedChunks<T> where T : unmanaged
     public long Add(in T value)
     {
         long offset = Next - First;
-        if (offset == (long)_chunks.Count * _chunkLength) _chunks.Add(NewChunk());
+        if (offset == (long)_chunks.Count * _chunkLength)
+            _chunks.Add(NewChunk());
         int at = (int)(offset % _chunkLength);
         _chunks[^1][at] = value;
-        if (_prepareAhead && at == PrepareAt && _spare.Count == 0 && offset >= _chunkLength) PrepareNext();
+        if (_prepareAhead && at == PrepareAt && _spare.Count == 0 && offset >= _chunkLength)
+            PrepareNext();
         return Next++;
     }
 
     /// <summary>A chunk for the next values: a dropped one, else the prepared one, else a new one.</summary>
     private T[] NewChunk()
     {
-        if (_spare.Count > 0) return _spare.Pop();
+        if (_spare.Count > 0)
+            return _spare.Pop();
         if (_prepareAhead && Interlocked.Exchange(ref _prepared, null) is { } ready)
         {
             Volatile.Write(ref _preparing, 0);
@@ -88,17 +94,19 @@ internal sealed class PinnedChunks<T> where T : unmanaged
     /// <summary>Queues the next chunk's preparation, unless one is already under way or waiting.</summary>
     private void PrepareNext()
     {
-        if (Interlocked.CompareExchange(ref _preparing, 1, 0) != 0) return;
+        if (Interlocked.CompareExchange(ref _preparing, 1, 0) != 0)
+            return;
         ThreadPool.UnsafeQueueUserWorkItem(static column => column.Prepare(), this, preferLocal: false);
     }
 
-    /// <summary>Allocates a chunk and writes one byte in each of its pages (its values are written before they are read, so
-    /// what is there does not matter), then hands it over.</summary>
+    /// <summary>Allocates a chunk and writes one byte in each of its pages (its values are written before they are
+    /// read, so what is there does not matter), then hands it over.</summary>
     private void Prepare()
     {
         var chunk = GC.AllocateUninitializedArray<T>(_chunkLength, pinned: true);
         var bytes = System.Runtime.InteropServices.MemoryMarshal.AsBytes(chunk.AsSpan());
-        for (int i = 0; i < bytes.Length; i += Environment.SystemPageSize) bytes[i] = 0;
+        for (int i = 0; i < bytes.Length; i += Environment.SystemPageSize)
+            bytes[i] = 0;
         Volatile.Write(ref _prepared, chunk);
     }
 

@@ -6,5 +6,6 @@ namespace AmqpConformance.Protocol.Recording;
 /// <param name="ReplyCode">The AMQP reply code it maps to (501, 503, 504, 505, 404, ...).</param>
 /// <param name="Rule">A stable short name, such as "body-exceeds-declared-size" or "content-interleaved".</param>
 /// <param name="Message">A sentence a person can act on.</param>
-/// <param name="ClosedConnection">True when the broker closed the connection (or channel) for it; false when only reported.</param>
+/// <param name="ClosedConnection">True when the broker closed the connection (or channel) for it; false when only
+/// reported.</param>
 public sealed record ProtocolFinding(long Sequence, int ReplyCode, string Rule, string Message, bool ClosedConnection);

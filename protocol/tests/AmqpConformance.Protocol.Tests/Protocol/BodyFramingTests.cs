@@ -3,8 +3,8 @@ using AmqpConformance.Protocol;
 
 namespace AmqpConformance.Protocol.Tests.Protocol;
 
-/// <summary>Splitting a body into body frames: frame_max - 8 bytes a frame, one frame when frame_max is 0, and a clear error
-/// (not a loop that never ends) for a frame_max with no room for a body byte.</summary>
+/// <summary>Splitting a body into body frames: frame_max - 8 bytes a frame, one frame when frame_max is 0, and a clear
+/// error (not a loop that never ends) for a frame_max with no room for a body byte.</summary>
 public sealed class BodyFramingTests
 {
     [Theory]
@@ -14,8 +14,14 @@ public sealed class BodyFramingTests
     public void A_frame_max_with_no_room_for_a_body_byte_is_refused(int frameMax)
     {
         var output = new ArrayBufferWriter<byte>();
-        var error = Assert.Throws<ArgumentOutOfRangeException>(() => FrameFormat.WriteBodyFrames(output, 1, new byte[10], frameMax));
-        Assert.Contains($"frame_max {frameMax} leaves no room for a body byte", error.Message, StringComparison.Ordinal);
+        var error = Assert.Throws<ArgumentOutOfRangeException>(() =>
+            FrameFormat.WriteBodyFrames(output, 1, new byte[10], frameMax)
+        );
+        Assert.Contains(
+            $"frame_max {frameMax} leaves no room for a body byte",
+            error.Message,
+            StringComparison.Ordinal
+        );
         Assert.Equal(0, output.WrittenCount);
         Assert.Throws<ArgumentOutOfRangeException>(() => FrameFormat.BodyFrameCount(10, frameMax));
     }

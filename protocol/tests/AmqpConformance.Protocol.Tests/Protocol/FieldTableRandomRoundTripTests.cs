@@ -3,7 +3,8 @@ using AmqpConformance.Protocol;
 
 namespace AmqpConformance.Protocol.Tests;
 
-/// <summary>Seeded random tables (every tag, nesting, odd strings): decode(encode(t)) == t and the bytes survive.</summary>
+/// <summary>Seeded random tables (every tag, nesting, odd strings): decode(encode(t)) == t and the bytes
+/// survive.</summary>
 public class FieldTableRandomRoundTripTests
 {
     [Theory]
@@ -62,7 +63,9 @@ public class FieldTableRandomRoundTripTests
             8 => (float)(random.NextDouble() * 1e6 - 5e5),
             9 => random.NextDouble() * 1e12 - 5e11,
             10 => new AmqpDecimal((byte)random.Next(256), random.Next(int.MinValue, int.MaxValue)),
-            11 => random.Next(4) == 0 ? FieldValue.LongString(RandomBytes(random)) : RandomString(random, random.Next(0, 40)),
+            11 => random.Next(4) == 0
+                ? FieldValue.LongString(RandomBytes(random))
+                : RandomString(random, random.Next(0, 40)),
             12 => RandomBytes(random),
             13 => new AmqpTimestamp((ulong)random.NextInt64()),
             14 => FieldValue.Void,
@@ -78,8 +81,10 @@ public class FieldTableRandomRoundTripTests
         while (chars.Length < length)
         {
             int index = random.Next(alphabet.Length - 1);
-            if (char.IsHighSurrogate(alphabet[index])) chars.Append(alphabet, index, 2);
-            else if (!char.IsLowSurrogate(alphabet[index])) chars.Append(alphabet[index]);
+            if (char.IsHighSurrogate(alphabet[index]))
+                chars.Append(alphabet, index, 2);
+            else if (!char.IsLowSurrogate(alphabet[index]))
+                chars.Append(alphabet[index]);
         }
         return chars.ToString();
     }

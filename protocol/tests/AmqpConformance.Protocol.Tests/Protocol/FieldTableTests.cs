@@ -5,51 +5,56 @@ namespace AmqpConformance.Protocol.Tests;
 
 public class FieldTableTests
 {
-    private static FieldTable EveryTag() => new()
-    {
-        ["t"] = true,
-        ["b"] = (sbyte)-1,
-        ["B"] = (byte)254,
-        ["s"] = (short)-2,
-        ["u"] = (ushort)65533,
-        ["I"] = -3,
-        ["i"] = 4294967292u,
-        ["l"] = -5L,
-        ["f"] = 1.5f,
-        ["d"] = 2.5,
-        ["D"] = new AmqpDecimal(2, 12345),
-        ["S"] = "hi",
-        ["x"] = new byte[] { 0x00, 0xFF },
-        ["A"] = new FieldArray(1, false),
-        ["T"] = new AmqpTimestamp(0x65000000),
-        ["F"] = new FieldTable { ["k"] = FieldValue.Void },
-        ["V"] = FieldValue.Void,
-    };
+    private static FieldTable EveryTag() =>
+        new()
+        {
+            ["t"] = true,
+            ["b"] = (sbyte)-1,
+            ["B"] = (byte)254,
+            ["s"] = (short)-2,
+            ["u"] = (ushort)65533,
+            ["I"] = -3,
+            ["i"] = 4294967292u,
+            ["l"] = -5L,
+            ["f"] = 1.5f,
+            ["d"] = 2.5,
+            ["D"] = new AmqpDecimal(2, 12345),
+            ["S"] = "hi",
+            ["x"] = new byte[] { 0x00, 0xFF },
+            ["A"] = new FieldArray(1, false),
+            ["T"] = new AmqpTimestamp(0x65000000),
+            ["F"] = new FieldTable { ["k"] = FieldValue.Void },
+            ["V"] = FieldValue.Void,
+        };
 
     private const string EveryTagWire =
-        "00000081" +
-        "01 74 74 01" +
-        "01 62 62 FF" +
-        "01 42 42 FE" +
-        "01 73 73 FFFE" +
-        "01 75 75 FFFD" +
-        "01 49 49 FFFFFFFD" +
-        "01 69 69 FFFFFFFC" +
-        "01 6C 6C FFFFFFFFFFFFFFFB" +
-        "01 66 66 3FC00000" +
-        "01 64 64 4004000000000000" +
-        "01 44 44 02 00003039" +
-        "01 53 53 00000002 6869" +
-        "01 78 78 00000002 00FF" +
-        "01 41 41 00000007 49 00000001 74 00" +
-        "01 54 54 0000000065000000" +
-        "01 46 46 00000003 01 6B 56" +
-        "01 56 56";
+        "00000081"
+        + "01 74 74 01"
+        + "01 62 62 FF"
+        + "01 42 42 FE"
+        + "01 73 73 FFFE"
+        + "01 75 75 FFFD"
+        + "01 49 49 FFFFFFFD"
+        + "01 69 69 FFFFFFFC"
+        + "01 6C 6C FFFFFFFFFFFFFFFB"
+        + "01 66 66 3FC00000"
+        + "01 64 64 4004000000000000"
+        + "01 44 44 02 00003039"
+        + "01 53 53 00000002 6869"
+        + "01 78 78 00000002 00FF"
+        + "01 41 41 00000007 49 00000001 74 00"
+        + "01 54 54 0000000065000000"
+        + "01 46 46 00000003 01 6B 56"
+        + "01 56 56";
 
     [Fact]
     public void Table_with_every_type_tag_encodes_to_the_hand_computed_bytes()
     {
-        byte[] wire = Capture(w => { var writer = new AmqpWriter(w); writer.WriteFieldTable(EveryTag()); });
+        byte[] wire = Capture(w =>
+        {
+            var writer = new AmqpWriter(w);
+            writer.WriteFieldTable(EveryTag());
+        });
         Assert.Equal(ToHex(Hex(EveryTagWire)), ToHex(wire));
     }
 
@@ -89,12 +94,16 @@ public class FieldTableTests
             },
         };
         string expected =
-            "00000024" +
-            "05 6F75746572 46 00000019" +
-            "05 696E6E6572 41 0000000E" +
-            "46 00000004 01 7A 62 01" +
-            "41 00000000";
-        byte[] wire = Capture(w => { var writer = new AmqpWriter(w); writer.WriteFieldTable(table); });
+            "00000024"
+            + "05 6F75746572 46 00000019"
+            + "05 696E6E6572 41 0000000E"
+            + "46 00000004 01 7A 62 01"
+            + "41 00000000";
+        byte[] wire = Capture(w =>
+        {
+            var writer = new AmqpWriter(w);
+            writer.WriteFieldTable(table);
+        });
         Assert.Equal(ToHex(Hex(expected)), ToHex(wire));
 
         var reader = new AmqpReader(wire);
@@ -109,17 +118,23 @@ public class FieldTableTests
         // 'i' (uint32) and 'u' are kept, a duplicated key stays duplicated, and an 'S' holding invalid UTF-8
         // keeps its exact bytes.
         string wire =
-            "00000015" +
-            "01 61 69 00000001" +        // a: i 1
-            "01 61 75 0002" +            // a: u 2 (duplicate key)
-            "01 62 53 00000002 C328";    // b: S with an invalid UTF-8 sequence
+            "00000015"
+            + "01 61 69 00000001"
+            + // a: i 1
+            "01 61 75 0002"
+            + // a: u 2 (duplicate key)
+            "01 62 53 00000002 C328"; // b: S with an invalid UTF-8 sequence
         var reader = new AmqpReader(Hex(wire));
         var table = reader.ReadFieldTable();
         Assert.Equal(3, table.Count);
         Assert.Equal(FieldValueType.UInt32, table["a"].Type);
         Assert.Equal(new byte[] { 0xC3, 0x28 }, table["b"].AsBytes().ToArray());
 
-        byte[] again = Capture(w => { var writer = new AmqpWriter(w); writer.WriteFieldTable(table); });
+        byte[] again = Capture(w =>
+        {
+            var writer = new AmqpWriter(w);
+            writer.WriteFieldTable(table);
+        });
         Assert.Equal(ToHex(Hex(wire)), ToHex(again));
     }
 
@@ -134,7 +149,7 @@ public class FieldTableTests
             reader.ReadFieldTable();
         });
         Assert.Contains(tagText, ex.Message);
-        Assert.Equal(6, ex.Offset);   // 4-byte length + key length octet + key byte
+        Assert.Equal(6, ex.Offset); // 4-byte length + key length octet + key byte
     }
 
     [Fact]
@@ -169,7 +184,15 @@ public class FieldTableTests
         {
             int contentLength = (depth - 1 - i) * 5;
             bytes.Add((byte)'A');
-            bytes.AddRange(new[] { (byte)(contentLength >> 24), (byte)(contentLength >> 16), (byte)(contentLength >> 8), (byte)contentLength });
+            bytes.AddRange(
+                new[]
+                {
+                    (byte)(contentLength >> 24),
+                    (byte)(contentLength >> 16),
+                    (byte)(contentLength >> 8),
+                    (byte)contentLength,
+                }
+            );
         }
         var ex = Assert.Throws<AmqpDecodeException>(() =>
         {
@@ -191,15 +214,17 @@ public class FieldTableTests
         Assert.Equal(FieldValueType.Void, ((FieldValue)(string?)null).Type);
         Assert.Equal(FieldValueType.Void, default(FieldValue).Type);
 
-        var fromObjects = FieldTable.FromObjects(new Dictionary<string, object?>
-        {
-            ["n"] = 7,
-            ["s"] = "v",
-            ["nested"] = new Dictionary<string, object?> { ["x"] = 1L },
-            ["list"] = new List<object?> { "a", 2 },
-            ["dec"] = 1.25m,
-            ["none"] = null,
-        });
+        var fromObjects = FieldTable.FromObjects(
+            new Dictionary<string, object?>
+            {
+                ["n"] = 7,
+                ["s"] = "v",
+                ["nested"] = new Dictionary<string, object?> { ["x"] = 1L },
+                ["list"] = new List<object?> { "a", 2 },
+                ["dec"] = 1.25m,
+                ["none"] = null,
+            }
+        );
         Assert.Equal(FieldValueType.Int32, fromObjects["n"].Type);
         Assert.Equal(FieldValueType.Table, fromObjects["nested"].Type);
         Assert.Equal(FieldValueType.Array, fromObjects["list"].Type);
@@ -220,7 +245,12 @@ public class FieldTableTests
     [Fact]
     public void Lookup_and_order()
     {
-        var table = new FieldTable { ["b"] = 1, ["a"] = 2, ["b"] = 3 };
+        var table = new FieldTable
+        {
+            ["b"] = 1,
+            ["a"] = 2,
+            ["b"] = 3,
+        };
         Assert.Equal(["b", "a"], table.Keys);
         Assert.Equal(3, table["b"].AsInt64());
         Assert.True(table.TryGetValue("a", out var a) && a.AsInt64() == 2);
@@ -242,7 +272,11 @@ public class FieldTableTests
     {
         var table = new FieldTable { [new string('k', 256)] = 1 };
         var buffer = new System.Buffers.ArrayBufferWriter<byte>();
-        Assert.Throws<ArgumentException>(() => { var writer = new AmqpWriter(buffer); writer.WriteFieldTable(table); });
+        Assert.Throws<ArgumentException>(() =>
+        {
+            var writer = new AmqpWriter(buffer);
+            writer.WriteFieldTable(table);
+        });
         Assert.Equal(0, buffer.WrittenCount);
     }
 }

@@ -13,20 +13,28 @@ public class FrameCursorTests
     /// <summary>Method, header, body, heartbeat; then a body with a bad end octet, a good heartbeat, and a header
     /// claiming more than <see cref="MaxPayload"/> (which stops reading).</summary>
     private static byte[] Wire() =>
-    [
-        .. Capture(w =>
-        {
-            w.WriteMethodFrame(1, new BasicPublish { RoutingKey = "q" });
-            w.WriteHeaderFrame(1, new ContentHeader(300));
-            FrameFormat.WriteBodyFrames(w, 1, Enumerable.Range(0, 300).Select(i => (byte)i).ToArray(), 4096);
-            w.WriteHeartbeat();
-        }),
-        .. Hex("03 0002 00000003 616263 00"),
-        .. Hex("08 0000 00000000 CE"),
-        .. Hex("02 0001 00001000 0000"),
-    ];
+        [
+            .. Capture(w =>
+            {
+                w.WriteMethodFrame(1, new BasicPublish { RoutingKey = "q" });
+                w.WriteHeaderFrame(1, new ContentHeader(300));
+                FrameFormat.WriteBodyFrames(w, 1, Enumerable.Range(0, 300).Select(i => (byte)i).ToArray(), 4096);
+                w.WriteHeartbeat();
+            }),
+            .. Hex("03 0002 00000003 616263 00"),
+            .. Hex("08 0000 00000000 CE"),
+            .. Hex("02 0001 00001000 0000"),
+        ];
 
-    private sealed record Step(FrameReadStatus Status, byte Type, ushort Channel, long ClaimedSize, string Payload, byte End, long Remaining);
+    private sealed record Step(
+        FrameReadStatus Status,
+        byte Type,
+        ushort Channel,
+        long ClaimedSize,
+        string Payload,
+        byte End,
+        long Remaining
+    );
 
     private static List<Step> General(ReadOnlySequence<byte> buffer)
     {
@@ -34,8 +42,19 @@ public class FrameCursorTests
         while (true)
         {
             var status = FrameReader.TryReadFrame(ref buffer, MaxPayload, out var frame);
-            steps.Add(new Step(status, frame.TypeOctet, frame.Channel, frame.ClaimedSize, ToHex(frame.Payload.ToArray()), frame.EndOctet, buffer.Length));
-            if (status is FrameReadStatus.NeedMoreData or FrameReadStatus.PayloadTooLarge) return steps;
+            steps.Add(
+                new Step(
+                    status,
+                    frame.TypeOctet,
+                    frame.Channel,
+                    frame.ClaimedSize,
+                    ToHex(frame.Payload.ToArray()),
+                    frame.EndOctet,
+                    buffer.Length
+                )
+            );
+            if (status is FrameReadStatus.NeedMoreData or FrameReadStatus.PayloadTooLarge)
+                return steps;
         }
     }
 
@@ -46,8 +65,19 @@ public class FrameCursorTests
         while (true)
         {
             var status = cursor.TryRead(MaxPayload, out var frame);
-            steps.Add(new Step(status, frame.TypeOctet, frame.Channel, frame.ClaimedSize, ToHex(frame.Payload.ToArray()), frame.EndOctet, cursor.Remaining.Length));
-            if (status is FrameReadStatus.NeedMoreData or FrameReadStatus.PayloadTooLarge) return steps;
+            steps.Add(
+                new Step(
+                    status,
+                    frame.TypeOctet,
+                    frame.Channel,
+                    frame.ClaimedSize,
+                    ToHex(frame.Payload.ToArray()),
+                    frame.EndOctet,
+                    cursor.Remaining.Length
+                )
+            );
+            if (status is FrameReadStatus.NeedMoreData or FrameReadStatus.PayloadTooLarge)
+                return steps;
         }
     }
 
@@ -56,8 +86,18 @@ public class FrameCursorTests
     {
         byte[] wire = Wire();
         var expected = General(new ReadOnlySequence<byte>(wire));
-        Assert.Equal([FrameReadStatus.Frame, FrameReadStatus.Frame, FrameReadStatus.Frame, FrameReadStatus.Frame,
-            FrameReadStatus.BadFrameEnd, FrameReadStatus.Frame, FrameReadStatus.PayloadTooLarge], expected.Select(s => s.Status));
+        Assert.Equal(
+            [
+                FrameReadStatus.Frame,
+                FrameReadStatus.Frame,
+                FrameReadStatus.Frame,
+                FrameReadStatus.Frame,
+                FrameReadStatus.BadFrameEnd,
+                FrameReadStatus.Frame,
+                FrameReadStatus.PayloadTooLarge,
+            ],
+            expected.Select(s => s.Status)
+        );
         Assert.Equal(expected, Cursor(new ReadOnlySequence<byte>(wire)));
     }
 
@@ -90,13 +130,9 @@ public class FrameCursorTests
 
         public override MemoryHandle Pin(int elementIndex = 0) => throw new NotSupportedException();
 
-        public override void Unpin()
-        {
-        }
+        public override void Unpin() { }
 
-        protected override void Dispose(bool disposing)
-        {
-        }
+        protected override void Dispose(bool disposing) { }
     }
 
     [Fact]
@@ -106,8 +142,8 @@ public class FrameCursorTests
         var expected = General(new ReadOnlySequence<byte>(wire));
         Assert.Equal(expected, Cursor(OneBytePerSegment(wire)));
         for (int a = 0; a < wire.Length; a += 5)
-            for (int b = a; b <= wire.Length; b += 7)
-                Assert.Equal(expected, Cursor(Segmented(wire[..a], wire[a..b], wire[b..])));
+        for (int b = a; b <= wire.Length; b += 7)
+            Assert.Equal(expected, Cursor(Segmented(wire[..a], wire[a..b], wire[b..])));
     }
 
     [Fact]

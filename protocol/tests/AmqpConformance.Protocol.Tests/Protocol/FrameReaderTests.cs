@@ -30,14 +30,17 @@ public class FrameReaderTests
         Assert.Equal(0x7FFFFFFF, frame.ClaimedSize);
         Assert.Equal(0x7FFFFFFF, frame.Size);
         Assert.True(frame.Payload.IsEmpty);
-        Assert.Equal(7, buffer.Length);   // nothing consumed
+        Assert.Equal(7, buffer.Length); // nothing consumed
     }
 
     [Fact]
     public void Header_claiming_4_GB_reports_the_full_claimed_size()
     {
         var buffer = new ReadOnlySequence<byte>(Hex("01 0000 FFFFFFFF"));
-        Assert.Equal(FrameReadStatus.PayloadTooLarge, FrameReader.TryReadFrame(ref buffer, long.MaxValue - 8, out var frame));
+        Assert.Equal(
+            FrameReadStatus.PayloadTooLarge,
+            FrameReader.TryReadFrame(ref buffer, long.MaxValue - 8, out var frame)
+        );
         Assert.Equal(0xFFFFFFFFL, frame.ClaimedSize);
         Assert.Equal(int.MaxValue, frame.Size);
     }
@@ -47,7 +50,10 @@ public class FrameReaderTests
     {
         byte[] wire = Capture(w => FrameFormat.WriteBodyFrames(w, 1, new byte[4088], 4096));
         var buffer = new ReadOnlySequence<byte>(wire);
-        Assert.Equal(FrameReadStatus.Frame, FrameReader.TryReadFrame(ref buffer, FrameReader.MaxPayloadFor(4096), out var frame));
+        Assert.Equal(
+            FrameReadStatus.Frame,
+            FrameReader.TryReadFrame(ref buffer, FrameReader.MaxPayloadFor(4096), out var frame)
+        );
         Assert.Equal(4088, frame.Size);
         buffer = new ReadOnlySequence<byte>(wire);
         Assert.Equal(FrameReadStatus.PayloadTooLarge, FrameReader.TryReadFrame(ref buffer, 4087, out _));
@@ -88,7 +94,7 @@ public class FrameReaderTests
             frameEnds.Add(available);
         }
         Assert.Equal(consumed, wire.Length);
-        Assert.Equal(4, frameEnds.Count);   // method, header, body, heartbeat
+        Assert.Equal(4, frameEnds.Count); // method, header, body, heartbeat
     }
 
     [Fact]
@@ -112,14 +118,17 @@ public class FrameReaderTests
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(10));
         byte[] wire = TwoFrames();
         var pipe = new Pipe();
-        var writing = Task.Run(async () =>
-        {
-            for (int i = 0; i < wire.Length; i += 3)
+        var writing = Task.Run(
+            async () =>
             {
-                await pipe.Writer.WriteAsync(wire.AsMemory(i, Math.Min(3, wire.Length - i)), timeout.Token);
-            }
-            await pipe.Writer.CompleteAsync();
-        }, timeout.Token);
+                for (int i = 0; i < wire.Length; i += 3)
+                {
+                    await pipe.Writer.WriteAsync(wire.AsMemory(i, Math.Min(3, wire.Length - i)), timeout.Token);
+                }
+                await pipe.Writer.CompleteAsync();
+            },
+            timeout.Token
+        );
 
         var types = new List<FrameType>();
         while (true)
@@ -150,15 +159,15 @@ public class FrameReaderTests
     [Theory]
     [InlineData("414D515000000901", ProtocolHeaderStatus.Amqp091)]
     [InlineData("414D515000000901FFFF", ProtocolHeaderStatus.Amqp091)]
-    [InlineData("414D515000010000", ProtocolHeaderStatus.OtherAmqpVersion)]   // AMQP 1.0
-    [InlineData("414D515001010800", ProtocolHeaderStatus.OtherAmqpVersion)]   // AMQP 0-8 as 0-8 clients send it
+    [InlineData("414D515000010000", ProtocolHeaderStatus.OtherAmqpVersion)] // AMQP 1.0
+    [InlineData("414D515001010800", ProtocolHeaderStatus.OtherAmqpVersion)] // AMQP 0-8 as 0-8 clients send it
     [InlineData("414D515000000900", ProtocolHeaderStatus.OtherAmqpVersion)]
-    [InlineData("414D5150000001", ProtocolHeaderStatus.OtherAmqpVersion)]     // decided before the 8th byte
+    [InlineData("414D5150000001", ProtocolHeaderStatus.OtherAmqpVersion)] // decided before the 8th byte
     [InlineData("414D51", ProtocolHeaderStatus.NeedMoreData)]
     [InlineData("", ProtocolHeaderStatus.NeedMoreData)]
-    [InlineData("474554202F204854", ProtocolHeaderStatus.NotAmqp)]           // "GET / HT"
-    [InlineData("16", ProtocolHeaderStatus.NotAmqp)]                          // TLS handshake record
-    [InlineData("0100000000000C000A", ProtocolHeaderStatus.NotAmqp)]          // a frame without the header
+    [InlineData("474554202F204854", ProtocolHeaderStatus.NotAmqp)] // "GET / HT"
+    [InlineData("16", ProtocolHeaderStatus.NotAmqp)] // TLS handshake record
+    [InlineData("0100000000000C000A", ProtocolHeaderStatus.NotAmqp)] // a frame without the header
     public void Protocol_header_check(string hex, ProtocolHeaderStatus expected)
     {
         byte[] bytes = Hex(hex);
@@ -173,7 +182,9 @@ public class FrameReaderTests
         return frame.Payload;
     }
 
-    private static List<(FrameType Type, ushort Channel, int Size, string Payload)> ReadAll(ReadOnlySequence<byte> buffer)
+    private static List<(FrameType Type, ushort Channel, int Size, string Payload)> ReadAll(
+        ReadOnlySequence<byte> buffer
+    )
     {
         var frames = new List<(FrameType, ushort, int, string)>();
         while (FrameReader.TryReadFrame(ref buffer, MaxPayload, out var frame) == FrameReadStatus.Frame)

@@ -7,7 +7,7 @@ public class MethodCodecErrorTests
 {
     [Theory]
     [InlineData("003C 00FF", "class id 60, method id 255")]
-    [InlineData("001E 000A", "class id 30, method id 10")]     // access.request: not spoken by RabbitMQ 3.x clients
+    [InlineData("001E 000A", "class id 30, method id 10")] // access.request: not spoken by RabbitMQ 3.x clients
     [InlineData("FFFF 0001", "class id 65535, method id 1")]
     public void Unknown_ids_are_rejected(string hex, string expectedText)
     {
@@ -51,7 +51,9 @@ public class MethodCodecErrorTests
 
         // 255 single-byte characters fit; 128 two-byte characters (256 bytes) do not.
         Assert.Equal(4 + 2 + 1 + 256 + 1, MethodCodec.EncodedLength(method with { RoutingKey = new string('r', 255) }));
-        Assert.Throws<ArgumentException>(() => MethodCodec.EncodedLength(method with { RoutingKey = new string('é', 128) }));
+        Assert.Throws<ArgumentException>(() =>
+            MethodCodec.EncodedLength(method with { RoutingKey = new string('é', 128) })
+        );
     }
 
     [Fact]
@@ -73,10 +75,18 @@ public class MethodCodecErrorTests
     [Fact]
     public void Content_header_errors()
     {
-        Assert.Contains("class 50", Assert.Throws<AmqpDecodeException>(
-            () => ContentHeader.Decode(Hex("0032 0000 0000000000000000 0000"))).Message);
-        Assert.Contains("trailing", Assert.Throws<AmqpDecodeException>(
-            () => ContentHeader.Decode(Hex("003C 0000 0000000000000000 0000 00"))).Message);
+        Assert.Contains(
+            "class 50",
+            Assert
+                .Throws<AmqpDecodeException>(() => ContentHeader.Decode(Hex("0032 0000 0000000000000000 0000")))
+                .Message
+        );
+        Assert.Contains(
+            "trailing",
+            Assert
+                .Throws<AmqpDecodeException>(() => ContentHeader.Decode(Hex("003C 0000 0000000000000000 0000 00")))
+                .Message
+        );
         Assert.Throws<AmqpDecodeException>(() => ContentHeader.Decode(Hex("003C 0000 0000000000000000 8000 05 61")));
     }
 
@@ -85,14 +95,16 @@ public class MethodCodecErrorTests
     {
         var buffer = new System.Buffers.ArrayBufferWriter<byte>();
         var writer = new AmqpWriter(buffer);
-        for (int i = 0; i < 9; i++) writer.WriteBit(i % 3 == 0);   // 1 0 0 1 0 0 1 0 | 0
-        writer.WriteShort(0x1234);                                   // a non-bit value closes the octet
+        for (int i = 0; i < 9; i++)
+            writer.WriteBit(i % 3 == 0); // 1 0 0 1 0 0 1 0 | 0
+        writer.WriteShort(0x1234); // a non-bit value closes the octet
         writer.WriteBit(true);
         writer.Flush();
         Assert.Equal("490012340 1".Replace(" ", ""), ToHex(buffer.WrittenSpan));
 
         var reader = new AmqpReader(buffer.WrittenSpan);
-        for (int i = 0; i < 9; i++) Assert.Equal(i % 3 == 0, reader.ReadBit());
+        for (int i = 0; i < 9; i++)
+            Assert.Equal(i % 3 == 0, reader.ReadBit());
         Assert.Equal(0x1234, reader.ReadShort());
         Assert.True(reader.ReadBit());
         reader.EnsureEnd("bits");

@@ -10,7 +10,8 @@ public class MethodRoundTripTests
     public static TheoryData<string> MethodTypeNames()
     {
         var data = new TheoryData<string>();
-        foreach (var type in MethodCodec.KnownMethodTypes) data.Add(type.Name);
+        foreach (var type in MethodCodec.KnownMethodTypes)
+            data.Add(type.Name);
         return data;
     }
 
@@ -19,18 +20,70 @@ public class MethodRoundTripTests
     {
         string[] expected =
         [
-            "ConnectionStart", "ConnectionStartOk", "ConnectionSecure", "ConnectionSecureOk", "ConnectionTune",
-            "ConnectionTuneOk", "ConnectionOpen", "ConnectionOpenOk", "ConnectionClose", "ConnectionCloseOk",
-            "ConnectionBlocked", "ConnectionUnblocked", "ConnectionUpdateSecret", "ConnectionUpdateSecretOk",
-            "ChannelOpen", "ChannelOpenOk", "ChannelFlow", "ChannelFlowOk", "ChannelClose", "ChannelCloseOk",
-            "ExchangeDeclare", "ExchangeDeclareOk", "ExchangeDelete", "ExchangeDeleteOk", "ExchangeBind",
-            "ExchangeBindOk", "ExchangeUnbind", "ExchangeUnbindOk", "QueueDeclare", "QueueDeclareOk", "QueueBind",
-            "QueueBindOk", "QueuePurge", "QueuePurgeOk", "QueueDelete", "QueueDeleteOk", "QueueUnbind",
-            "QueueUnbindOk", "BasicQos", "BasicQosOk", "BasicConsume", "BasicConsumeOk", "BasicCancel",
-            "BasicCancelOk", "BasicPublish", "BasicReturn", "BasicDeliver", "BasicGet", "BasicGetOk",
-            "BasicGetEmpty", "BasicAck", "BasicReject", "BasicRecoverAsync", "BasicRecover", "BasicRecoverOk",
-            "BasicNack", "ConfirmSelect", "ConfirmSelectOk", "TxSelect", "TxSelectOk", "TxCommit", "TxCommitOk",
-            "TxRollback", "TxRollbackOk",
+            "ConnectionStart",
+            "ConnectionStartOk",
+            "ConnectionSecure",
+            "ConnectionSecureOk",
+            "ConnectionTune",
+            "ConnectionTuneOk",
+            "ConnectionOpen",
+            "ConnectionOpenOk",
+            "ConnectionClose",
+            "ConnectionCloseOk",
+            "ConnectionBlocked",
+            "ConnectionUnblocked",
+            "ConnectionUpdateSecret",
+            "ConnectionUpdateSecretOk",
+            "ChannelOpen",
+            "ChannelOpenOk",
+            "ChannelFlow",
+            "ChannelFlowOk",
+            "ChannelClose",
+            "ChannelCloseOk",
+            "ExchangeDeclare",
+            "ExchangeDeclareOk",
+            "ExchangeDelete",
+            "ExchangeDeleteOk",
+            "ExchangeBind",
+            "ExchangeBindOk",
+            "ExchangeUnbind",
+            "ExchangeUnbindOk",
+            "QueueDeclare",
+            "QueueDeclareOk",
+            "QueueBind",
+            "QueueBindOk",
+            "QueuePurge",
+            "QueuePurgeOk",
+            "QueueDelete",
+            "QueueDeleteOk",
+            "QueueUnbind",
+            "QueueUnbindOk",
+            "BasicQos",
+            "BasicQosOk",
+            "BasicConsume",
+            "BasicConsumeOk",
+            "BasicCancel",
+            "BasicCancelOk",
+            "BasicPublish",
+            "BasicReturn",
+            "BasicDeliver",
+            "BasicGet",
+            "BasicGetOk",
+            "BasicGetEmpty",
+            "BasicAck",
+            "BasicReject",
+            "BasicRecoverAsync",
+            "BasicRecover",
+            "BasicRecoverOk",
+            "BasicNack",
+            "ConfirmSelect",
+            "ConfirmSelectOk",
+            "TxSelect",
+            "TxSelectOk",
+            "TxCommit",
+            "TxCommitOk",
+            "TxRollback",
+            "TxRollbackOk",
         ];
         Assert.Equal(expected.Order(), MethodCodec.KnownMethodTypes.Select(t => t.Name).Order());
     }
@@ -45,7 +98,13 @@ public class MethodRoundTripTests
     [InlineData(typeof(ConnectionUpdateSecret), 10, 70, "connection.update-secret", false)]
     [InlineData(typeof(ConnectionBlocked), 10, 60, "connection.blocked", false)]
     [InlineData(typeof(TxRollbackOk), 90, 31, "tx.rollback-ok", false)]
-    public void Ids_names_and_content_flags_match_the_spec(Type type, int classId, int methodId, string name, bool hasContent)
+    public void Ids_names_and_content_flags_match_the_spec(
+        Type type,
+        int classId,
+        int methodId,
+        string name,
+        bool hasContent
+    )
     {
         var method = (IAmqpMethod)Activator.CreateInstance(type)!;
         Assert.Equal(classId, method.ClassId);
@@ -58,9 +117,11 @@ public class MethodRoundTripTests
     [Fact]
     public void Exactly_the_four_content_methods_have_content()
     {
-        var withContent = MethodCodec.KnownMethodTypes
-            .Select(t => (IAmqpMethod)Activator.CreateInstance(t)!)
-            .Where(m => m.HasContent).Select(m => m.Name).Order();
+        var withContent = MethodCodec
+            .KnownMethodTypes.Select(t => (IAmqpMethod)Activator.CreateInstance(t)!)
+            .Where(m => m.HasContent)
+            .Select(m => m.Name)
+            .Order();
         Assert.Equal(["basic.deliver", "basic.get-ok", "basic.publish", "basic.return"], withContent);
     }
 
@@ -71,7 +132,7 @@ public class MethodRoundTripTests
         var method = Filled(typeName, seed: 1);
         AssertRoundTrip(method);
         if (method.GetType().GetProperties().Any(p => p.CanWrite))
-            Assert.NotEqual(Activator.CreateInstance(method.GetType()), method);   // the fill really changed something
+            Assert.NotEqual(Activator.CreateInstance(method.GetType()), method); // the fill really changed something
     }
 
     [Theory]
@@ -143,8 +204,10 @@ public class MethodRoundTripTests
         var type = TypeOf(typeName);
         object method = Activator.CreateInstance(type)!;
         int index = 0;
-        foreach (var property in type.GetProperties(BindingFlags.Public | BindingFlags.Instance)
-                     .Where(p => p.CanWrite && typeof(AmqpMethod).IsAssignableFrom(p.DeclaringType)))   // shared base records (CloseMethod...) too
+        foreach (
+            var property in type.GetProperties(BindingFlags.Public | BindingFlags.Instance)
+                .Where(p => p.CanWrite && typeof(AmqpMethod).IsAssignableFrom(p.DeclaringType))
+        ) // shared base records (CloseMethod...) too
         {
             index++;
             object? current = property.GetValue(method);
@@ -156,8 +219,14 @@ public class MethodRoundTripTests
                 var t when t == typeof(ulong) => 0x8300_0000_0000_0000ul + (ulong)(index * 11 + seed),
                 var t when t == typeof(bool) => seed == 1 ? !(bool)current! : (index % 2 == 0),
                 var t when t == typeof(string) => $"{property.Name}-{seed}-é",
-                var t when t == typeof(FieldTable) => new FieldTable { ["k" + index] = index, ["s"] = "v", ["n"] = new FieldTable { ["t"] = true } },
-                var t when t == typeof(ReadOnlyMemory<byte>) => (ReadOnlyMemory<byte>)new byte[] { 0, 0xFF, (byte)index, (byte)seed, 0xC3 },
+                var t when t == typeof(FieldTable) => new FieldTable
+                {
+                    ["k" + index] = index,
+                    ["s"] = "v",
+                    ["n"] = new FieldTable { ["t"] = true },
+                },
+                var t when t == typeof(ReadOnlyMemory<byte>) => (ReadOnlyMemory<byte>)
+                    new byte[] { 0, 0xFF, (byte)index, (byte)seed, 0xC3 },
                 var t => throw new InvalidOperationException($"No test value for {t} ({type.Name}.{property.Name})"),
             };
             property.SetValue(method, value);

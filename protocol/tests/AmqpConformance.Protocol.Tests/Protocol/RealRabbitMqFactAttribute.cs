@@ -24,6 +24,7 @@ public sealed class RealRabbitMqFactAttribute : FactAttribute
 
     public RealRabbitMqFactAttribute()
     {
-        if (!Reachable.Value) Skip = $"No RabbitMQ listening on {Host}:{Port} (bash .ci/run starts one).";
+        if (!Reachable.Value)
+            Skip = $"No RabbitMQ listening on {Host}:{Port} (bash .ci/run starts one).";
     }
 }

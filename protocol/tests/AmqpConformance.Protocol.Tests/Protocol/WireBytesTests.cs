@@ -16,15 +16,27 @@ public class WireBytesTests
     [Fact]
     public void Basic_publish_on_channel_1_to_default_exchange_mandatory()
     {
-        var method = new BasicPublish { Exchange = "", RoutingKey = "q", Mandatory = true };
+        var method = new BasicPublish
+        {
+            Exchange = "",
+            RoutingKey = "q",
+            Mandatory = true,
+        };
         byte[] expected = Hex(
-            "01 0001 0000000A" +   // method frame, channel 1, payload 10
-            "003C 0028" +          // basic.publish (60, 40)
-            "0000" +               // ticket
-            "00" +                 // exchange ""
-            "01 71" +              // routing key "q"
-            "01" +                 // bits: mandatory (bit 0) set, immediate (bit 1) clear
-            "CE");
+            "01 0001 0000000A"
+                + // method frame, channel 1, payload 10
+                "003C 0028"
+                + // basic.publish (60, 40)
+                "0000"
+                + // ticket
+                "00"
+                + // exchange ""
+                "01 71"
+                + // routing key "q"
+                "01"
+                + // bits: mandatory (bit 0) set, immediate (bit 1) clear
+                "CE"
+        );
         Assert.Equal(ToHex(expected), ToHex(Capture(w => w.WriteMethodFrame(1, method))));
         Assert.Equal(method, MethodCodec.Decode(expected.AsSpan(7, 10)));
     }
@@ -32,7 +44,12 @@ public class WireBytesTests
     [Fact]
     public void Connection_tune_ok()
     {
-        var method = new ConnectionTuneOk { ChannelMax = 2047, FrameMax = 131072, Heartbeat = 60 };
+        var method = new ConnectionTuneOk
+        {
+            ChannelMax = 2047,
+            FrameMax = 131072,
+            Heartbeat = 60,
+        };
         byte[] expected = Hex("01 0000 0000000C | 000A 001F | 07FF | 00020000 | 003C | CE");
         Assert.Equal(ToHex(expected), ToHex(Capture(w => w.WriteMethodFrame(0, method))));
         Assert.Equal(method, MethodCodec.Decode(expected.AsSpan(7, 12)));
@@ -49,13 +66,18 @@ public class WireBytesTests
             Locale = "en_US",
         };
         byte[] expected = Hex(
-            "01 0000 00000024" +
-            "000A 000B" +
-            "00000000" +                                      // client-properties: empty table
-            "05 504C41494E" +                                 // "PLAIN"
-            "0000000C 00 6775657374 00 6775657374" +          // "\0guest\0guest"
-            "05 656E5F5553" +                                 // "en_US"
-            "CE");
+            "01 0000 00000024"
+                + "000A 000B"
+                + "00000000"
+                + // client-properties: empty table
+                "05 504C41494E"
+                + // "PLAIN"
+                "0000000C 00 6775657374 00 6775657374"
+                + // "\0guest\0guest"
+                "05 656E5F5553"
+                + // "en_US"
+                "CE"
+        );
         Assert.Equal(ToHex(expected), ToHex(Capture(w => w.WriteMethodFrame(0, method))));
         var decoded = Assert.IsType<ConnectionStartOk>(MethodCodec.Decode(expected.AsSpan(7, 0x24)));
         Assert.Equal(method, decoded);
@@ -65,7 +87,13 @@ public class WireBytesTests
     [Fact]
     public void Connection_close_with_failing_method()
     {
-        var method = new ConnectionClose { ReplyCode = 501, ReplyText = "x", FailingClassId = 60, FailingMethodId = 40 };
+        var method = new ConnectionClose
+        {
+            ReplyCode = 501,
+            ReplyText = "x",
+            FailingClassId = 60,
+            FailingMethodId = 40,
+        };
         Assert.Equal("000A003201F50178003C0028", ToHex(MethodCodec.ToPayload(method)));
     }
 
@@ -101,22 +129,36 @@ public class WireBytesTests
         };
         var header = new ContentHeader(16, properties);
         string payload =
-            "003C 0000 0000000000000010" +
-            "FFFC" +                          // flags: bits 15..2 set
-            "01 61" +                         // content-type "a"
-            "01 62" +                         // content-encoding "b"
-            "00000007 01 68 49 00000001" +    // headers {h: I 1}
-            "02" +                            // delivery-mode
-            "05" +                            // priority
-            "01 63" +                         // correlation-id "c"
-            "01 72" +                         // reply-to "r"
-            "05 3630303030" +                 // expiration "60000"
-            "01 6D" +                         // message-id "m"
-            "0102030405060708" +              // timestamp
-            "01 74" +                         // type "t"
-            "01 75" +                         // user-id "u"
-            "01 70" +                         // app-id "p"
-            "00";                             // cluster-id ""
+            "003C 0000 0000000000000010"
+            + "FFFC"
+            + // flags: bits 15..2 set
+            "01 61"
+            + // content-type "a"
+            "01 62"
+            + // content-encoding "b"
+            "00000007 01 68 49 00000001"
+            + // headers {h: I 1}
+            "02"
+            + // delivery-mode
+            "05"
+            + // priority
+            "01 63"
+            + // correlation-id "c"
+            "01 72"
+            + // reply-to "r"
+            "05 3630303030"
+            + // expiration "60000"
+            "01 6D"
+            + // message-id "m"
+            "0102030405060708"
+            + // timestamp
+            "01 74"
+            + // type "t"
+            "01 75"
+            + // user-id "u"
+            "01 70"
+            + // app-id "p"
+            "00"; // cluster-id ""
         byte[] expectedPayload = Hex(payload);
         Assert.Equal(ToHex(expectedPayload), ToHex(Capture(header.Encode)));
         Assert.Equal(expectedPayload.Length, header.EncodedLength());

@@ -13,12 +13,15 @@ public sealed class BrokerSessionExportTests
     {
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
         CancellationToken ct = timeout.Token;
-        await using FakeBroker.FakeBroker broker = await FakeBroker.FakeBroker.StartAsync(new FakeBrokerOptions
-        {
-            FrameMax = 131072,
-            HeartbeatSeconds = 0,
-            FrameLog = new FrameLogOptions { CaptureBodies = captureBodies },
-        }, ct);
+        await using FakeBroker.FakeBroker broker = await FakeBroker.FakeBroker.StartAsync(
+            new FakeBrokerOptions
+            {
+                FrameMax = 131072,
+                HeartbeatSeconds = 0,
+                FrameLog = new FrameLogOptions { CaptureBodies = captureBodies },
+            },
+            ct
+        );
         await using (AmqpTestClient client = await AmqpTestClient.ConnectAsync(broker.Endpoint, ct))
         {
             await client.HandshakeAsync(cancellationToken: ct);
@@ -34,7 +37,14 @@ public sealed class BrokerSessionExportTests
             int k = 0;
             foreach (int size in (int[])[0, 10, 5000, 131064, 300_000])
             {
-                await client.PublishAsync((ushort)(1 + k % 2), "", "export", SampleLogs.Pattern(size, k++), frameMax, cancellationToken: ct);
+                await client.PublishAsync(
+                    (ushort)(1 + k % 2),
+                    "",
+                    "export",
+                    SampleLogs.Pattern(size, k++),
+                    frameMax,
+                    cancellationToken: ct
+                );
                 await client.ExpectAsync<BasicAck>(ct);
             }
             await client.SendHeartbeatAsync(ct);
@@ -69,16 +79,18 @@ public sealed class BrokerSessionExportTests
         try
         {
             string jsonl = Path.Combine(dir, "session.jsonl");
-            using (var file = File.Create(jsonl)) JsonLinesExporter.Write(file, log);
+            using (var file = File.Create(jsonl))
+                JsonLinesExporter.Write(file, log);
             FrameLogSnapshot fromJson = Assert.Single(JsonLinesReader.ReadFile(jsonl));
             List<Tshark.DissectedFrame> expected = [.. fromJson.Frames.Select(Tshark.Expected)];
             Assert.Contains(expected, f => f.Type == 3 && f.Length == 131064); // body frames of frame_max - 8 ...
-            Assert.Contains(expected, f => f.Class == 60 && f.Method == 80);   // ... and the broker's confirms
+            Assert.Contains(expected, f => f.Class == 60 && f.Method == 80); // ... and the broker's confirms
 
             foreach (PcapUncapturedBodies mode in Enum.GetValues<PcapUncapturedBodies>())
             {
                 string pcap = Path.Combine(dir, $"session-{mode}.pcap");
-                using (var file = File.Create(pcap)) PcapExporter.Write(file, [fromJson], new PcapExportOptions { UncapturedBodies = mode });
+                using (var file = File.Create(pcap))
+                    PcapExporter.Write(file, [fromJson], new PcapExportOptions { UncapturedBodies = mode });
                 Assert.Equal(expected, await Tshark.DissectAsync(pcap));
             }
         }

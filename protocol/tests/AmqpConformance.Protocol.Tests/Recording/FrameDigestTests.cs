@@ -6,9 +6,10 @@ namespace AmqpConformance.Protocol.Tests.Recording;
 
 public sealed class FrameDigestTests
 {
-    // XXH3 (64-bit, seed 0) values as xxHash's own command-line tool prints them (`xxhsum -H3`, 0.8.1): for ASCII text, and
-    // for the byte pattern (31 i + 7) mod 256 at lengths on both sides of each of XXH3's internal paths (0, 1-3, 4-8, 9-16,
-    // 17-128, 129-240, over 240 in stripes and blocks). "" and "abc" are also the values published with the algorithm.
+    // XXH3 (64-bit, seed 0) values as xxHash's own command-line tool prints them (`xxhsum -H3`, 0.8.1): for ASCII text,
+    // and for the byte pattern (31 i + 7) mod 256 at lengths on both sides of each of XXH3's internal paths (0, 1-3,
+    // 4-8, 9-16, 17-128, 129-240, over 240 in stripes and blocks). "" and "abc" are also the values published with the
+    // algorithm.
     [Theory]
     [InlineData("", 0x2D06800538D394C2UL)]
     [InlineData("a", 0xE6C632B61E964E1FUL)]
@@ -43,7 +44,8 @@ public sealed class FrameDigestTests
     public void Matches_xxhsum_at_every_length_class(int length, ulong expected)
     {
         byte[] bytes = new byte[length];
-        for (int i = 0; i < length; i++) bytes[i] = unchecked((byte)(i * 31 + 7));
+        for (int i = 0; i < length; i++)
+            bytes[i] = unchecked((byte)(i * 31 + 7));
         Assert.Equal(expected, FrameDigest.Compute(bytes));
         Assert.Equal(expected, FrameDigest.Compute(Pieces(bytes, 4093)));
     }

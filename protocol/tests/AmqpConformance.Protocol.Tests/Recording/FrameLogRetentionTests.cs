@@ -6,22 +6,24 @@ namespace AmqpConformance.Protocol.Tests.Recording;
 /// <summary><see cref="FrameLogOptions.MaxRetainedFrames"/> bounds what the log holds, never what it records.</summary>
 public sealed class FrameLogRetentionTests
 {
-    private static FrameRecord Heartbeat(long sequence) => new()
-    {
-        Sequence = sequence,
-        Direction = FrameDirection.Received,
-        WireOffset = 8 + sequence * 8,
-        Timestamp = TimeSpan.Zero,
-        Type = FrameType.Heartbeat,
-        Channel = 0,
-        Size = 0,
-    };
+    private static FrameRecord Heartbeat(long sequence) =>
+        new()
+        {
+            Sequence = sequence,
+            Direction = FrameDirection.Received,
+            WireOffset = 8 + sequence * 8,
+            Timestamp = TimeSpan.Zero,
+            Type = FrameType.Heartbeat,
+            Channel = 0,
+            Size = 0,
+        };
 
     [Fact]
     public void Without_a_bound_every_frame_is_held()
     {
         var log = new FrameLog();
-        for (int i = 0; i < 1000; i++) log.Append(Heartbeat);
+        for (int i = 0; i < 1000; i++)
+            log.Append(Heartbeat);
         Assert.Equal(1000, log.Count);
         Assert.Equal(0, log.DroppedFrames);
         Assert.Equal(Enumerable.Range(0, 1000).Select(i => (long)i), log.Snapshot().Select(f => f.Sequence));
@@ -33,7 +35,8 @@ public sealed class FrameLogRetentionTests
         var log = new FrameLog(options: new FrameLogOptions { MaxRetainedFrames = 10 });
         var seen = new List<long>();
         using var subscription = log.Subscribe(f => seen.Add(f.Sequence));
-        for (int i = 0; i < 1000; i++) log.Append(Heartbeat(log.NextSequence));
+        for (int i = 0; i < 1000; i++)
+            log.Append(Heartbeat(log.NextSequence));
         log.Append(0, static (seq, _) => Heartbeat(seq));
 
         var held = log.Snapshot();
@@ -41,7 +44,10 @@ public sealed class FrameLogRetentionTests
         Assert.Equal(1001, log.NextSequence);
         Assert.Equal(1001 - held.Count, log.DroppedFrames);
         Assert.Equal(held.Count, log.Count);
-        Assert.Equal(Enumerable.Range((int)log.DroppedFrames, held.Count).Select(i => (long)i), held.Select(f => f.Sequence));
+        Assert.Equal(
+            Enumerable.Range((int)log.DroppedFrames, held.Count).Select(i => (long)i),
+            held.Select(f => f.Sequence)
+        );
         // Subscribers (the live export) still saw every frame, in order.
         Assert.Equal(Enumerable.Range(0, 1001).Select(i => (long)i), seen);
     }
@@ -52,18 +58,40 @@ public sealed class FrameLogRetentionTests
     public void A_bound_must_be_positive(int bound) =>
         Assert.Throws<ArgumentOutOfRangeException>(() => new FrameLogOptions { MaxRetainedFrames = bound });
 
-    /// <summary>Found by <see cref="FrameLogOffsetsAndTimesTests"/>: once the held frames were all without a kept payload (body
-    /// frames, heartbeats), the drop let go of the payload chunk being filled, and the next method frame's payload went into
-    /// it under the released index: the snapshot then threw ArgumentOutOfRangeException.</summary>
+    /// <summary>Found by <see cref="FrameLogOffsetsAndTimesTests"/>: once the held frames were all without a kept
+    /// payload (body frames, heartbeats), the drop let go of the payload chunk being filled, and the next method
+    /// frame's payload went into it under the released index: the snapshot then threw
+    /// ArgumentOutOfRangeException.</summary>
     [Fact]
     public void A_payload_kept_after_a_drop_that_released_every_payload_is_still_readable()
     {
         var log = new FrameLog(options: new FrameLogOptions { MaxRetainedFrames = 3 });
         byte[] publish = [0, 60, 0, 40, 0, 0, 1, 97, 0, 1, 98, 0];
-        log.Record(FrameDirection.Received, 8, (byte)FrameType.Method, 1, publish.Length, new System.Buffers.ReadOnlySequence<byte>(publish));
+        log.Record(
+            FrameDirection.Received,
+            8,
+            (byte)FrameType.Method,
+            1,
+            publish.Length,
+            new System.Buffers.ReadOnlySequence<byte>(publish)
+        );
         for (int i = 0; i < 10; i++)
-            log.Record(FrameDirection.Received, 100 + i * 20, (byte)FrameType.Body, 1, 4, new System.Buffers.ReadOnlySequence<byte>([1, 2, 3, (byte)i]));
-        log.Record(FrameDirection.Received, 400, (byte)FrameType.Method, 1, publish.Length, new System.Buffers.ReadOnlySequence<byte>(publish));
+            log.Record(
+                FrameDirection.Received,
+                100 + i * 20,
+                (byte)FrameType.Body,
+                1,
+                4,
+                new System.Buffers.ReadOnlySequence<byte>([1, 2, 3, (byte)i])
+            );
+        log.Record(
+            FrameDirection.Received,
+            400,
+            (byte)FrameType.Method,
+            1,
+            publish.Length,
+            new System.Buffers.ReadOnlySequence<byte>(publish)
+        );
 
         var last = log.Snapshot()[^1];
         Assert.Equal("basic.publish", last.MethodName);

@@ -2,7 +2,8 @@ using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.Protocol.Tests.Recording;
 
-/// <summary>Field-by-field comparison of frame records (the record's own equality compares payload memory by reference).</summary>
+/// <summary>Field-by-field comparison of frame records (the record's own equality compares payload memory by
+/// reference).</summary>
 internal static class FrameRecordAssert
 {
     public static void Equal(FrameRecord expected, FrameRecord actual)
@@ -21,12 +22,14 @@ internal static class FrameRecordAssert
         Assert.Equal(expected.PayloadDigest, actual.PayloadDigest);
         Assert.Equal(expected.FrameEndValid, actual.FrameEndValid);
         Assert.Equal(expected.Payload.HasValue, actual.Payload.HasValue);
-        if (expected.Payload is { } payload) Assert.Equal(payload.ToArray(), actual.Payload!.Value.ToArray());
+        if (expected.Payload is { } payload)
+            Assert.Equal(payload.ToArray(), actual.Payload!.Value.ToArray());
     }
 
     public static void Equal(IReadOnlyList<FrameRecord> expected, IReadOnlyList<FrameRecord> actual)
     {
         Assert.Equal(expected.Count, actual.Count);
-        for (int i = 0; i < expected.Count; i++) Equal(expected[i], actual[i]);
+        for (int i = 0; i < expected.Count; i++)
+            Equal(expected[i], actual[i]);
     }
 }

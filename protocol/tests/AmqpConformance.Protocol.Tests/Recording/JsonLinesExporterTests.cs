@@ -44,7 +44,10 @@ public sealed class JsonLinesExporterTests
         sample.Malformed(0x41, 2, [9]);
 
         List<JsonElement> lines = Export(sample.Log);
-        JsonElement method = lines[1], header = lines[2], body = lines[3], malformed = lines[4];
+        JsonElement method = lines[1],
+            header = lines[2],
+            body = lines[3],
+            malformed = lines[4];
 
         Assert.Equal("frame", method.GetProperty("kind").GetString());
         Assert.Equal("received", method.GetProperty("direction").GetString());
@@ -54,7 +57,10 @@ public sealed class JsonLinesExporterTests
         Assert.Equal(60, method.GetProperty("classId").GetInt32());
         Assert.Equal(40, method.GetProperty("methodId").GetInt32());
         Assert.Equal("basic.publish", method.GetProperty("methodName").GetString());
-        Assert.Equal(MethodCodec.ToPayload(new BasicPublish { RoutingKey = "q" }), method.GetProperty("payload").GetBytesFromBase64());
+        Assert.Equal(
+            MethodCodec.ToPayload(new BasicPublish { RoutingKey = "q" }),
+            method.GetProperty("payload").GetBytesFromBase64()
+        );
         Assert.Equal(method.GetProperty("size").GetInt32() + 8, method.GetProperty("wireLength").GetInt32());
         Assert.False(method.TryGetProperty("payloadDigest", out _));
 
@@ -77,7 +83,9 @@ public sealed class JsonLinesExporterTests
     {
         var sample = new SampleLogs(connectionId: 3);
         sample.Heartbeat(FrameDirection.Received);
-        sample.Log.AddFinding(new ProtocolFinding(0, 505, "unexpected-frame", "a frame \"quoted\"", ClosedConnection: true));
+        sample.Log.AddFinding(
+            new ProtocolFinding(0, 505, "unexpected-frame", "a frame \"quoted\"", ClosedConnection: true)
+        );
 
         List<JsonElement> lines = Export(sample.Log, "closed by broker: 505");
 
@@ -109,6 +117,11 @@ public sealed class JsonLinesExporterTests
 
         string[] lines = Encoding.UTF8.GetString(stream.ToArray()).TrimEnd('\n').Split('\n');
         Assert.Equal(65, lines.Length);
-        Assert.All(lines.Skip(1), line => Assert.Equal(64 * 1024, JsonDocument.Parse(line).RootElement.GetProperty("payload").GetBytesFromBase64().Length));
+        Assert.All(lines.Skip(1), line =>
+            Assert.Equal(
+                64 * 1024,
+                JsonDocument.Parse(line).RootElement.GetProperty("payload").GetBytesFromBase64().Length
+            )
+        );
     }
 }

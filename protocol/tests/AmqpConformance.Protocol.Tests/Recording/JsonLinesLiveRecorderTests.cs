@@ -18,7 +18,8 @@ public sealed class JsonLinesLiveRecorderTests
             // Appends race with the attach snapshot on another thread.
             await Task.Run(() =>
             {
-                for (int i = 0; i < 200; i++) sample.Publish(1, SampleLogs.Pattern(i * 37, i), 4096);
+                for (int i = 0; i < 200; i++)
+                    sample.Publish(1, SampleLogs.Pattern(i * 37, i), 4096);
             });
             sample.Log.AddFinding(new ProtocolFinding(3, 505, "rule", "message", false));
             recorder.Complete(sample.Log, "client closed");
@@ -89,22 +90,30 @@ public sealed class JsonLinesLiveRecorderTests
     [Fact]
     public async Task A_log_that_holds_only_its_newest_frames_is_recorded_whole_with_a_matching_end_line()
     {
-        // The standalone broker streams long connections with MaxRetainedFrames set: the file must still get every frame
-        // from the attach on, and its end line must count the lines written, not the frames the log still holds.
+        // The standalone broker streams long connections with MaxRetainedFrames set: the file must still get every
+        // frame from the attach on, and its end line must count the lines written, not the frames the log still holds.
         var log = new FrameLog(5, new FrameLogOptions { MaxRetainedFrames = 10 });
-        static FrameRecord Heartbeat(long sequence) => new()
-        {
-            Sequence = sequence, Direction = FrameDirection.Received, WireOffset = 8 + sequence * 8, Timestamp = TimeSpan.Zero,
-            Type = FrameType.Heartbeat, Channel = 0, Size = 0,
-        };
-        for (int i = 0; i < 35; i++) log.Append(Heartbeat); // the log already dropped the oldest before the attach
+        static FrameRecord Heartbeat(long sequence) =>
+            new()
+            {
+                Sequence = sequence,
+                Direction = FrameDirection.Received,
+                WireOffset = 8 + sequence * 8,
+                Timestamp = TimeSpan.Zero,
+                Type = FrameType.Heartbeat,
+                Channel = 0,
+                Size = 0,
+            };
+        for (int i = 0; i < 35; i++)
+            log.Append(Heartbeat); // the log already dropped the oldest before the attach
         long firstHeld = log.DroppedFrames;
         Assert.True(firstHeld > 0);
         using var stream = new MemoryStream();
         await using (var recorder = new JsonLinesLiveRecorder(stream, leaveOpen: true))
         {
             recorder.Attach(log);
-            for (int i = 0; i < 100; i++) log.Append(Heartbeat);
+            for (int i = 0; i < 100; i++)
+                log.Append(Heartbeat);
             recorder.Complete(log, "done");
         }
         stream.Position = 0;
@@ -112,7 +121,10 @@ public sealed class JsonLinesLiveRecorderTests
         FrameLogSnapshot back = Assert.Single(JsonLinesReader.Read(stream)); // the reader checks the end line's counts
 
         Assert.True(back.Ended);
-        Assert.Equal(Enumerable.Range((int)firstHeld, 135 - (int)firstHeld).Select(i => (long)i), back.Frames.Select(f => f.Sequence));
+        Assert.Equal(
+            Enumerable.Range((int)firstHeld, 135 - (int)firstHeld).Select(i => (long)i),
+            back.Frames.Select(f => f.Sequence)
+        );
         Assert.True(log.Count < back.Frames.Count);
     }
 
@@ -147,6 +159,7 @@ public sealed class JsonLinesLiveRecorderTests
     private sealed class FailingStream : MemoryStream
     {
         public override void Write(ReadOnlySpan<byte> buffer) => throw new IOException("disk full");
+
         public override void Write(byte[] buffer, int offset, int count) => throw new IOException("disk full");
     }
 }

@@ -12,8 +12,26 @@ public sealed class JsonLinesReaderTests
         var sample = new SampleLogs(connectionId, captureBodies);
         sample.Method(FrameDirection.Sent, 0, new ConnectionStart());
         sample.Method(FrameDirection.Received, 0, new ConnectionStartOk { Response = "\0guest\0guest"u8.ToArray() });
-        sample.Method(FrameDirection.Sent, 0, new ConnectionTune { FrameMax = 4096, ChannelMax = 2047, Heartbeat = 60 });
-        sample.Method(FrameDirection.Received, 0, new ConnectionTuneOk { FrameMax = 4096, ChannelMax = 2047, Heartbeat = 60 });
+        sample.Method(
+            FrameDirection.Sent,
+            0,
+            new ConnectionTune
+            {
+                FrameMax = 4096,
+                ChannelMax = 2047,
+                Heartbeat = 60,
+            }
+        );
+        sample.Method(
+            FrameDirection.Received,
+            0,
+            new ConnectionTuneOk
+            {
+                FrameMax = 4096,
+                ChannelMax = 2047,
+                Heartbeat = 60,
+            }
+        );
         sample.Publish(1, [], 4096);
         sample.Publish(1, SampleLogs.Pattern(10_000, 1), 4096);
         sample.Heartbeat(FrameDirection.Sent);
@@ -49,7 +67,10 @@ public sealed class JsonLinesReaderTests
     public void Several_connections_come_back_in_the_order_of_their_log_lines()
     {
         using var stream = new MemoryStream();
-        JsonLinesExporter.Write(stream, [FrameLogSnapshot.From(RichLog(2, false).Log), FrameLogSnapshot.From(RichLog(1, true).Log)]);
+        JsonLinesExporter.Write(
+            stream,
+            [FrameLogSnapshot.From(RichLog(2, false).Log), FrameLogSnapshot.From(RichLog(1, true).Log)]
+        );
         stream.Position = 0;
 
         IReadOnlyList<FrameLogSnapshot> back = JsonLinesReader.Read(stream);
@@ -68,7 +89,8 @@ public sealed class JsonLinesReaderTests
         using (var exporter = new JsonLinesExporter(stream, leaveOpen: true))
         {
             exporter.WriteLogStart(log);
-            foreach (FrameRecord frame in log.Snapshot()) exporter.WriteFrame(log.ConnectionId, frame);
+            foreach (FrameRecord frame in log.Snapshot())
+                exporter.WriteFrame(log.ConnectionId, frame);
         }
         stream.Position = 0;
 
@@ -83,11 +105,23 @@ public sealed class JsonLinesReaderTests
     [InlineData("not json", "line 1", "")]
     [InlineData(Header + "\n{\"kind\":\"mystery\",\"connectionId\":1}", "line 2", "unknown kind \"mystery\"")]
     [InlineData(Header + "\n" + Header, "line 2", "a second log line")]
-    [InlineData(Header + "\n\n{\"kind\":\"end\",\"connectionId\":1,\"frames\":3,\"findings\":0}", "line 3", "counts 3 frames")]
+    [InlineData(
+        Header + "\n\n{\"kind\":\"end\",\"connectionId\":1,\"frames\":3,\"findings\":0}",
+        "line 3",
+        "counts 3 frames"
+    )]
     [InlineData(Header + "\n" + Frame + ",\"payloadDigest\":\"xyz\"}", "line 2", "16 hex digits")]
     [InlineData(Header + "\n" + FrameSideways + "}", "line 2", "sideways")]
-    [InlineData("{\"kind\":\"log\",\"connectionId\":1,\"format\":\"amqp-conformance/frame-log\",\"version\":3,\"startedAt\":\"2026-01-01T00:00:00Z\",\"options\":{\"captureBodies\":false,\"recordSent\":true}}", "line 1", "version 3")]
-    [InlineData("{\"kind\":\"log\",\"connectionId\":1,\"format\":\"amqp-conformance/frame-log\",\"version\":1,\"startedAt\":\"2026-01-01T00:00:00Z\",\"options\":{\"captureBodies\":false,\"recordSent\":true}}", "line 1", "XXH64")]
+    [InlineData(
+        "{\"kind\":\"log\",\"connectionId\":1,\"format\":\"amqp-conformance/frame-log\",\"version\":3,\"startedAt\":\"2026-01-01T00:00:00Z\",\"options\":{\"captureBodies\":false,\"recordSent\":true}}",
+        "line 1",
+        "version 3"
+    )]
+    [InlineData(
+        "{\"kind\":\"log\",\"connectionId\":1,\"format\":\"amqp-conformance/frame-log\",\"version\":1,\"startedAt\":\"2026-01-01T00:00:00Z\",\"options\":{\"captureBodies\":false,\"recordSent\":true}}",
+        "line 1",
+        "XXH64"
+    )]
     public void Bad_input_throws_InvalidDataException_naming_the_line(string text, string where, string what)
     {
         var e = Assert.Throws<InvalidDataException>(() => JsonLinesReader.Read(new StringReader(text)));
@@ -107,7 +141,8 @@ public sealed class JsonLinesReaderTests
     [Fact]
     public void An_undefined_type_octet_reads_back_as_that_octet()
     {
-        string text = Header + "\n" + Frame.Replace("\"type\":\"method\"", "\"type\":\"65\"", StringComparison.Ordinal) + "}";
+        string text =
+            Header + "\n" + Frame.Replace("\"type\":\"method\"", "\"type\":\"65\"", StringComparison.Ordinal) + "}";
         FrameRecord frame = Assert.Single(Assert.Single(JsonLinesReader.Read(new StringReader(text))).Frames);
         Assert.Equal((FrameType)65, frame.Type);
     }

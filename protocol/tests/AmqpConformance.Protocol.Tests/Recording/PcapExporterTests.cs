@@ -6,9 +6,13 @@ namespace AmqpConformance.Protocol.Tests.Recording;
 
 public sealed class PcapExporterTests
 {
-    private const byte Syn = 0x02, Ack = 0x10;
+    private const byte Syn = 0x02,
+        Ack = 0x10;
 
-    private static (uint LinkType, List<PcapTestReader.Packet> Packets) Export(FrameLog log, PcapExportOptions? options = null)
+    private static (uint LinkType, List<PcapTestReader.Packet> Packets) Export(
+        FrameLog log,
+        PcapExportOptions? options = null
+    )
     {
         using var stream = new MemoryStream();
         PcapExporter.Write(stream, log, options);
@@ -51,8 +55,12 @@ public sealed class PcapExporterTests
     {
         FrameLog log = Session(captureBodies: true).Log;
         var (_, packets) = Export(log);
-        uint clientData = packets[0].Sequence + 1, serverData = packets[1].Sequence + 1;
-        List<PcapTestReader.Packet> data = [.. packets.Where(p => p.PayloadLength > 0 && !(p.SourcePort != 5672 && p.Sequence == clientData))];
+        uint clientData = packets[0].Sequence + 1,
+            serverData = packets[1].Sequence + 1;
+        List<PcapTestReader.Packet> data =
+        [
+            .. packets.Where(p => p.PayloadLength > 0 && !(p.SourcePort != 5672 && p.Sequence == clientData)),
+        ];
 
         long serverSent = 0;
         int at = 0;
@@ -62,14 +70,17 @@ public sealed class PcapExporterTests
             PcapTestReader.Packet first = data[at];
             Assert.Equal((ushort)5672, fromClient ? first.DestinationPort : first.SourcePort);
             Assert.Equal((uint)((fromClient ? clientData : serverData) + frame.WireOffset), first.Sequence);
-            if (fromClient) Assert.Equal((uint)(serverData + serverSent), first.Acknowledgment);
+            if (fromClient)
+                Assert.Equal((uint)(serverData + serverSent), first.Acknowledgment);
             // The frame's bytes, across as many segments as it took, are exactly type|channel|size|payload|0xCE.
             var bytes = new List<byte>();
-            while (bytes.Count < frame.WireLength) bytes.AddRange(data[at++].CapturedPayload);
+            while (bytes.Count < frame.WireLength)
+                bytes.AddRange(data[at++].CapturedPayload);
             Assert.Equal((byte)frame.Type, bytes[0]);
             Assert.Equal(frame.Payload!.Value.ToArray(), bytes.Skip(7).Take(frame.Size).ToArray());
             Assert.Equal(AmqpConstants.FrameEnd, bytes[^1]);
-            if (!fromClient) serverSent = frame.WireOffset + frame.WireLength;
+            if (!fromClient)
+                serverSent = frame.WireOffset + frame.WireLength;
         }
         Assert.Equal(data.Count, at);
     }

@@ -6,8 +6,19 @@ namespace AmqpConformance.Protocol.Tests.Recording;
 /// (nanosecond magic, LINKTYPE_RAW, IPv4/TCP), independently of the exporter's code.</summary>
 internal static class PcapTestReader
 {
-    public sealed record Packet(DateTimeOffset Time, int CapturedLength, int OriginalLength, ushort SourcePort, ushort DestinationPort,
-        uint Sequence, uint Acknowledgment, byte Flags, int PayloadLength, byte[] CapturedPayload, bool IpChecksumValid);
+    public sealed record Packet(
+        DateTimeOffset Time,
+        int CapturedLength,
+        int OriginalLength,
+        ushort SourcePort,
+        ushort DestinationPort,
+        uint Sequence,
+        uint Acknowledgment,
+        byte Flags,
+        int PayloadLength,
+        byte[] CapturedPayload,
+        bool IpChecksumValid
+    );
 
     public static (uint LinkType, List<Packet> Packets) Read(byte[] file)
     {
@@ -31,12 +42,21 @@ internal static class PcapTestReader
             Assert.Equal(orig, totalLength);
             ReadOnlySpan<byte> tcp = ip[20..];
             int dataOffset = (tcp[12] >> 4) * 4;
-            packets.Add(new Packet(
-                DateTimeOffset.UnixEpoch.AddTicks(seconds * TimeSpan.TicksPerSecond + nanos / 100),
-                incl, orig,
-                BinaryPrimitives.ReadUInt16BigEndian(tcp), BinaryPrimitives.ReadUInt16BigEndian(tcp[2..]),
-                BinaryPrimitives.ReadUInt32BigEndian(tcp[4..]), BinaryPrimitives.ReadUInt32BigEndian(tcp[8..]),
-                tcp[13], totalLength - 20 - dataOffset, tcp[dataOffset..].ToArray(), Checksum(ip[..20]) == 0));
+            packets.Add(
+                new Packet(
+                    DateTimeOffset.UnixEpoch.AddTicks(seconds * TimeSpan.TicksPerSecond + nanos / 100),
+                    incl,
+                    orig,
+                    BinaryPrimitives.ReadUInt16BigEndian(tcp),
+                    BinaryPrimitives.ReadUInt16BigEndian(tcp[2..]),
+                    BinaryPrimitives.ReadUInt32BigEndian(tcp[4..]),
+                    BinaryPrimitives.ReadUInt32BigEndian(tcp[8..]),
+                    tcp[13],
+                    totalLength - 20 - dataOffset,
+                    tcp[dataOffset..].ToArray(),
+                    Checksum(ip[..20]) == 0
+                )
+            );
             at += 16 + incl;
         }
         return (linkType, packets);
@@ -45,8 +65,10 @@ internal static class PcapTestReader
     private static ushort Checksum(ReadOnlySpan<byte> header)
     {
         uint sum = 0;
-        for (int i = 0; i < header.Length; i += 2) sum += BinaryPrimitives.ReadUInt16BigEndian(header[i..]);
-        while (sum > 0xFFFF) sum = (sum & 0xFFFF) + (sum >> 16);
+        for (int i = 0; i < header.Length; i += 2)
+            sum += BinaryPrimitives.ReadUInt16BigEndian(header[i..]);
+        while (sum > 0xFFFF)
+            sum = (sum & 0xFFFF) + (sum >> 16);
         return (ushort)~sum;
     }
 }

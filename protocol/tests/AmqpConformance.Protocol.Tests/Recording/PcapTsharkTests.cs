@@ -4,7 +4,8 @@ using AmqpConformance.Protocol.Recording.Export;
 
 namespace AmqpConformance.Protocol.Tests.Recording;
 
-/// <summary>Wireshark's AMQP dissector reads the exported captures: same frames (type, channel, size, method) as the log.</summary>
+/// <summary>Wireshark's AMQP dissector reads the exported captures: same frames (type, channel, size, method) as the
+/// log.</summary>
 public sealed class PcapTsharkTests
 {
     [RequiresTsharkFact]
@@ -34,7 +35,8 @@ public sealed class PcapTsharkTests
             string path = Path.Combine(Path.GetTempPath(), $"export-{mode}-{Guid.NewGuid():N}.pcap");
             try
             {
-                using (var file = File.Create(path)) PcapExporter.Write(file, sample.Log, new PcapExportOptions { UncapturedBodies = mode });
+                using (var file = File.Create(path))
+                    PcapExporter.Write(file, sample.Log, new PcapExportOptions { UncapturedBodies = mode });
                 List<Tshark.DissectedFrame> dissected = await Tshark.DissectAsync(path);
                 Assert.Equal(expected, dissected);
             }

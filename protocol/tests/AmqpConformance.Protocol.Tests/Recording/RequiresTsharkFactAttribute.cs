@@ -5,6 +5,7 @@ public sealed class RequiresTsharkFactAttribute : FactAttribute
 {
     public RequiresTsharkFactAttribute()
     {
-        if (Tshark.Path is null) Skip = "tshark is not installed (apt-get install tshark; .ci/run installs it)";
+        if (Tshark.Path is null)
+            Skip = "tshark is not installed (apt-get install tshark; .ci/run installs it)";
     }
 }

@@ -18,14 +18,31 @@ internal sealed class SampleLogs
     public FrameLog Log { get; }
 
     public FrameRecord Method(FrameDirection direction, ushort channel, IAmqpMethod method) =>
-        Add(direction, FrameType.Method, channel, MethodCodec.ToPayload(method), method.ClassId, method.MethodId, method.Name);
+        Add(
+            direction,
+            FrameType.Method,
+            channel,
+            MethodCodec.ToPayload(method),
+            method.ClassId,
+            method.MethodId,
+            method.Name
+        );
 
     public FrameRecord Header(ushort channel, ulong bodySize)
     {
         var header = new ContentHeader(bodySize);
         var payload = new byte[header.EncodedLength()];
         header.Encode(payload);
-        return Add(FrameDirection.Received, FrameType.Header, channel, payload, AmqpConstants.BasicClassId, 0, null, declaredBodySize: (long)bodySize);
+        return Add(
+            FrameDirection.Received,
+            FrameType.Header,
+            channel,
+            payload,
+            AmqpConstants.BasicClassId,
+            0,
+            null,
+            declaredBodySize: (long)bodySize
+        );
     }
 
     public FrameRecord Body(ushort channel, byte[] body) =>
@@ -33,7 +50,8 @@ internal sealed class SampleLogs
 
     public FrameRecord Heartbeat(FrameDirection direction) => Add(direction, FrameType.Heartbeat, 0, [], 0, 0, null);
 
-    /// <summary>A frame with an undefined type octet and a bad frame-end, as a broker records a malformed frame.</summary>
+    /// <summary>A frame with an undefined type octet and a bad frame-end, as a broker records a malformed
+    /// frame.</summary>
     public FrameRecord Malformed(byte typeOctet, ushort channel, byte[] payload) =>
         Add(FrameDirection.Received, (FrameType)typeOctet, channel, payload, 0, 0, null, frameEndValid: false);
 
@@ -52,12 +70,23 @@ internal sealed class SampleLogs
     public static byte[] Pattern(int length, int seed)
     {
         var bytes = new byte[length];
-        for (int i = 0; i < length; i++) bytes[i] = (byte)(i * 7 + seed * 13 + (i >> 8));
+        for (int i = 0; i < length; i++)
+            bytes[i] = (byte)(i * 7 + seed * 13 + (i >> 8));
         return bytes;
     }
 
-    private FrameRecord Add(FrameDirection direction, FrameType type, ushort channel, byte[] payload, ushort classId, ushort methodId,
-        string? methodName, long? declaredBodySize = null, ulong? digest = null, bool frameEndValid = true)
+    private FrameRecord Add(
+        FrameDirection direction,
+        FrameType type,
+        ushort channel,
+        byte[] payload,
+        ushort classId,
+        ushort methodId,
+        string? methodName,
+        long? declaredBodySize = null,
+        ulong? digest = null,
+        bool frameEndValid = true
+    )
     {
         ref long offset = ref direction == FrameDirection.Received ? ref _received : ref _sent;
         long wireOffset = offset;

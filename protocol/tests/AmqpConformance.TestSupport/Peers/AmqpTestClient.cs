@@ -6,12 +6,18 @@ namespace AmqpConformance.TestSupport.Peers;
 
 /// <summary>
 /// The client end of a raw connection (see <see cref="AmqpPeer"/>): a handshake that can stop after any step
-/// (<see cref="HandshakeStep"/>), channel open, publish and close, plus everything the base sends and expects. For the happy
-/// path with a real frame writer, tests use the harness's <c>HarnessConnection</c> instead; this one is for the bytes.
+/// (<see cref="HandshakeStep"/>), channel open, publish and close, plus everything the base sends and expects. For the
+/// happy path with a real frame writer, tests use the harness's <c>HarnessConnection</c> instead; this one is for the
+/// bytes.
 /// </summary>
 public sealed class AmqpTestClient : AmqpPeer
 {
-    private AmqpTestClient(PipeReader input, PipeWriter output, IAsyncDisposable? owned = null, System.Net.Sockets.Socket? socket = null)
+    private AmqpTestClient(
+        PipeReader input,
+        PipeWriter output,
+        IAsyncDisposable? owned = null,
+        System.Net.Sockets.Socket? socket = null
+    )
         : base(input, output, owned, socket) { }
 
     /// <summary>connection.start as the broker sent it (after <see cref="HandshakeStep.StartOk"/>).</summary>
@@ -30,13 +36,18 @@ public sealed class AmqpTestClient : AmqpPeer
         return new AmqpTestClient(input, output, stream, socket);
     }
 
-    /// <summary>Connects over TCP to <paramref name="host"/> (an IP address, e.g. 127.0.0.1); nothing is sent yet.</summary>
+    /// <summary>Connects over TCP to <paramref name="host"/> (an IP address, e.g. 127.0.0.1); nothing is sent
+    /// yet.</summary>
     public static Task<AmqpTestClient> ConnectAsync(string host, int port, CancellationToken cancellationToken) =>
         ConnectAsync(new IPEndPoint(IPAddress.Parse(host), port), cancellationToken);
 
     /// <summary>Connects over TCP, completes the handshake and opens <paramref name="channel"/>.</summary>
-    public static async Task<AmqpTestClient> ConnectOpenAsync(EndPoint endpoint, CancellationToken cancellationToken,
-        ClientHandshake? handshake = null, ushort channel = 1)
+    public static async Task<AmqpTestClient> ConnectOpenAsync(
+        EndPoint endpoint,
+        CancellationToken cancellationToken,
+        ClientHandshake? handshake = null,
+        ushort channel = 1
+    )
     {
         AmqpTestClient client = await ConnectAsync(endpoint, cancellationToken).ConfigureAwait(false);
         try
@@ -52,31 +63,38 @@ public sealed class AmqpTestClient : AmqpPeer
         }
     }
 
-    /// <summary>A client over pipes: <paramref name="fromBroker"/> carries the broker's bytes, <paramref name="toBroker"/> the client's.
-    /// Disposing it completes both.</summary>
+    /// <summary>A client over pipes: <paramref name="fromBroker"/> carries the broker's bytes,
+    /// <paramref name="toBroker"/> the client's. Disposing it completes both.</summary>
     public static AmqpTestClient Over(PipeReader fromBroker, PipeWriter toBroker) => new(fromBroker, toBroker);
 
-    /// <summary>Plays the client's handshake up to and including <paramref name="stopAfter"/>: protocol header; connection.start,
-    /// start-ok; connection.tune, tune-ok; connection.open, open-ok.</summary>
-    /// <exception cref="PeerExpectationException">The broker answered otherwise (a close: see <see cref="PeerExpectationException.Method"/>)
-    /// or ended the stream.</exception>
-    public async Task HandshakeAsync(ClientHandshake? handshake = null, HandshakeStep stopAfter = HandshakeStep.Open,
-        CancellationToken cancellationToken = default)
+    /// <summary>Plays the client's handshake up to and including <paramref name="stopAfter"/>: protocol header;
+    /// connection.start, start-ok; connection.tune, tune-ok; connection.open, open-ok.</summary>
+    /// <exception cref="PeerExpectationException">The broker answered otherwise (a close: see
+    /// <see cref="PeerExpectationException.Method"/>) or ended the stream.</exception>
+    public async Task HandshakeAsync(
+        ClientHandshake? handshake = null,
+        HandshakeStep stopAfter = HandshakeStep.Open,
+        CancellationToken cancellationToken = default
+    )
     {
         handshake ??= ClientHandshake.Default;
         await SendProtocolHeaderAsync(cancellationToken).ConfigureAwait(false);
-        if (stopAfter == HandshakeStep.ProtocolHeader) return;
+        if (stopAfter == HandshakeStep.ProtocolHeader)
+            return;
 
         Start = await ExpectAsync<ConnectionStart>(cancellationToken).ConfigureAwait(false);
         await SendMethodAsync(0, handshake.StartOk(), cancellationToken).ConfigureAwait(false);
-        if (stopAfter == HandshakeStep.StartOk) return;
+        if (stopAfter == HandshakeStep.StartOk)
+            return;
 
         Tune = await ExpectAsync<ConnectionTune>(cancellationToken).ConfigureAwait(false);
         TuneOk = handshake.TuneOk(Tune);
         await SendMethodAsync(0, TuneOk, cancellationToken).ConfigureAwait(false);
-        if (stopAfter == HandshakeStep.TuneOk) return;
+        if (stopAfter == HandshakeStep.TuneOk)
+            return;
 
-        await SendMethodAsync(0, new ConnectionOpen { VirtualHost = handshake.VirtualHost }, cancellationToken).ConfigureAwait(false);
+        await SendMethodAsync(0, new ConnectionOpen { VirtualHost = handshake.VirtualHost }, cancellationToken)
+            .ConfigureAwait(false);
         await ExpectAsync<ConnectionOpenOk>(cancellationToken).ConfigureAwait(false);
     }
 
@@ -87,24 +105,45 @@ public sealed class AmqpTestClient : AmqpPeer
         await ExpectAsync<ChannelOpenOk>(cancellationToken).ConfigureAwait(false);
     }
 
-    /// <summary>basic.publish, header and body frames of at most <paramref name="frameMax"/> - 8 bytes (0 = one frame), in one
-    /// flush. Waits for nothing.</summary>
-    public Task PublishAsync(ushort channel, string exchange, string routingKey, ReadOnlySpan<byte> body, int frameMax,
-        bool mandatory = false, BasicProperties? properties = null, CancellationToken cancellationToken = default) =>
-        SendContentAsync(channel, new BasicPublish { Exchange = exchange, RoutingKey = routingKey, Mandatory = mandatory }, body, frameMax,
-            properties, cancellationToken);
+    /// <summary>basic.publish, header and body frames of at most <paramref name="frameMax"/> - 8 bytes (0 = one frame),
+    /// in one flush. Waits for nothing.</summary>
+    public Task PublishAsync(
+        ushort channel,
+        string exchange,
+        string routingKey,
+        ReadOnlySpan<byte> body,
+        int frameMax,
+        bool mandatory = false,
+        BasicProperties? properties = null,
+        CancellationToken cancellationToken = default
+    ) =>
+        SendContentAsync(
+            channel,
+            new BasicPublish
+            {
+                Exchange = exchange,
+                RoutingKey = routingKey,
+                Mandatory = mandatory,
+            },
+            body,
+            frameMax,
+            properties,
+            cancellationToken
+        );
 
     /// <summary>connection.close 200, then reads (skipping everything else) until connection.close-ok.</summary>
     /// <exception cref="PeerExpectationException">The broker sent its own connection.close first (see
     /// <see cref="PeerExpectationException.Method"/>), or ended the stream.</exception>
     public async Task CloseAsync(CancellationToken cancellationToken)
     {
-        await SendMethodAsync(0, new ConnectionClose { ReplyCode = 200, ReplyText = "bye" }, cancellationToken).ConfigureAwait(false);
+        await SendMethodAsync(0, new ConnectionClose { ReplyCode = 200, ReplyText = "bye" }, cancellationToken)
+            .ConfigureAwait(false);
         while (true)
         {
             ReceivedFrame frame = await ReadFrameAsync(cancellationToken).ConfigureAwait(false)
-                                  ?? throw new PeerExpectationException("The stream ended while connection.close-ok was expected.");
-            if (frame.Channel != 0) continue;
+                ?? throw new PeerExpectationException("The stream ended while connection.close-ok was expected.");
+            if (frame.Channel != 0)
+                continue;
             switch (frame.MethodOrNull)
             {
                 case ConnectionCloseOk:

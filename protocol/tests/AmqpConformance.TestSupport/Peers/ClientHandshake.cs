@@ -37,8 +37,8 @@ public sealed record ClientHandshake
     /// <summary>The "product" client property.</summary>
     public string Product { get; init; } = "AmqpConformance.TestSupport";
 
-    /// <summary>Whether the capabilities table announces authentication_failure_close (a refused login then gets a 403 close
-    /// instead of a dropped socket).</summary>
+    /// <summary>Whether the capabilities table announces authentication_failure_close (a refused login then gets a 403
+    /// close instead of a dropped socket).</summary>
     public bool AuthenticationFailureClose { get; init; } = true;
 
     /// <summary>Further capabilities announced as true (e.g. consumer_cancel_notify).</summary>
@@ -47,11 +47,18 @@ public sealed record ClientHandshake
     /// <summary>The connection.start-ok this handshake sends.</summary>
     public ConnectionStartOk StartOk()
     {
-        var capabilities = AuthenticationFailureClose ? new FieldTable { ["authentication_failure_close"] = true } : FieldTable.Empty;
-        foreach (string capability in Capabilities) capabilities = capabilities.With(capability, true);
+        var capabilities = AuthenticationFailureClose
+            ? new FieldTable { ["authentication_failure_close"] = true }
+            : FieldTable.Empty;
+        foreach (string capability in Capabilities)
+            capabilities = capabilities.With(capability, true);
         return new ConnectionStartOk
         {
-            ClientProperties = new FieldTable { ["product"] = FieldValue.LongString(Product), ["capabilities"] = FieldValue.Table(capabilities) },
+            ClientProperties = new FieldTable
+            {
+                ["product"] = FieldValue.LongString(Product),
+                ["capabilities"] = FieldValue.Table(capabilities),
+            },
             Mechanism = Mechanism,
             Response = Response ?? Encoding.UTF8.GetBytes($"\0{User}\0{Password}"),
         };
@@ -61,6 +68,11 @@ public sealed record ClientHandshake
     public ConnectionTuneOk TuneOk(ConnectionTune tune)
     {
         ArgumentNullException.ThrowIfNull(tune);
-        return new ConnectionTuneOk { ChannelMax = ChannelMax ?? tune.ChannelMax, FrameMax = FrameMax ?? tune.FrameMax, Heartbeat = Heartbeat };
+        return new ConnectionTuneOk
+        {
+            ChannelMax = ChannelMax ?? tune.ChannelMax,
+            FrameMax = FrameMax ?? tune.FrameMax,
+            Heartbeat = Heartbeat,
+        };
     }
 }

@@ -1,6 +1,7 @@
 namespace AmqpConformance.TestSupport.Peers;
 
-/// <summary>The client's steps of the AMQP 0-9-1 handshake, in order; <see cref="AmqpTestClient.HandshakeAsync"/> stops after the one it is given.</summary>
+/// <summary>The client's steps of the AMQP 0-9-1 handshake, in order; <see cref="AmqpTestClient.HandshakeAsync"/> stops
+/// after the one it is given.</summary>
 public enum HandshakeStep
 {
     /// <summary>The 8-byte protocol header is sent; nothing is read.</summary>

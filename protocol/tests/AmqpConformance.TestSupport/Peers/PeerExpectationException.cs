@@ -9,7 +9,8 @@ namespace AmqpConformance.TestSupport.Peers;
 public sealed class PeerExpectationException : Exception
 {
     /// <summary>Creates the exception.</summary>
-    public PeerExpectationException(string message, ReceivedFrame? received = null) : base(message) => Received = received;
+    public PeerExpectationException(string message, ReceivedFrame? received = null)
+        : base(message) => Received = received;
 
     /// <summary>What came instead of what was expected; null when the stream ended.</summary>
     public ReceivedFrame? Received { get; }

@@ -5,15 +5,15 @@ using System.IO.Pipelines;
 namespace MyAmqpClient;
 
 /// <summary>
-/// Writes whole AMQP 0-9-1 commands to a connection's <see cref="PipeWriter"/>: the command's serialized method (and content
-/// header) frames, then its body cut into body frames of at most frame_max - 8 bytes, then one flush. One command at a time
-/// (a <see cref="SemaphoreSlim"/>), so commands never interleave; a call completes after its flush, so the caller's body is
-/// not touched afterwards.
+/// Writes whole AMQP 0-9-1 commands to a connection's <see cref="PipeWriter"/>: the command's serialized method (and
+/// content header) frames, then its body cut into body frames of at most frame_max - 8 bytes, then one flush. One
+/// command at a time (a <see cref="SemaphoreSlim"/>), so commands never interleave; a call completes after its flush,
+/// so the caller's body is not touched afterwards.
 /// </summary>
 /// <remarks>
-/// Cancellation is honoured only while waiting for the lock, before any byte is written. When the output fails, the writer
-/// stops for good: that call and every later one throw <see cref="IOException"/>. <see cref="DisposeAsync"/> waits up to the
-/// drain timeout for the call in progress, then cancels its flush, so it never hangs.
+/// Cancellation is honoured only while waiting for the lock, before any byte is written. When the output fails, the
+/// writer stops for good: that call and every later one throw <see cref="IOException"/>. <see cref="DisposeAsync"/>
+/// waits up to the drain timeout for the call in progress, then cancels its flush, so it never hangs.
 /// </remarks>
 public sealed class CommandWriter : IAsyncDisposable
 {
@@ -43,25 +43,34 @@ public sealed class CommandWriter : IAsyncDisposable
     /// <param name="channel">The channel of the body frames.</param>
     /// <param name="body">The body (empty for none); read only until this call completes.</param>
     /// <param name="cancellationToken">Cancels the wait for the lock; nothing is written then.</param>
-    public async ValueTask WriteAsync(ReadOnlyMemory<byte> frames, ushort channel, ReadOnlyMemory<byte> body, CancellationToken cancellationToken)
+    public async ValueTask WriteAsync(
+        ReadOnlyMemory<byte> frames,
+        ushort channel,
+        ReadOnlyMemory<byte> body,
+        CancellationToken cancellationToken
+    )
     {
         await _lock.WaitAsync(cancellationToken).ConfigureAwait(false);
         try
         {
-            if (_fault is not null) throw new IOException("The connection's output failed earlier; nothing more is written.", _fault);
+            if (_fault is not null)
+                throw new IOException("The connection's output failed earlier; nothing more is written.", _fault);
             ObjectDisposedException.ThrowIf(_disposed, this);
             try
             {
                 _output.Write(frames.Span);
                 WriteBodyFrames(channel, body.Span);
                 FlushResult flushed = await _output.FlushAsync(CancellationToken.None).ConfigureAwait(false);
-                if (flushed.IsCanceled) throw new TimeoutException("Disposal gave up on this command: the output did not take it in time.");
-                if (flushed.IsCompleted) throw new IOException("The connection's output was closed by its reader.");
+                if (flushed.IsCanceled)
+                    throw new TimeoutException("Disposal gave up on this command: the output did not take it in time.");
+                if (flushed.IsCompleted)
+                    throw new IOException("The connection's output was closed by its reader.");
             }
             catch (Exception e)
             {
                 _fault = e;
-                throw e as IOException ?? new IOException($"Writing to the connection failed ({e.GetType().Name}: {e.Message}).", e);
+                throw e as IOException
+                    ?? new IOException($"Writing to the connection failed ({e.GetType().Name}: {e.Message}).", e);
             }
         }
         finally
@@ -97,6 +106,7 @@ public sealed class CommandWriter : IAsyncDisposable
             held = await _lock.WaitAsync(_drainTimeout).ConfigureAwait(false);
         }
         _disposed = true;
-        if (held) _lock.Release();
+        if (held)
+            _lock.Release();
     }
 }

@@ -3,9 +3,10 @@ using MyAmqpClient;
 
 namespace MyAmqpClient.Tests;
 
-/// <summary>The client's <see cref="CommandWriter"/> seen through the harness's <see cref="IFrameWriter"/>: the command's frames
-/// and body go to the client's writer, and the command is released (pooled frames back, body owner disposed) once the
-/// client's call has completed or failed, that is when the client no longer needs its bytes.</summary>
+/// <summary>The client's <see cref="CommandWriter"/> seen through the harness's <see cref="IFrameWriter"/>: the
+/// command's frames and body go to the client's writer, and the command is released (pooled frames back, body owner
+/// disposed) once the client's call has completed or failed, that is when the client no longer needs its
+/// bytes.</summary>
 public sealed class CommandWriterAdapter(WriterContext context) : IFrameWriter
 {
     private readonly CommandWriter _writer = new(context.Output, context.FrameMax, context.DrainTimeout);
@@ -32,6 +33,7 @@ public sealed class CommandWriterFactory : FrameWriterFactory
 
     public override IFrameWriter CreateWriter(WriterContext context) => new CommandWriterAdapter(context);
 
-    /// <summary>The client's writer completes a call after the flush that delivered it, and fails it when that flush fails.</summary>
+    /// <summary>The client's writer completes a call after the flush that delivered it, and fails it when that flush
+    /// fails.</summary>
     public override WriterCompletion Completion => WriterCompletion.AfterFlush;
 }

@@ -3,20 +3,25 @@ using AmqpConformance.Harness.Writers;
 
 namespace AmqpConformance.SelfTest.Zoo;
 
-/// <summary>A pooled queue entry of <see cref="QueuedZooWriter"/>: a command and the source behind the <see cref="ValueTask"/>
-/// its caller awaits, so that a busy writer allocates nothing per call. Reused only once its caller has taken the result
-/// (<see cref="GetResult"/>), unless the writer says otherwise (<see cref="QueuedZooWriter.RecycleWhenSignalled"/>).</summary>
+/// <summary>A pooled queue entry of <see cref="QueuedZooWriter"/>: a command and the source behind the
+/// <see cref="ValueTask"/> its caller awaits, so that a busy writer allocates nothing per call. Reused only once its
+/// caller has taken the result (<see cref="GetResult"/>), unless the writer says otherwise
+/// (<see cref="QueuedZooWriter.RecycleWhenSignalled"/>).</summary>
 public sealed class CompletionEntry : IValueTaskSource
 {
     private readonly Action<CompletionEntry> _recycle;
     private readonly bool _recycleOnResult;
-    // Continuations run on the signalling thread (the writer's loop), before the loop moves on: a caller that awaits at once has
-    // taken its result before the loop can do anything else with the entry.
+
+    // Continuations run on the signalling thread (the writer's loop), before the loop moves on: a caller that awaits at
+    // once has taken its result before the loop can do anything else with the entry.
     private ManualResetValueTaskSourceCore<bool> _core = new() { RunContinuationsAsynchronously = false };
-    // Who owns the command once the entry is in the queue: 0 queued, 1 taken by the writer's loop, 2 withdrawn by its caller.
+
+    // Who owns the command once the entry is in the queue: 0 queued, 1 taken by the writer's loop, 2 withdrawn by its
+    // caller.
     private int _claim;
 
-    /// <summary>A pooled entry, given back through <paramref name="recycle"/>; or, with a null <paramref name="recycle"/>, one used once.</summary>
+    /// <summary>A pooled entry, given back through <paramref name="recycle"/>; or, with a null
+    /// <paramref name="recycle"/>, one used once.</summary>
     internal CompletionEntry(Action<CompletionEntry>? recycle, bool recycleOnResult)
     {
         _recycle = recycle ?? (static _ => { });
@@ -40,10 +45,12 @@ public sealed class CompletionEntry : IValueTaskSource
         Volatile.Write(ref _claim, 0);
     }
 
-    /// <summary>The writer's loop claims the queued entry to write its command; false when its caller withdrew it first.</summary>
+    /// <summary>The writer's loop claims the queued entry to write its command; false when its caller withdrew it
+    /// first.</summary>
     internal bool TryTake() => Interlocked.CompareExchange(ref _claim, 1, 0) == 0;
 
-    /// <summary>The caller, whose wait for room was cancelled, claims its command back; false when the loop took it first.</summary>
+    /// <summary>The caller, whose wait for room was cancelled, claims its command back; false when the loop took it
+    /// first.</summary>
     /// <remarks>On .NET 10 a cancelled <c>ChannelWriter.WriteAsync</c> can both throw and hand its item to the reader
     /// (dotnet/runtime#132230): the claim, not the exception, says who releases the command.</remarks>
     internal bool TryWithdraw() => Interlocked.CompareExchange(ref _claim, 2, 0) == 0;
@@ -61,7 +68,8 @@ public sealed class CompletionEntry : IValueTaskSource
         }
         finally
         {
-            if (_recycleOnResult) _recycle(this);
+            if (_recycleOnResult)
+                _recycle(this);
         }
     }
 
@@ -69,6 +77,10 @@ public sealed class CompletionEntry : IValueTaskSource
     public ValueTaskSourceStatus GetStatus(short token) => _core.GetStatus(token);
 
     /// <inheritdoc />
-    public void OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
-        _core.OnCompleted(continuation, state, token, flags);
+    public void OnCompleted(
+        Action<object?> continuation,
+        object? state,
+        short token,
+        ValueTaskSourceOnCompletedFlags flags
+    ) => _core.OnCompleted(continuation, state, token, flags);
 }

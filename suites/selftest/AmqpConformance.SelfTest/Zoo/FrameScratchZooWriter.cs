@@ -5,11 +5,12 @@ using AmqpConformance.Protocol;
 namespace AmqpConformance.SelfTest.Zoo;
 
 /// <summary>
-/// The per-connection frame scratch design three zoo writers share: an inline writer (<see cref="InlineZooWriter"/>) that assembles
-/// each body frame (header, payload, frame end) in one scratch buffer per connection, rented from the context pool on first use
-/// (<see cref="ScratchLength"/> bytes) and returned by the first DisposeAsync; at frame_max 0 it writes body frames straight into
-/// the output. How long the scratch is decides whether the writer is right; a writer that frames by something else than
-/// frame_max overrides <see cref="WriteCommand"/> and uses <see cref="RentedScratch"/> and <see cref="WriteThroughScratch"/>.
+/// The per-connection frame scratch design three zoo writers share: an inline writer (<see cref="InlineZooWriter"/>)
+/// that assembles each body frame (header, payload, frame end) in one scratch buffer per connection, rented from the
+/// context pool on first use (<see cref="ScratchLength"/> bytes) and returned by the first DisposeAsync; at frame_max 0
+/// it writes body frames straight into the output. How long the scratch is decides whether the writer is right; a
+/// writer that frames by something else than frame_max overrides <see cref="WriteCommand"/> and uses
+/// <see cref="RentedScratch"/> and <see cref="WriteThroughScratch"/>.
 /// </summary>
 /// <param name="context">The writer's context.</param>
 /// <param name="name">The writer's name in its exceptions.</param>
@@ -30,15 +31,27 @@ public abstract class FrameScratchZooWriter(WriterContext context, string name) 
             return;
         }
         int size = ScratchLength(frameMax);
-        WriteThroughScratch(output, command, RentedScratch(size).AsSpan(0, size), AmqpConstants.MaxBodyFramePayload(frameMax));
+        WriteThroughScratch(
+            output,
+            command,
+            RentedScratch(size).AsSpan(0, size),
+            AmqpConstants.MaxBodyFramePayload(frameMax)
+        );
     }
 
-    /// <summary>The connection's scratch, rented (<paramref name="length"/> bytes asked for) on first use; as long as the pool made it.</summary>
+    /// <summary>The connection's scratch, rented (<paramref name="length"/> bytes asked for) on first use; as long as
+    /// the pool made it.</summary>
     protected byte[] RentedScratch(int length) => _scratch ??= Context.Pool.Rent(length);
 
-    /// <summary>Writes <paramref name="command"/>'s frames, then its body as frames of at most <paramref name="maxPayload"/> bytes,
-    /// each assembled in <paramref name="scratch"/> before it goes into the output.</summary>
-    protected static void WriteThroughScratch(PipeWriter output, in OutgoingCommand command, Span<byte> scratch, int maxPayload)
+    /// <summary>Writes <paramref name="command"/>'s frames, then its body as frames of at most
+    /// <paramref name="maxPayload"/> bytes, each assembled in <paramref name="scratch"/> before it goes into the
+    /// output.</summary>
+    protected static void WriteThroughScratch(
+        PipeWriter output,
+        in OutgoingCommand command,
+        Span<byte> scratch,
+        int maxPayload
+    )
     {
         output.Write(command.Frames.Span);
         var body = command.Body.Span;
@@ -58,6 +71,7 @@ public abstract class FrameScratchZooWriter(WriterContext context, string name) 
     {
         bool first = Interlocked.Exchange(ref _disposing, 1) == 0;
         await base.DisposeAsync().ConfigureAwait(false);
-        if (first && Interlocked.Exchange(ref _scratch, null) is { } scratch) Context.Pool.Return(scratch);
+        if (first && Interlocked.Exchange(ref _scratch, null) is { } scratch)
+            Context.Pool.Return(scratch);
     }
 }

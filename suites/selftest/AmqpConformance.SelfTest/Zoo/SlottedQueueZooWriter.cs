@@ -4,20 +4,25 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo;
 
 /// <summary>
-/// The background design two zoo writers share and get right apart from how a call takes its slot: a call copies its command
-/// into a pooled buffer and completes once it is queued (on accept); the queue is bounded by a <see cref="SemaphoreSlim"/> of
-/// <see cref="WriterContext.QueueCapacity"/> slots (<see cref="Slots"/>), which a call takes before it queues and the loop gives
-/// back after each command's flush. The loop writes and flushes one command at a time; a failed write or flush stops the writer,
-/// releases what is queued and wakes the callers waiting for a slot. Disposal stops taking calls, waits for the loop within the
-/// drain timeout, then gives up (stopping the loop, cancelling the pending flush) and waits for it within the give-up wait. A
-/// subclass writes <see cref="WriteAsync"/>: how a call takes its slot and queues, which is where its bug is.
+/// The background design two zoo writers share and get right apart from how a call takes its slot: a call copies its
+/// command into a pooled buffer and completes once it is queued (on accept); the queue is bounded by a
+/// <see cref="SemaphoreSlim"/> of <see cref="WriterContext.QueueCapacity"/> slots (<see cref="Slots"/>), which a call
+/// takes before it queues and the loop gives back after each command's flush. The loop writes and flushes one command
+/// at a time; a failed write or flush stops the writer, releases what is queued and wakes the callers waiting for a
+/// slot. Disposal stops taking calls, waits for the loop within the drain timeout, then gives up (stopping the loop,
+/// cancelling the pending flush) and waits for it within the give-up wait. A subclass writes <see cref="WriteAsync"/>:
+/// how a call takes its slot and queues, which is where its bug is.
 /// </summary>
 public abstract class SlottedQueueZooWriter : IFrameWriter
 {
-    private readonly Channel<StagedCommand> _queue = Channel.CreateUnbounded<StagedCommand>(new UnboundedChannelOptions
-    {
-        SingleReader = true, SingleWriter = false, AllowSynchronousContinuations = false,
-    });
+    private readonly Channel<StagedCommand> _queue = Channel.CreateUnbounded<StagedCommand>(
+        new UnboundedChannelOptions
+        {
+            SingleReader = true,
+            SingleWriter = false,
+            AllowSynchronousContinuations = false,
+        }
+    );
     private readonly CancellationTokenSource _stop = new();
     private readonly string _name;
     private readonly Task _loop;
@@ -39,14 +44,15 @@ public abstract class SlottedQueueZooWriter : IFrameWriter
     /// <summary>The writer's context.</summary>
     protected WriterContext Context { get; }
 
-    /// <summary>The queue's free slots: a call takes one before it queues, the loop gives one back after each flush.</summary>
+    /// <summary>The queue's free slots: a call takes one before it queues, the loop gives one back after each
+    /// flush.</summary>
     protected SemaphoreSlim Slots { get; }
 
     /// <inheritdoc />
     public abstract ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default);
 
-    /// <summary>Copies <paramref name="command"/> into a pooled buffer and queues it for the loop; if the writer stopped taking
-    /// calls meanwhile, releases the copy and throws why. The caller holds a slot.</summary>
+    /// <summary>Copies <paramref name="command"/> into a pooled buffer and queues it for the loop; if the writer
+    /// stopped taking calls meanwhile, releases the copy and throws why. The caller holds a slot.</summary>
     protected void Enqueue(OutgoingCommand command)
     {
         var staged = StagedCommand.Copy(command, Context.Pool);
@@ -57,8 +63,10 @@ public abstract class SlottedQueueZooWriter : IFrameWriter
         }
     }
 
-    /// <summary>The exception a call gets because the writer stopped (a fault or disposal), or null while it runs.</summary>
-    protected Exception? Stopped() => ZooHelpers.Stopped(_name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));
+    /// <summary>The exception a call gets because the writer stopped (a fault or disposal), or null while it
+    /// runs.</summary>
+    protected Exception? Stopped() =>
+        ZooHelpers.Stopped(_name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));
 
     private async Task LoopAsync()
     {
@@ -73,7 +81,9 @@ public abstract class SlottedQueueZooWriter : IFrameWriter
                 {
                     holding = true;
                     CommandFraming.Write(Context.Output, current.Command, current.Body, Context.FrameMax);
-                    CommandFraming.ThrowIfNotDelivered(await Context.Output.FlushAsync(_stop.Token).ConfigureAwait(false));
+                    CommandFraming.ThrowIfNotDelivered(
+                        await Context.Output.FlushAsync(_stop.Token).ConfigureAwait(false)
+                    );
                     holding = false;
                     current.Release(Context.Pool);
                     Slots.Release();
@@ -83,9 +93,11 @@ public abstract class SlottedQueueZooWriter : IFrameWriter
         catch (Exception ex)
         {
             Interlocked.CompareExchange(ref _fault, ex, null);
-            if (holding) current.Release(Context.Pool);
+            if (holding)
+                current.Release(Context.Pool);
             _queue.Writer.TryComplete();
-            while (reader.TryRead(out var dropped)) dropped.Release(Context.Pool);
+            while (reader.TryRead(out var dropped))
+                dropped.Release(Context.Pool);
             Slots.Release(Context.QueueCapacity); // wake callers waiting for a slot: they see the fault
         }
     }
@@ -93,11 +105,15 @@ public abstract class SlottedQueueZooWriter : IFrameWriter
     /// <inheritdoc />
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
         _queue.Writer.TryComplete();
         Slots.Release(Context.QueueCapacity);
-        if (await _loop.EndsWithinAsync(Context, gaveUp: false).ConfigureAwait(false)) return;
-        await _loop.GiveUpOnAsync(Context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null)).ConfigureAwait(false);
+        if (await _loop.EndsWithinAsync(Context, gaveUp: false).ConfigureAwait(false))
+            return;
+        await _loop
+            .GiveUpOnAsync(Context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null))
+            .ConfigureAwait(false);
         GC.SuppressFinalize(this);
     }
 }

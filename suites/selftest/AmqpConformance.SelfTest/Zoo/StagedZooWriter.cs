@@ -4,20 +4,21 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo;
 
 /// <summary>
-/// The background design many zoo writers share and get right (the reference background writer's, complete on enqueue): a call
-/// refuses with a clear exception once the writer has stopped, and at once if its token is already cancelled (releasing its
-/// command either way); otherwise it stages its command (<see cref="Stage"/>: the body copied into a pooled buffer) into a
-/// channel bounded at <see cref="WriterContext.QueueCapacity"/> that waits when full, and completes as soon as the command is
-/// queued. A call that finds the queue full waits for room (<see cref="EnqueueWhenRoomAsync"/>); if that wait is cancelled, or
-/// the writer stops meanwhile, it releases its staged command and throws. One loop takes the queued commands one at a time,
-/// writes each, flushes it and releases it (<see cref="WriteLoopAsync"/>). A failed write or flush stops the writer
-/// (<see cref="LoopStopped"/>): the commands in hand and everything queued are released unwritten and later calls are refused.
-/// Disposal closes the queue and lets the loop drain within the drain timeout (<see cref="WaitForDrainAsync"/>); if it does not,
-/// records the reason, cancels the loop and its pending flush, and waits for the loop once more within the drain timeout.
-/// A subclass overrides one step, and what it overrides is its bug: the queue it passes to the constructor, how a command is
-/// staged (<see cref="Stage"/>), how a call waits for room (<see cref="EnqueueWhenRoomAsync"/>), how the loop writes and
-/// flushes (<see cref="WriteLoopAsync"/>), what it does when it stops (<see cref="LoopStopped"/>) or how disposal waits for the
-/// drain (<see cref="WaitForDrainAsync"/>).
+/// The background design many zoo writers share and get right (the reference background writer's, complete on enqueue):
+/// a call refuses with a clear exception once the writer has stopped, and at once if its token is already cancelled
+/// (releasing its command either way); otherwise it stages its command (<see cref="Stage"/>: the body copied into a
+/// pooled buffer) into a channel bounded at <see cref="WriterContext.QueueCapacity"/> that waits when full, and
+/// completes as soon as the command is queued. A call that finds the queue full waits for room
+/// (<see cref="EnqueueWhenRoomAsync"/>); if that wait is cancelled, or the writer stops meanwhile, it releases its
+/// staged command and throws. One loop takes the queued commands one at a time, writes each, flushes it and releases it
+/// (<see cref="WriteLoopAsync"/>). A failed write or flush stops the writer (<see cref="LoopStopped"/>): the commands
+/// in hand and everything queued are released unwritten and later calls are refused. Disposal closes the queue and lets
+/// the loop drain within the drain timeout (<see cref="WaitForDrainAsync"/>); if it does not, records the reason,
+/// cancels the loop and its pending flush, and waits for the loop once more within the drain timeout. A subclass
+/// overrides one step, and what it overrides is its bug: the queue it passes to the constructor, how a command is
+/// staged (<see cref="Stage"/>), how a call waits for room (<see cref="EnqueueWhenRoomAsync"/>), how the loop writes
+/// and flushes (<see cref="WriteLoopAsync"/>), what it does when it stops (<see cref="LoopStopped"/>) or how disposal
+/// waits for the drain (<see cref="WaitForDrainAsync"/>).
 /// </summary>
 public abstract class StagedZooWriter : IFrameWriter
 {
@@ -30,17 +31,23 @@ public abstract class StagedZooWriter : IFrameWriter
     /// <summary>Starts the writer's loop.</summary>
     /// <param name="context">The writer's context.</param>
     /// <param name="name">The writer's name in its exceptions.</param>
-    /// <param name="queue">The queue; by default (null) bounded at <see cref="WriterContext.QueueCapacity"/>, waiting when full,
-    /// with one reader, many writers and no synchronous continuations.</param>
+    /// <param name="queue">The queue; by default (null) bounded at <see cref="WriterContext.QueueCapacity"/>, waiting
+    /// when full, with one reader, many writers and no synchronous continuations.</param>
     private protected StagedZooWriter(WriterContext context, string name, Channel<StagedCommand>? queue = null)
     {
         ArgumentNullException.ThrowIfNull(context);
         Context = context;
         Name = name;
-        _queue = queue ?? Channel.CreateBounded<StagedCommand>(new BoundedChannelOptions(context.QueueCapacity)
-        {
-            FullMode = BoundedChannelFullMode.Wait, SingleReader = true, SingleWriter = false, AllowSynchronousContinuations = false,
-        });
+        _queue = queue
+            ?? Channel.CreateBounded<StagedCommand>(
+                new BoundedChannelOptions(context.QueueCapacity)
+                {
+                    FullMode = BoundedChannelFullMode.Wait,
+                    SingleReader = true,
+                    SingleWriter = false,
+                    AllowSynchronousContinuations = false,
+                }
+            );
         _loop = Task.Run(LoopAsync);
     }
 
@@ -62,16 +69,25 @@ public abstract class StagedZooWriter : IFrameWriter
     /// <inheritdoc />
     public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        if (ZooHelpers.RefuseOnEntry(ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed)),
-            command, Context.Pool, cancellationToken) is { } refused) return refused;
+        if (
+            ZooHelpers.RefuseOnEntry(
+                ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed)),
+                command,
+                Context.Pool,
+                cancellationToken
+            ) is
+            { } refused
+        )
+            return refused;
         var staged = Stage(command);
-        if (_queue.Writer.TryWrite(staged)) return default;
+        if (_queue.Writer.TryWrite(staged))
+            return default;
         return WaitForSpaceAsync(staged, cancellationToken);
     }
 
-    /// <summary>Makes the queue entry for <paramref name="command"/>; what the loop writes from it must stay as it was at the
-    /// call, since the call completes on enqueue. By default <see cref="StagedCommand.Copy"/>: the body copied into a buffer
-    /// from the pool unless an owner came with it.</summary>
+    /// <summary>Makes the queue entry for <paramref name="command"/>; what the loop writes from it must stay as it was
+    /// at the call, since the call completes on enqueue. By default <see cref="StagedCommand.Copy"/>: the body copied
+    /// into a buffer from the pool unless an owner came with it.</summary>
     private protected virtual StagedCommand Stage(OutgoingCommand command) => StagedCommand.Copy(command, Context.Pool);
 
     private async ValueTask WaitForSpaceAsync(StagedCommand staged, CancellationToken cancellationToken)
@@ -93,16 +109,21 @@ public abstract class StagedZooWriter : IFrameWriter
     }
 
     /// <summary>Puts <paramref name="staged"/> into the full <paramref name="queue"/> once there is room; throws
-    /// <see cref="OperationCanceledException"/> if <paramref name="cancellationToken"/> fires first (the command then must not be
-    /// queued: the caller releases it), <see cref="ChannelClosedException"/> if the writer stops. By default
-    /// <see cref="ChannelWriter{T}.WaitToWriteAsync"/> with the caller's token, then <see cref="ChannelWriter{T}.TryWrite"/>, as the
-    /// reference background writer does: on .NET 10 a cancelled <see cref="ChannelWriter{T}.WriteAsync"/> can both throw and hand
-    /// the item to the reader (dotnet/runtime#132230); the correct DedicatedThread was blamed once for a ghost and a double return.</summary>
-    private protected virtual async ValueTask EnqueueWhenRoomAsync(ChannelWriter<StagedCommand> queue, StagedCommand staged,
-        CancellationToken cancellationToken)
+    /// <see cref="OperationCanceledException"/> if <paramref name="cancellationToken"/> fires first (the command then
+    /// must not be queued: the caller releases it), <see cref="ChannelClosedException"/> if the writer stops. By
+    /// default <see cref="ChannelWriter{T}.WaitToWriteAsync"/> with the caller's token, then
+    /// <see cref="ChannelWriter{T}.TryWrite"/>, as the reference background writer does: on .NET 10 a cancelled
+    /// <see cref="ChannelWriter{T}.WriteAsync"/> can both throw and hand the item to the reader
+    /// (dotnet/runtime#132230); the correct DedicatedThread was blamed once for a ghost and a double return.</summary>
+    private protected virtual async ValueTask EnqueueWhenRoomAsync(
+        ChannelWriter<StagedCommand> queue,
+        StagedCommand staged,
+        CancellationToken cancellationToken
+    )
     {
         while (await queue.WaitToWriteAsync(cancellationToken).ConfigureAwait(false))
-            if (queue.TryWrite(staged)) return;
+            if (queue.TryWrite(staged))
+                return;
         throw new ChannelClosedException();
     }
 
@@ -119,13 +140,16 @@ public abstract class StagedZooWriter : IFrameWriter
         }
     }
 
-    /// <summary>The loop: waits for queued commands (with <paramref name="stop"/>), writes them into the output, flushes them
-    /// (with <paramref name="stop"/>, throwing if the flush did not deliver) and releases each once it went out; returns once the
-    /// queue is closed and empty. What it has taken off <paramref name="queue"/> and not yet released it keeps in
-    /// <paramref name="inHand"/>, so that if it throws, <see cref="LoopStopped"/> releases them. By default one command at a
-    /// time, one flush each.</summary>
-    private protected virtual async Task WriteLoopAsync(ChannelReader<StagedCommand> queue, List<StagedCommand> inHand,
-        CancellationToken stop)
+    /// <summary>The loop: waits for queued commands (with <paramref name="stop"/>), writes them into the output,
+    /// flushes them (with <paramref name="stop"/>, throwing if the flush did not deliver) and releases each once it
+    /// went out; returns once the queue is closed and empty. What it has taken off <paramref name="queue"/> and not yet
+    /// released it keeps in <paramref name="inHand"/>, so that if it throws, <see cref="LoopStopped"/> releases them.
+    /// By default one command at a time, one flush each.</summary>
+    private protected virtual async Task WriteLoopAsync(
+        ChannelReader<StagedCommand> queue,
+        List<StagedCommand> inHand,
+        CancellationToken stop
+    )
     {
         while (await queue.WaitToReadAsync(stop).ConfigureAwait(false))
         {
@@ -140,27 +164,33 @@ public abstract class StagedZooWriter : IFrameWriter
         }
     }
 
-    /// <summary>Called on the loop when <see cref="WriteLoopAsync"/> threw: a write or flush failed, or disposal cancelled the
-    /// loop (<see cref="StopRequested"/>); <paramref name="inHand"/> holds what it had taken and not yet released. By default:
-    /// records <paramref name="reason"/> as the writer's fault (<see cref="RecordFault"/>), releases what is in hand, closes the
-    /// queue (callers waiting for room see the fault) and releases everything still queued.</summary>
+    /// <summary>Called on the loop when <see cref="WriteLoopAsync"/> threw: a write or flush failed, or disposal
+    /// cancelled the loop (<see cref="StopRequested"/>); <paramref name="inHand"/> holds what it had taken and not yet
+    /// released. By default: records <paramref name="reason"/> as the writer's fault (<see cref="RecordFault"/>),
+    /// releases what is in hand, closes the queue (callers waiting for room see the fault) and releases everything
+    /// still queued.</summary>
     private protected virtual void LoopStopped(Exception reason, List<StagedCommand> inHand)
     {
         RecordFault(reason);
-        foreach (var held in inHand) held.Release(Context.Pool);
+        foreach (var held in inHand)
+            held.Release(Context.Pool);
         inHand.Clear();
         _queue.Writer.TryComplete();
-        while (_queue.Reader.TryRead(out var dropped)) dropped.Release(Context.Pool);
+        while (_queue.Reader.TryRead(out var dropped))
+            dropped.Release(Context.Pool);
     }
 
-    /// <summary>Makes <paramref name="reason"/> the reason later calls are refused, unless the writer already has one.</summary>
+    /// <summary>Makes <paramref name="reason"/> the reason later calls are refused, unless the writer already has
+    /// one.</summary>
     protected void RecordFault(Exception reason) => Interlocked.CompareExchange(ref _fault, reason, null);
 
-    /// <summary>Closes the queue and lets the loop drain (<see cref="WaitForDrainAsync"/>); if it does not, records the reason,
-    /// cancels the loop and its pending flush, and waits for the loop once more within the drain timeout.</summary>
+    /// <summary>Closes the queue and lets the loop drain (<see cref="WaitForDrainAsync"/>); if it does not, records the
+    /// reason, cancels the loop and its pending flush, and waits for the loop once more within the drain
+    /// timeout.</summary>
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
         _queue.Writer.TryComplete();
         if (!await WaitForDrainAsync().ConfigureAwait(false))
         {
@@ -169,7 +199,8 @@ public abstract class StagedZooWriter : IFrameWriter
         GC.SuppressFinalize(this);
     }
 
-    /// <summary>Called by <see cref="DisposeAsync"/> once the queue is closed: waits until the loop has written everything queued
-    /// (or stopped); true if it did, false to give up. By default the loop's end within <see cref="WriterContext.DrainTimeout"/> (<see cref="ZooHelpers.EndsWithinAsync"/>).</summary>
+    /// <summary>Called by <see cref="DisposeAsync"/> once the queue is closed: waits until the loop has written
+    /// everything queued (or stopped); true if it did, false to give up. By default the loop's end within
+    /// <see cref="WriterContext.DrainTimeout"/> (<see cref="ZooHelpers.EndsWithinAsync"/>).</summary>
     protected virtual Task<bool> WaitForDrainAsync() => _loop.EndsWithinAsync(Context, gaveUp: false);
 }

@@ -3,15 +3,19 @@ using AmqpConformance.Harness.Writers;
 
 namespace AmqpConformance.SelfTest.Zoo;
 
-/// <summary>What the zoo's writers do correctly alike (so that each one's bug is the only thing wrong with it): wait for a
-/// lock and release the command if that wait is cancelled; refuse a call on entry; write (and flush) a command, stopping the writer
-/// on a failure; build the exceptions a stopped writer throws.</summary>
+/// <summary>What the zoo's writers do correctly alike (so that each one's bug is the only thing wrong with it): wait
+/// for a lock and release the command if that wait is cancelled; refuse a call on entry; write (and flush) a command,
+/// stopping the writer on a failure; build the exceptions a stopped writer throws.</summary>
 internal static class ZooHelpers
 {
-    /// <summary>Waits for <paramref name="gate"/>; if the wait is cancelled, releases the command (the writer owns it from
-    /// the call on) before the cancellation propagates.</summary>
-    public static async ValueTask EnterOrReleaseAsync(this SemaphoreSlim gate, OutgoingCommand command, ArrayPool<byte> pool,
-        CancellationToken cancellationToken)
+    /// <summary>Waits for <paramref name="gate"/>; if the wait is cancelled, releases the command (the writer owns it
+    /// from the call on) before the cancellation propagates.</summary>
+    public static async ValueTask EnterOrReleaseAsync(
+        this SemaphoreSlim gate,
+        OutgoingCommand command,
+        ArrayPool<byte> pool,
+        CancellationToken cancellationToken
+    )
     {
         try
         {
@@ -26,9 +30,14 @@ internal static class ZooHelpers
 
     /// <summary>The write step the inline zoo writers share (and get right), under the caller's lock: writes
     /// <paramref name="command"/>'s frames into the output. If that fails, the writer has stopped: the failure goes to
-    /// <paramref name="recordFault"/>, the command is released and the call throws <see cref="Faulted"/>. On success the command
-    /// is still the caller's to release.</summary>
-    public static void WriteOrStop(WriterContext context, in OutgoingCommand command, string writer, Action<Exception> recordFault)
+    /// <paramref name="recordFault"/>, the command is released and the call throws <see cref="Faulted"/>. On success
+    /// the command is still the caller's to release.</summary>
+    public static void WriteOrStop(
+        WriterContext context,
+        in OutgoingCommand command,
+        string writer,
+        Action<Exception> recordFault
+    )
     {
         try
         {
@@ -42,14 +51,22 @@ internal static class ZooHelpers
         }
     }
 
-    /// <summary>As <see cref="WriteOrStop"/>, then one flush (which must deliver: <see cref="CommandFraming.ThrowIfNotDelivered"/>)
-    /// and the command's release once it went out; a failed flush stops the writer the same way.</summary>
-    public static async ValueTask WriteFlushReleaseAsync(WriterContext context, OutgoingCommand command, string writer, Action<Exception> recordFault)
+    /// <summary>As <see cref="WriteOrStop"/>, then one flush (which must deliver:
+    /// <see cref="CommandFraming.ThrowIfNotDelivered"/>) and the command's release once it went out; a failed flush
+    /// stops the writer the same way.</summary>
+    public static async ValueTask WriteFlushReleaseAsync(
+        WriterContext context,
+        OutgoingCommand command,
+        string writer,
+        Action<Exception> recordFault
+    )
     {
         try
         {
             CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
-            CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+            CommandFraming.ThrowIfNotDelivered(
+                await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+            );
         }
         catch (Exception ex)
         {
@@ -60,12 +77,17 @@ internal static class ZooHelpers
         command.Release(context.Pool);
     }
 
-    /// <summary>The disposal the lock-based zoo writers share (and get right): waits for the call in progress to let go of
-    /// <paramref name="gate"/> within the drain timeout; if it does not, hands <paramref name="recordFault"/> the reason (so later
-    /// calls fail), cancels the pending flush and waits once more, bounded by <see cref="WriterContext.GiveUpWait"/> in real time (the
-    /// first wait runs on <see cref="WriterContext.TimeProvider"/>'s clock): the call in progress ends as soon as its thread runs, and
+    /// <summary>The disposal the lock-based zoo writers share (and get right): waits for the call in progress to let go
+    /// of <paramref name="gate"/> within the drain timeout; if it does not, hands <paramref name="recordFault"/> the
+    /// reason (so later calls fail), cancels the pending flush and waits once more, bounded by
+    /// <see cref="WriterContext.GiveUpWait"/> in real time (the first wait runs on
+    /// <see cref="WriterContext.TimeProvider"/>'s clock): the call in progress ends as soon as its thread runs, and
     /// returning before that would let it touch the output after disposal returned.</summary>
-    public static async ValueTask DrainAsync(this SemaphoreSlim gate, WriterContext context, Action<Exception> recordFault)
+    public static async ValueTask DrainAsync(
+        this SemaphoreSlim gate,
+        WriterContext context,
+        Action<Exception> recordFault
+    )
     {
         if (await gate.WaitAsync(context.DrainTimeout, context.TimeProvider).ConfigureAwait(false))
         {
@@ -74,13 +96,20 @@ internal static class ZooHelpers
         }
         recordFault(new TimeoutException("DisposeAsync gave up on the call in progress."));
         context.Output.CancelPendingFlush();
-        if (await gate.WaitAsync(context.GiveUpWait).ConfigureAwait(false)) gate.Release();
+        if (await gate.WaitAsync(context.GiveUpWait).ConfigureAwait(false))
+            gate.Release();
     }
 
-    /// <summary>The give-up the loop-based zoo writers share (and get right) once their loop did not end within the drain timeout:
-    /// hands <paramref name="recordFault"/> the reason (so later calls fail), stops the loop through <paramref name="stop"/>, cancels
-    /// the pending flush, and waits for the loop within the give-up wait (<see cref="EndsWithinAsync"/>).</summary>
-    public static async Task GiveUpOnAsync(this Task loop, WriterContext context, CancellationTokenSource stop, Action<Exception> recordFault)
+    /// <summary>The give-up the loop-based zoo writers share (and get right) once their loop did not end within the
+    /// drain timeout: hands <paramref name="recordFault"/> the reason (so later calls fail), stops the loop through
+    /// <paramref name="stop"/>, cancels the pending flush, and waits for the loop within the give-up wait
+    /// (<see cref="EndsWithinAsync"/>).</summary>
+    public static async Task GiveUpOnAsync(
+        this Task loop,
+        WriterContext context,
+        CancellationTokenSource stop,
+        Action<Exception> recordFault
+    )
     {
         recordFault(new TimeoutException("DisposeAsync gave up draining."));
         await stop.CancelAsync().ConfigureAwait(false);
@@ -88,16 +117,19 @@ internal static class ZooHelpers
         await loop.EndsWithinAsync(context, gaveUp: true).ConfigureAwait(false);
     }
 
-    /// <summary>Waits for a writer's loop to end; true if it did. Before the writer gave up draining, within the drain timeout on
-    /// <see cref="WriterContext.TimeProvider"/>'s clock (the harness may skip it once the output is stalled on purpose); after it
-    /// gave up (its stop requested, its flush cancelled), within <see cref="WriterContext.GiveUpWait"/> of real time: the loop
-    /// then ends as soon as its thread runs, and returning from disposal before that would let it write after disposal
-    /// returned (CI saw that on a loaded machine when this second wait was the 25 ms drain timeout).</summary>
+    /// <summary>Waits for a writer's loop to end; true if it did. Before the writer gave up draining, within the drain
+    /// timeout on <see cref="WriterContext.TimeProvider"/>'s clock (the harness may skip it once the output is stalled
+    /// on purpose); after it gave up (its stop requested, its flush cancelled), within
+    /// <see cref="WriterContext.GiveUpWait"/> of real time: the loop then ends as soon as its thread runs, and
+    /// returning from disposal before that would let it write after disposal returned (CI saw that on a loaded machine
+    /// when this second wait was the 25 ms drain timeout).</summary>
     public static async Task<bool> EndsWithinAsync(this Task loop, WriterContext context, bool gaveUp)
     {
         try
         {
-            await (gaveUp ? loop.WaitAsync(context.GiveUpWait) : loop.WaitAsync(context.DrainTimeout, context.TimeProvider)).ConfigureAwait(false);
+            await (
+                gaveUp ? loop.WaitAsync(context.GiveUpWait) : loop.WaitAsync(context.DrainTimeout, context.TimeProvider)
+            ).ConfigureAwait(false);
             return true;
         }
         catch (TimeoutException)
@@ -106,9 +138,9 @@ internal static class ZooHelpers
         }
     }
 
-    /// <summary>Starts <paramref name="run"/> on a dedicated background thread named <paramref name="name"/>; returns the thread
-    /// and a task that completes when <paramref name="run"/> returns, or faults with what it threw (continuations never run on
-    /// that thread).</summary>
+    /// <summary>Starts <paramref name="run"/> on a dedicated background thread named <paramref name="name"/>; returns
+    /// the thread and a task that completes when <paramref name="run"/> returns, or faults with what it threw
+    /// (continuations never run on that thread).</summary>
     public static (Thread Thread, Task Ended) StartThread(string name, Action run)
     {
         var ended = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -124,21 +156,28 @@ internal static class ZooHelpers
                 ended.SetException(ex);
             }
         })
-        { IsBackground = true, Name = name };
+        {
+            IsBackground = true,
+            Name = name,
+        };
         thread.Start();
         return (thread, ended.Task);
     }
 
     /// <summary>The exception for a call refused because the writer stopped on <paramref name="cause"/>.</summary>
     public static FrameWriterFaultedException Faulted(string writer, Exception cause) =>
-        new($"The {writer} writer has stopped ({cause.GetType().Name}: {cause.Message}); the command was not written.", cause);
+        new(
+            $"The {writer} writer has stopped ({cause.GetType().Name}: {cause.Message}); the command was not written.",
+            cause
+        );
 
     /// <summary>The exception for a call refused because the writer was disposed.</summary>
     public static ObjectDisposedException Disposed(string writer) =>
         new(writer, "The writer was disposed; the command was not written.");
 
-    /// <summary>Serializes <paramref name="command"/> whole (its frames, then its body as frames of frame_max - 8 bytes) into
-    /// <paramref name="destination"/>, which must hold <see cref="OutgoingCommand.WireLength"/> bytes; returns the bytes written.</summary>
+    /// <summary>Serializes <paramref name="command"/> whole (its frames, then its body as frames of frame_max - 8
+    /// bytes) into <paramref name="destination"/>, which must hold <see cref="OutgoingCommand.WireLength"/> bytes;
+    /// returns the bytes written.</summary>
     public static int WriteWholeCommand(Span<byte> destination, in OutgoingCommand command, int frameMax)
     {
         command.Frames.Span.CopyTo(destination);
@@ -148,7 +187,12 @@ internal static class ZooHelpers
         while (!body.IsEmpty)
         {
             var chunk = body[..Math.Min(max, body.Length)];
-            Protocol.FrameFormat.WriteHeader(destination[position..], Protocol.FrameType.Body, command.Channel, chunk.Length);
+            Protocol.FrameFormat.WriteHeader(
+                destination[position..],
+                Protocol.FrameType.Body,
+                command.Channel,
+                chunk.Length
+            );
             position += Protocol.AmqpConstants.FrameHeaderSize;
             chunk.CopyTo(destination[position..]);
             position += chunk.Length;
@@ -158,12 +202,18 @@ internal static class ZooHelpers
         return position;
     }
 
-    /// <summary>The check every zoo writer makes on entry: a stopped writer (<paramref name="stopped"/>, from <see cref="Stopped"/>)
-    /// fails the call, a token already cancelled cancels it, and either way the command is released first. Null when the call may
-    /// go on.</summary>
-    public static ValueTask? RefuseOnEntry(Exception? stopped, OutgoingCommand command, ArrayPool<byte> pool, CancellationToken cancellationToken)
+    /// <summary>The check every zoo writer makes on entry: a stopped writer (<paramref name="stopped"/>, from
+    /// <see cref="Stopped"/>) fails the call, a token already cancelled cancels it, and either way the command is
+    /// released first. Null when the call may go on.</summary>
+    public static ValueTask? RefuseOnEntry(
+        Exception? stopped,
+        OutgoingCommand command,
+        ArrayPool<byte> pool,
+        CancellationToken cancellationToken
+    )
     {
-        if (stopped is null && !cancellationToken.IsCancellationRequested) return null;
+        if (stopped is null && !cancellationToken.IsCancellationRequested)
+            return null;
         command.Release(pool);
         return stopped is not null ? ValueTask.FromException(stopped) : ValueTask.FromCanceled(cancellationToken);
     }
@@ -171,11 +221,14 @@ internal static class ZooHelpers
     /// <summary>The stop exception for a writer with fault cause <paramref name="cause"/> and disposed flag
     /// <paramref name="disposed"/>, or null while it runs.</summary>
     public static Exception? Stopped(string writer, Exception? cause, int disposed) =>
-        cause is not null ? Faulted(writer, cause) : disposed != 0 ? Disposed(writer) : null;
+        cause is not null ? Faulted(writer, cause)
+        : disposed != 0 ? Disposed(writer)
+        : null;
 }
 
-/// <summary>A command in a zoo writer's queue, with its body copied into a pooled buffer (or, when it carried a body owner or
-/// the writer chose not to copy, the caller's memory); the same shape as the reference background writer's queue entries.</summary>
+/// <summary>A command in a zoo writer's queue, with its body copied into a pooled buffer (or, when it carried a body
+/// owner or the writer chose not to copy, the caller's memory); the same shape as the reference background writer's
+/// queue entries.</summary>
 internal readonly struct StagedCommand
 {
     private readonly byte[]? _bodyCopy;
@@ -197,10 +250,12 @@ internal readonly struct StagedCommand
     /// <summary>Bytes this entry holds from the pool (the body copy, if any).</summary>
     public int CopiedBytes => _bodyCopy is null ? 0 : _bodyLength;
 
-    /// <summary>Copies the body into a buffer from <paramref name="pool"/> unless an owner came with it or it is empty.</summary>
+    /// <summary>Copies the body into a buffer from <paramref name="pool"/> unless an owner came with it or it is
+    /// empty.</summary>
     public static StagedCommand Copy(OutgoingCommand command, ArrayPool<byte> pool)
     {
-        if (command.BodyOwner is not null || command.Body.IsEmpty) return new StagedCommand(command, null, 0);
+        if (command.BodyOwner is not null || command.Body.IsEmpty)
+            return new StagedCommand(command, null, 0);
         int length = command.Body.Length;
         byte[] copy = pool.Rent(length);
         command.Body.Span.CopyTo(copy);
@@ -210,13 +265,16 @@ internal readonly struct StagedCommand
     /// <summary>Wraps <paramref name="command"/> without copying its body.</summary>
     public static StagedCommand NoCopy(OutgoingCommand command) => new(command, null, 0);
 
-    /// <summary>Wraps <paramref name="command"/> with a body copy the caller already made into <paramref name="copy"/>.</summary>
-    public static StagedCommand WithCopy(OutgoingCommand command, byte[] copy, int length) => new(command, copy, length);
+    /// <summary>Wraps <paramref name="command"/> with a body copy the caller already made into
+    /// <paramref name="copy"/>.</summary>
+    public static StagedCommand WithCopy(OutgoingCommand command, byte[] copy, int length) =>
+        new(command, copy, length);
 
     /// <summary>Returns the body copy and releases the command. Exactly once.</summary>
     public void Release(ArrayPool<byte> pool)
     {
-        if (_bodyCopy is not null) pool.Return(_bodyCopy);
+        if (_bodyCopy is not null)
+            pool.Return(_bodyCopy);
         Command.Release(pool);
     }
 }

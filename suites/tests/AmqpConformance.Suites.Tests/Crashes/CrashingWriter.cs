@@ -4,21 +4,25 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.Suites.Tests.Crashes;
 
 /// <summary>A deliberately broken writer that crashes the process, deterministically: its first call completes a
-/// <see cref="ManualResetValueTaskSourceCore{TResult}"/> twice on a thread-pool work item (InvalidOperationException, on a thread
-/// nobody awaits) and never returns, so that case is in flight whenever the work item runs. Test-only: the self-test's zoo must
-/// survive its writers.</summary>
+/// <see cref="ManualResetValueTaskSourceCore{TResult}"/> twice on a thread-pool work item (InvalidOperationException,
+/// on a thread nobody awaits) and never returns, so that case is in flight whenever the work item runs. Test-only: the
+/// self-test's zoo must survive its writers.</summary>
 internal sealed class CrashingWriter : IFrameWriter
 {
-    public static FrameWriterFactory Factory { get; } = FrameWriterFactory.Create("Crashing", _ => new CrashingWriter());
+    public static FrameWriterFactory Factory { get; } =
+        FrameWriterFactory.Create("Crashing", _ => new CrashingWriter());
 
     public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        ThreadPool.UnsafeQueueUserWorkItem(_ =>
-        {
-            var completion = new ManualResetValueTaskSourceCore<bool>();
-            completion.SetResult(true);
-            completion.SetResult(true); // completed twice: throws here, where nothing can catch it
-        }, null);
+        ThreadPool.UnsafeQueueUserWorkItem(
+            _ =>
+            {
+                var completion = new ManualResetValueTaskSourceCore<bool>();
+                completion.SetResult(true);
+                completion.SetResult(true); // completed twice: throws here, where nothing can catch it
+            },
+            null
+        );
         Thread.Sleep(Timeout.Infinite);
         return default;
     }
@@ -26,8 +30,8 @@ internal sealed class CrashingWriter : IFrameWriter
     public ValueTask DisposeAsync() => default;
 }
 
-/// <summary>Runs only inside the child <c>dotnet test</c> that <see cref="TestHostCrashTests"/> starts (it kills its test host):
-/// skipped elsewhere.</summary>
+/// <summary>Runs only inside the child <c>dotnet test</c> that <see cref="TestHostCrashTests"/> starts (it kills its
+/// test host): skipped elsewhere.</summary>
 internal sealed class CrashChildFactAttribute : FactAttribute
 {
     public const string Variable = "AMQPC_CRASH_CHILD";
@@ -35,7 +39,8 @@ internal sealed class CrashChildFactAttribute : FactAttribute
     public CrashChildFactAttribute()
     {
         if (Environment.GetEnvironmentVariable(Variable) != "1")
-            Skip = $"crashes its test host on purpose: runs only in the child process of {nameof(TestHostCrashTests)} ({Variable}=1)";
+            Skip =
+                $"crashes its test host on purpose: runs only in the child process of {nameof(TestHostCrashTests)} ({Variable}=1)";
     }
 }
 

@@ -3,17 +3,23 @@ using System.Text;
 
 namespace AmqpConformance.Suites.Tests.Crashes;
 
-/// <summary>Under <c>dotnet test</c>, a writer that throws on a thread the harness does not own aborts the test host; the suite
-/// still leaves the report a failure would: writer, property, scenario and replay line, in the suite's summary.txt and on the
-/// test host's standard error.</summary>
+/// <summary>Under <c>dotnet test</c>, a writer that throws on a thread the harness does not own aborts the test host;
+/// the suite still leaves the report a failure would: writer, property, scenario and replay line, in the suite's
+/// summary.txt and on the test host's standard error.</summary>
 public sealed class TestHostCrashTests : IDisposable
 {
-    private readonly string _reports = Path.Combine(Path.GetTempPath(), "amqpc-testhost-crash-" + Guid.NewGuid().ToString("N"));
+    private readonly string _reports = Path.Combine(
+        Path.GetTempPath(),
+        "amqpc-testhost-crash-" + Guid.NewGuid().ToString("N")
+    );
 
     [Fact]
     public async Task A_writer_that_crashes_the_test_host_leaves_the_report_of_the_case_in_flight()
     {
-        var (code, output) = await DotnetTestAsync(typeof(TestHostCrashTests).Assembly.Location, $"FullyQualifiedName~{nameof(CrashingSuiteChild)}");
+        var (code, output) = await DotnetTestAsync(
+            typeof(TestHostCrashTests).Assembly.Location,
+            $"FullyQualifiedName~{nameof(CrashingSuiteChild)}"
+        );
 
         Assert.True(code != 0, output);
         string summary = Path.Combine(_reports, "CrashingSuite", "order", "summary.txt");
@@ -25,19 +31,37 @@ public sealed class TestHostCrashTests : IDisposable
         Assert.Contains("Property: \"order\"", report, StringComparison.Ordinal);
         Assert.Contains("In flight: case ", report, StringComparison.Ordinal);
         Assert.Matches(@"Scenario: frame_max=\S+", report);
-        Assert.Matches(@"Replay: AMQP_CONFORMANCE_REPLAY=\d+,\d+,\d+  \(paste before: dotnet test --filter ""FullyQualifiedName~CrashingSuite\.Order""\)", report);
+        Assert.Matches(
+            @"Replay: AMQP_CONFORMANCE_REPLAY=\d+,\d+,\d+  \(paste before: dotnet test --filter ""FullyQualifiedName~CrashingSuite\.Order""\)",
+            report
+        );
         Assert.Contains("Writer: Crashing", output, StringComparison.Ordinal); // the test host's standard error reaches the user
     }
 
-    /// <summary>Runs <c>dotnet test</c> on a built test assembly in a child process with its own reports root, without the outer
-    /// run's MSBuild and VSTest variables (they would steer the child into the outer run).</summary>
+    /// <summary>Runs <c>dotnet test</c> on a built test assembly in a child process with its own reports root, without
+    /// the outer run's MSBuild and VSTest variables (they would steer the child into the outer run).</summary>
     private async Task<(int ExitCode, string Output)> DotnetTestAsync(string assembly, string filter)
     {
-        string host = Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } h && File.Exists(h) ? h : "dotnet";
-        var start = new ProcessStartInfo(host) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        foreach (string a in new[] { "test", assembly, "--filter", filter }) start.ArgumentList.Add(a);
-        foreach (string name in start.Environment.Keys.Where(n => n.StartsWith("MSBUILD", StringComparison.OrdinalIgnoreCase)
-            || n.StartsWith("VSTEST", StringComparison.OrdinalIgnoreCase)).ToList())
+        string host =
+            Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } h && File.Exists(h)
+                ? h
+                : "dotnet";
+        var start = new ProcessStartInfo(host)
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        foreach (string a in new[] { "test", assembly, "--filter", filter })
+            start.ArgumentList.Add(a);
+        foreach (
+            string name in start
+                .Environment.Keys.Where(n =>
+                    n.StartsWith("MSBUILD", StringComparison.OrdinalIgnoreCase)
+                    || n.StartsWith("VSTEST", StringComparison.OrdinalIgnoreCase)
+                )
+                .ToList()
+        )
             start.Environment.Remove(name);
         start.Environment[CrashChildFactAttribute.Variable] = "1";
         start.Environment["AMQP_CONFORMANCE_REPORTS"] = _reports;
@@ -45,8 +69,18 @@ public sealed class TestHostCrashTests : IDisposable
         start.Environment["DOTNET_NOLOGO"] = "1";
         var output = new StringBuilder();
         using var process = new Process { StartInfo = start };
-        process.OutputDataReceived += (_, e) => { if (e.Data is not null) lock (output) output.AppendLine(e.Data); };
-        process.ErrorDataReceived += (_, e) => { if (e.Data is not null) lock (output) output.AppendLine(e.Data); };
+        process.OutputDataReceived += (_, e) =>
+        {
+            if (e.Data is not null)
+                lock (output)
+                    output.AppendLine(e.Data);
+        };
+        process.ErrorDataReceived += (_, e) =>
+        {
+            if (e.Data is not null)
+                lock (output)
+                    output.AppendLine(e.Data);
+        };
         process.Start();
         process.BeginOutputReadLine();
         process.BeginErrorReadLine();
@@ -61,11 +95,13 @@ public sealed class TestHostCrashTests : IDisposable
             throw;
         }
         process.WaitForExit();
-        lock (output) return (process.ExitCode, output.ToString());
+        lock (output)
+            return (process.ExitCode, output.ToString());
     }
 
     public void Dispose()
     {
-        if (Directory.Exists(_reports)) Directory.Delete(_reports, recursive: true);
+        if (Directory.Exists(_reports))
+            Directory.Delete(_reports, recursive: true);
     }
 }

@@ -1,12 +1,13 @@
-using AmqpConformance.SelfTest;
 using AmqpConformance.Harness.Reports;
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Harness.Writers;
 using AmqpConformance.Properties;
+using AmqpConformance.SelfTest;
 
 namespace AmqpConformance.Suites.Tests.SelfTest;
 
-/// <summary>What a failing suite gives its user: the invariant, the shrunk scenario, a replay line that reproduces it, and the artifact folder.</summary>
+/// <summary>What a failing suite gives its user: the invariant, the shrunk scenario, a replay line that reproduces it,
+/// and the artifact folder.</summary>
 public sealed class FailureReportTests
 {
     private sealed class DoubleReturnSuite : FrameWriterConformanceSuite
@@ -19,7 +20,8 @@ public sealed class FailureReportTests
     {
         var suite = new DoubleReturnSuite();
         var error = Assert.Throws<ConformanceViolationException>(suite.Pools);
-        // A buffer returned twice can also be handed out twice and corrupt a later body, so pools need not be named first.
+        // A buffer returned twice can also be handed out twice and corrupt a later body, so pools need not be named
+        // first.
         Assert.Matches(@" violates ([a-z-]+, )*pools[ ,]", error.Message);
         Assert.Contains("property \"pools\"", error.Message, StringComparison.Ordinal);
         Assert.Contains("Counterexample: frame_max=", error.Message, StringComparison.Ordinal);
@@ -38,15 +40,23 @@ public sealed class FailureReportTests
     [Fact]
     public void The_replay_token_reproduces_the_failing_case()
     {
-        var first = ConformanceProperties.Check(BrokenWriterModes.DoubleReturn, InvariantNames.Pools, new PropertyRunOptions { MaxTest = 100 });
+        var first = ConformanceProperties.Check(
+            BrokenWriterModes.DoubleReturn,
+            InvariantNames.Pools,
+            new PropertyRunOptions { MaxTest = 100 }
+        );
         Assert.False(first.Holds);
-        var replayed = ConformanceProperties.Check(BrokenWriterModes.DoubleReturn, InvariantNames.Pools,
-            new PropertyRunOptions { Replay = ReplayToken.Parse(first.Replay!.ToString()) });
+        var replayed = ConformanceProperties.Check(
+            BrokenWriterModes.DoubleReturn,
+            InvariantNames.Pools,
+            new PropertyRunOptions { Replay = ReplayToken.Parse(first.Replay!.ToString()) }
+        );
         Assert.False(replayed.Holds);
         Assert.Equal(1, replayed.CasesRun); // the token's case, first time, not a search
-        // The same failure, from the same generated case. The shrunk scenarios are not compared: a shrink candidate whose failure
-        // depends on timing (a cancellation racing the call that carries the multi-frame body) can go either way on a loaded
-        // machine, and the fresh-clone CI once saw the replay's shrinking settle one step earlier (frame_max 8192 instead of 4096).
+        // The same failure, from the same generated case. The shrunk scenarios are not compared: a shrink candidate
+        // whose failure depends on timing (a cancellation racing the call that carries the multi-frame body) can go
+        // either way on a loaded machine, and the fresh-clone CI once saw the replay's shrinking settle one step
+        // earlier (frame_max 8192 instead of 4096).
         Assert.Contains(replayed.Verdict!.Violations, v => v.Rule == "double-return");
         Assert.Contains(first.Verdict!.Violations, v => v.Rule == "double-return");
     }
@@ -54,7 +64,11 @@ public sealed class FailureReportTests
     [Fact]
     public void A_correct_writer_holds_and_reports_how_many_cases_it_ran()
     {
-        var outcome = ConformanceProperties.Check(WriterModes.Inline, InvariantNames.NoInterleaving, new PropertyRunOptions { MaxTest = 25 });
+        var outcome = ConformanceProperties.Check(
+            WriterModes.Inline,
+            InvariantNames.NoInterleaving,
+            new PropertyRunOptions { MaxTest = 25 }
+        );
         Assert.True(outcome.Holds, outcome.Describe());
         Assert.Equal(25, outcome.CasesRun);
     }

@@ -5,8 +5,8 @@ using System.Text.Json;
 
 namespace AmqpConformance.Toxiproxy.Tests.Api;
 
-/// <summary>The embedded API answers every client error with a 4xx and a JSON body naming the field, and never a 500 for
-/// what a client sent (<see cref="ToxiproxyValidation"/>).</summary>
+/// <summary>The embedded API answers every client error with a 4xx and a JSON body naming the field, and never a 500
+/// for what a client sent (<see cref="ToxiproxyValidation"/>).</summary>
 [Trait("Area", "Faults")]
 public sealed class ApiInputValidationTests : IAsyncLifetime
 {
@@ -18,8 +18,24 @@ public sealed class ApiInputValidationTests : IAsyncLifetime
     {
         _server = await EmbeddedToxiproxy.StartAsync();
         _http = new HttpClient { BaseAddress = _server.ApiUrl };
-        _proxy = _server.Registry.CreateProxy(new ProxyConfig { Name = "p", Listen = "127.0.0.1:0", Upstream = "127.0.0.1:1" });
-        _server.Registry.GetProxy("p").AddToxic(new ToxicConfig { Name = "t", Type = ToxicTypes.Latency, Attributes = new Dictionary<string, long> { ["latency"] = 1 } });
+        _proxy = _server.Registry.CreateProxy(
+            new ProxyConfig
+            {
+                Name = "p",
+                Listen = "127.0.0.1:0",
+                Upstream = "127.0.0.1:1",
+            }
+        );
+        _server
+            .Registry.GetProxy("p")
+            .AddToxic(
+                new ToxicConfig
+                {
+                    Name = "t",
+                    Type = ToxicTypes.Latency,
+                    Attributes = new Dictionary<string, long> { ["latency"] = 1 },
+                }
+            );
     }
 
     public async Task DisposeAsync()
@@ -31,7 +47,8 @@ public sealed class ApiInputValidationTests : IAsyncLifetime
     private async Task<(int Status, JsonElement Body)> SendAsync(string method, string path, string? body)
     {
         using var request = new HttpRequestMessage(new HttpMethod(method), path);
-        if (body is not null) request.Content = new StringContent(body, Encoding.UTF8, "application/json");
+        if (body is not null)
+            request.Content = new StringContent(body, Encoding.UTF8, "application/json");
         using HttpResponseMessage response = await _http.SendAsync(request);
         string text = await response.Content.ReadAsStringAsync();
         using JsonDocument doc = JsonDocument.Parse(text.Length == 0 ? "null" : text);
@@ -46,11 +63,23 @@ public sealed class ApiInputValidationTests : IAsyncLifetime
     [InlineData("POST", "/proxies/p/toxics/t", "[]", 400, "body")]
     [InlineData("PATCH", "/proxies/p/toxics/t", "\"text\"", 400, "body")]
     [InlineData("POST", "/populate", "[[1]]", 400, "[0]")]
-    [InlineData("POST", "/populate", "[{\"name\":\"a\",\"upstream\":\"127.0.0.1:1\"},{\"upstream\":\"127.0.0.1:1\"}]", 400, "[1].name")]
+    [InlineData(
+        "POST",
+        "/populate",
+        "[{\"name\":\"a\",\"upstream\":\"127.0.0.1:1\"},{\"upstream\":\"127.0.0.1:1\"}]",
+        400,
+        "[1].name"
+    )]
     [InlineData("POST", "/populate", "{}", 400, "body")]
     [InlineData("POST", "/proxies", "", 400, "body")]
     [InlineData("POST", "/proxies", "{\"name\":\"x\"", 400, "body")]
-    [InlineData("POST", "/proxies", "{\"name\":\"x\",\"upstream\":\"127.0.0.1:1\",\"listen\":\"0.0.0.0:0\"}", 400, "listen")]
+    [InlineData(
+        "POST",
+        "/proxies",
+        "{\"name\":\"x\",\"upstream\":\"127.0.0.1:1\",\"listen\":\"0.0.0.0:0\"}",
+        400,
+        "listen"
+    )]
     [InlineData("POST", "/proxies", "{\"name\":\"x\",\"upstream\":\"127.0.0.1:99999\"}", 400, "upstream")]
     [InlineData("POST", "/proxies", "{\"name\":\"a/b\",\"upstream\":\"127.0.0.1:1\"}", 400, "name")]
     [InlineData("POST", "/proxies", "{\"name\":\"..\",\"upstream\":\"127.0.0.1:1\"}", 400, "name")]
@@ -62,11 +91,35 @@ public sealed class ApiInputValidationTests : IAsyncLifetime
     [InlineData("POST", "/proxies/p", "{\"enabled\":\"yes\"}", 400, "enabled")]
     [InlineData("POST", "/proxies/p", "{\"listen\":\"10.0.0.1:0\"}", 400, "listen")]
     [InlineData("POST", "/proxies/nope", "{}", 404, "proxy")]
-    [InlineData("POST", "/proxies/p/toxics", "{\"type\":\"limit_data\",\"attributes\":{\"bytes\":-5}}", 400, "attributes.bytes")]
-    [InlineData("POST", "/proxies/p/toxics", "{\"type\":\"latency\",\"attributes\":{\"latency\":3000000000}}", 400, "attributes.latency")]
-    [InlineData("POST", "/proxies/p/toxics", "{\"type\":\"latency\",\"attributes\":{\"latency\":1.5}}", 400, "attributes.latency")]
+    [InlineData(
+        "POST",
+        "/proxies/p/toxics",
+        "{\"type\":\"limit_data\",\"attributes\":{\"bytes\":-5}}",
+        400,
+        "attributes.bytes"
+    )]
+    [InlineData(
+        "POST",
+        "/proxies/p/toxics",
+        "{\"type\":\"latency\",\"attributes\":{\"latency\":3000000000}}",
+        400,
+        "attributes.latency"
+    )]
+    [InlineData(
+        "POST",
+        "/proxies/p/toxics",
+        "{\"type\":\"latency\",\"attributes\":{\"latency\":1.5}}",
+        400,
+        "attributes.latency"
+    )]
     [InlineData("POST", "/proxies/p/toxics", "{\"type\":\"latency\",\"attributes\":null}", 400, "attributes")]
-    [InlineData("POST", "/proxies/p/toxics", "{\"type\":\"slicer\",\"attributes\":{\"average_size\":4,\"size_variation\":4}}", 400, "attributes.size_variation")]
+    [InlineData(
+        "POST",
+        "/proxies/p/toxics",
+        "{\"type\":\"slicer\",\"attributes\":{\"average_size\":4,\"size_variation\":4}}",
+        400,
+        "attributes.size_variation"
+    )]
     [InlineData("POST", "/proxies/p/toxics", "{\"type\":\"latency\",\"stream\":null}", 400, "stream")]
     [InlineData("POST", "/proxies/p/toxics", "{\"type\":\"gremlins\"}", 400, "type")]
     [InlineData("POST", "/proxies/p/toxics", "{\"type\":\"latency\",\"toxicity\":1e400}", 400, "toxicity")]
@@ -79,7 +132,13 @@ public sealed class ApiInputValidationTests : IAsyncLifetime
     [InlineData("POST", "/proxies/p/toxics/nope", "{}", 404, "toxic")]
     [InlineData("GET", "/nowhere", null, 404, "path")]
     [InlineData("PUT", "/proxies", "{}", 405, "path")]
-    public async Task A_client_error_is_a_4xx_with_a_json_body_naming_the_field(string method, string path, string? body, int status, string field)
+    public async Task A_client_error_is_a_4xx_with_a_json_body_naming_the_field(
+        string method,
+        string path,
+        string? body,
+        int status,
+        string field
+    )
     {
         (int got, JsonElement answer) = await SendAsync(method, path, body);
         Assert.True(got == status, $"{method} {path} {body}: {got} {answer}");
@@ -96,14 +155,22 @@ public sealed class ApiInputValidationTests : IAsyncLifetime
     public async Task Names_are_limited_to_255_characters_and_every_accepted_name_can_be_read_and_deleted()
     {
         using var client = new ToxiproxyClient(_server.ApiUrl);
-        var tooLong = await Assert.ThrowsAsync<ToxiproxyApiException>(() => client.CreateProxyAsync(new string('x', 10_000), "127.0.0.1:0", "127.0.0.1:1"));
+        var tooLong = await Assert.ThrowsAsync<ToxiproxyApiException>(() =>
+            client.CreateProxyAsync(new string('x', 10_000), "127.0.0.1:0", "127.0.0.1:1")
+        );
         Assert.Equal((400, "name"), (tooLong.Status, tooLong.Field));
 
         // The longest name, of characters that take the most room percent-encoded, plus URL-special ones.
         string name = string.Concat(Enumerable.Repeat("€", ToxiproxyValidation.MaxNameLength - 6)) + "?#% +.";
         string toxic = new('€', ToxiproxyValidation.MaxNameLength);
         Assert.Equal(name, (await client.CreateProxyAsync(name, "127.0.0.1:0", "127.0.0.1:1")).Name);
-        await client.AddToxicAsync(name, "latency", "upstream", new Dictionary<string, long> { ["latency"] = 5 }, name: toxic);
+        await client.AddToxicAsync(
+            name,
+            "latency",
+            "upstream",
+            new Dictionary<string, long> { ["latency"] = 5 },
+            name: toxic
+        );
         Assert.Equal(5, (await client.GetToxicAsync(name, toxic)).Attribute("latency"));
         await client.RemoveToxicAsync(name, toxic);
         await client.DeleteProxyAsync(name);
@@ -118,11 +185,15 @@ public sealed class ApiInputValidationTests : IAsyncLifetime
         int port = ((IPEndPoint)taken.LocalEndpoint).Port;
         using var client = new ToxiproxyClient(_server.ApiUrl);
 
-        var create = await Assert.ThrowsAsync<ToxiproxyApiException>(() => client.CreateProxyAsync("q", $"127.0.0.1:{port}", "127.0.0.1:1"));
+        var create = await Assert.ThrowsAsync<ToxiproxyApiException>(() =>
+            client.CreateProxyAsync("q", $"127.0.0.1:{port}", "127.0.0.1:1")
+        );
         Assert.Equal((409, "listen"), (create.Status, create.Field));
         Assert.False(_server.Registry.Proxies.ContainsKey("q"));
 
-        var update = await Assert.ThrowsAsync<ToxiproxyApiException>(() => client.UpdateProxyAsync("p", listen: $"127.0.0.1:{port}"));
+        var update = await Assert.ThrowsAsync<ToxiproxyApiException>(() =>
+            client.UpdateProxyAsync("p", listen: $"127.0.0.1:{port}")
+        );
         Assert.Equal((409, "listen"), (update.Status, update.Field));
         ProxyConfig after = await client.GetProxyAsync("p");
         Assert.True(after.Enabled);
@@ -164,7 +235,8 @@ public sealed class ApiInputValidationTests : IAsyncLifetime
         var e = await Assert.ThrowsAsync<ToxiproxyBindException>(() => EmbeddedToxiproxy.StartAsync(address));
         Assert.Equal(address, e.Address);
         var mapped = await Assert.ThrowsAsync<ToxiproxyBindException>(() =>
-            EmbeddedToxiproxy.StartAsync(new IPEndPoint(IPAddress.Parse("0.0.0.0"), 0)));
+            EmbeddedToxiproxy.StartAsync(new IPEndPoint(IPAddress.Parse("0.0.0.0"), 0))
+        );
         Assert.Equal("0.0.0.0:0", mapped.Address);
     }
 }

@@ -15,11 +15,36 @@ public sealed class ToxicsBeforeFirstByteTests
         using var upstream = new TcpListener(IPAddress.Loopback, 0);
         upstream.Start();
         await using var registry = new FaultProxyRegistry();
-        registry.CreateProxy(new ProxyConfig { Name = "p", Listen = "127.0.0.1:0", Upstream = $"127.0.0.1:{((IPEndPoint)upstream.LocalEndpoint).Port}" });
+        registry.CreateProxy(
+            new ProxyConfig
+            {
+                Name = "p",
+                Listen = "127.0.0.1:0",
+                Upstream = $"127.0.0.1:{((IPEndPoint)upstream.LocalEndpoint).Port}",
+            }
+        );
         FaultProxy proxy = registry.GetProxy("p");
-        proxy.AddToxic(new ToxicConfig { Name = "slow", Type = ToxicTypes.Latency, Stream = ToxicStreams.Downstream, Attributes = new Dictionary<string, long> { ["latency"] = 100 } });
-        proxy.AddToxic(new ToxicConfig { Name = "cut", Type = ToxicTypes.LimitData, Stream = ToxicStreams.Upstream, Attributes = new Dictionary<string, long> { ["bytes"] = 1000 } });
-        var seen = new TaskCompletionSource<(IReadOnlyList<Fault> Up, IReadOnlyList<Fault> Down)>(TaskCreationOptions.RunContinuationsAsynchronously);
+        proxy.AddToxic(
+            new ToxicConfig
+            {
+                Name = "slow",
+                Type = ToxicTypes.Latency,
+                Stream = ToxicStreams.Downstream,
+                Attributes = new Dictionary<string, long> { ["latency"] = 100 },
+            }
+        );
+        proxy.AddToxic(
+            new ToxicConfig
+            {
+                Name = "cut",
+                Type = ToxicTypes.LimitData,
+                Stream = ToxicStreams.Upstream,
+                Attributes = new Dictionary<string, long> { ["bytes"] = 1000 },
+            }
+        );
+        var seen = new TaskCompletionSource<(IReadOnlyList<Fault> Up, IReadOnlyList<Fault> Down)>(
+            TaskCreationOptions.RunContinuationsAsynchronously
+        );
         proxy.ForwardingStarting = c => seen.TrySetResult((c.UpstreamFaults.Current, c.DownstreamFaults.Current));
 
         using var client = new TcpClient();

@@ -19,7 +19,14 @@ public sealed class UnreachableUpstreamTests
             refusing = ((IPEndPoint)probe.LocalEndpoint).Port;
         }
         await using var registry = new FaultProxyRegistry();
-        ProxyConfig proxy = registry.CreateProxy(new ProxyConfig { Name = "p", Listen = "127.0.0.1:0", Upstream = $"127.0.0.1:{refusing}" });
+        ProxyConfig proxy = registry.CreateProxy(
+            new ProxyConfig
+            {
+                Name = "p",
+                Listen = "127.0.0.1:0",
+                Upstream = $"127.0.0.1:{refusing}",
+            }
+        );
 
         using var client = new TcpClient();
         await client.ConnectAsync(IPAddress.Loopback, proxy.ListenPort, cts.Token);

@@ -12,10 +12,19 @@ namespace AmqpConformance.Toxiproxy.Tests.Proxy;
 [Trait("Area", "Faults")]
 public sealed class VirtualTimeToxicTests
 {
-    private static ToxicConfig Toxic(string type, string stream, string name, params (string Key, long Value)[] attributes) => new()
-    {
-        Name = name, Type = type, Stream = stream, Attributes = attributes.ToDictionary(a => a.Key, a => a.Value),
-    };
+    private static ToxicConfig Toxic(
+        string type,
+        string stream,
+        string name,
+        params (string Key, long Value)[] attributes
+    ) =>
+        new()
+        {
+            Name = name,
+            Type = type,
+            Stream = stream,
+            Attributes = attributes.ToDictionary(a => a.Key, a => a.Value),
+        };
 
     /// <summary>A proxy on a manual clock with one toxic, in front of a <see cref="RecordingSink"/>,
     /// and a client connected through it.</summary>
@@ -26,7 +35,14 @@ public sealed class VirtualTimeToxicTests
             Clock = clock;
             Sink = RecordingSink.Start(clock, ct, echo);
             Registry = new FaultProxyRegistry(clock);
-            Registry.CreateProxy(new ProxyConfig { Name = "p", Listen = "127.0.0.1:0", Upstream = $"127.0.0.1:{Sink.Port}" });
+            Registry.CreateProxy(
+                new ProxyConfig
+                {
+                    Name = "p",
+                    Listen = "127.0.0.1:0",
+                    Upstream = $"127.0.0.1:{Sink.Port}",
+                }
+            );
             Proxy = Registry.GetProxy("p");
         }
 
@@ -56,7 +72,11 @@ public sealed class VirtualTimeToxicTests
     public async Task Latency_holds_each_echo_for_exactly_its_delay_and_a_change_reaches_the_live_connection()
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        await using var rig = await Rig.StartAsync(Toxic(ToxicTypes.Latency, ToxicStreams.Downstream, "slow", ("latency", 100)), cts.Token, echo: true);
+        await using var rig = await Rig.StartAsync(
+            Toxic(ToxicTypes.Latency, ToxicStreams.Downstream, "slow", ("latency", 100)),
+            cts.Token,
+            echo: true
+        );
         (ManualTimeProvider clock, FaultProxy proxy) = (rig.Clock, rig.Proxy);
         NetworkStream stream = rig.Client.GetStream();
 
@@ -68,9 +88,11 @@ public sealed class VirtualTimeToxicTests
             Task read = stream.ReadExactlyAsync(back, cts.Token).AsTask();
             while (true)
             {
-                // Time moves only to the proxy's next delay; an echo that comes back before any time passed skipped the toxic.
+                // Time moves only to the proxy's next delay; an echo that comes back before any time passed skipped the
+                // toxic.
                 Task step = await Task.WhenAny(read, clock.WhenTimerScheduledAsync(cts.Token));
-                if (step == read) break;
+                if (step == read)
+                    break;
                 clock.AdvanceToNextTimer();
             }
             await read;
@@ -90,7 +112,10 @@ public sealed class VirtualTimeToxicTests
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(30));
         // 100 KB/s = 100 bytes per ms.
-        await using var rig = await Rig.StartAsync(Toxic(ToxicTypes.Bandwidth, ToxicStreams.Upstream, "thin", ("rate", 100)), cts.Token);
+        await using var rig = await Rig.StartAsync(
+            Toxic(ToxicTypes.Bandwidth, ToxicStreams.Upstream, "thin", ("rate", 100)),
+            cts.Token
+        );
         (ManualTimeProvider clock, RecordingSink sink) = (rig.Clock, rig.Sink);
         const int Bytes = 50_000;
         await rig.Client.GetStream().WriteAsync(new byte[Bytes], cts.Token);
@@ -104,7 +129,10 @@ public sealed class VirtualTimeToxicTests
         foreach ((TimeSpan at, int size) in sink.Reads)
         {
             total += size;
-            Assert.True(total <= 100 * at.TotalMilliseconds + 1, $"{total} bytes by {at.TotalMilliseconds} ms through 100 KB/s");
+            Assert.True(
+                total <= 100 * at.TotalMilliseconds + 1,
+                $"{total} bytes by {at.TotalMilliseconds} ms through 100 KB/s"
+            );
         }
         Assert.InRange(clock.Now.TotalMilliseconds, 499.9, 500.1);
     }
@@ -114,7 +142,16 @@ public sealed class VirtualTimeToxicTests
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(30));
         await using var rig = await Rig.StartAsync(
-            Toxic(ToxicTypes.Slicer, ToxicStreams.Upstream, "cut", ("average_size", 12), ("size_variation", 4), ("delay", 15_000)), cts.Token);
+            Toxic(
+                ToxicTypes.Slicer,
+                ToxicStreams.Upstream,
+                "cut",
+                ("average_size", 12),
+                ("size_variation", 4),
+                ("delay", 15_000)
+            ),
+            cts.Token
+        );
         (ManualTimeProvider clock, RecordingSink sink, FaultProxy proxy) = (rig.Clock, rig.Sink, rig.Proxy);
         const int Bytes = 600;
         await rig.Client.GetStream().WriteAsync(new byte[Bytes], cts.Token);
@@ -122,19 +159,23 @@ public sealed class VirtualTimeToxicTests
         Task all = sink.WaitForTotalAsync(Bytes, cts.Token);
         while (await Task.WhenAny(all, clock.WhenTimerScheduledAsync(cts.Token)) != all)
         {
-            // Let the upstream read what went out before the next slice may go, so each read is what one step delivered.
+            // Let the upstream read what went out before the next slice may go, so each read is what one step
+            // delivered.
             long delivered = Assert.Single(proxy.OpenTranscripts()).DeliveredChunkSizes(FaultDirection.Upstream).Sum();
             await sink.WaitForTotalAsync(delivered, cts.Token);
             clock.AdvanceToNextTimer();
         }
 
-        IReadOnlyList<long> slices = Assert.Single(proxy.OpenTranscripts()).DeliveredChunkSizes(FaultDirection.Upstream);
+        IReadOnlyList<long> slices = Assert
+            .Single(proxy.OpenTranscripts())
+            .DeliveredChunkSizes(FaultDirection.Upstream);
         Assert.Equal(Bytes, slices.Sum());
         Assert.All(slices, s => Assert.InRange(s, 1, 16));
         Assert.True(slices.Count(s => s < 8) <= 2, $"slices: {string.Join(",", slices)}"); // only a chunk's remainder is shorter
         IReadOnlyList<(TimeSpan At, int Size)> reads = sink.Reads;
         Assert.True(reads.Count >= Bytes / 16 - 1, $"{reads.Count} reads");
         Assert.All(reads, r => Assert.InRange(r.Size, 1, 32)); // one slice a step (two where a received chunk ended)
-        for (int i = 1; i < reads.Count; i++) Assert.Equal(TimeSpan.FromMilliseconds(15), reads[i].At - reads[i - 1].At);
+        for (int i = 1; i < reads.Count; i++)
+            Assert.Equal(TimeSpan.FromMilliseconds(15), reads[i].At - reads[i - 1].At);
     }
 }

@@ -23,24 +23,41 @@ internal sealed class RecordingSink : IDisposable
         Serving = ServeAsync(ct);
     }
 
-    /// <summary>Starts listening; the first connection is served until it ends or <paramref name="ct"/> is cancelled.</summary>
-    public static RecordingSink Start(ManualTimeProvider clock, CancellationToken ct, bool echo = false) => new(clock, echo, ct);
+    /// <summary>Starts listening; the first connection is served until it ends or <paramref name="ct"/> is
+    /// cancelled.</summary>
+    public static RecordingSink Start(ManualTimeProvider clock, CancellationToken ct, bool echo = false) =>
+        new(clock, echo, ct);
 
     public int Port => ((IPEndPoint)_listener.LocalEndpoint).Port;
 
     /// <summary>Ends when the served connection ended.</summary>
     public Task Serving { get; }
 
-    public long Total { get { lock (_gate) return _total; } }
+    public long Total
+    {
+        get
+        {
+            lock (_gate)
+                return _total;
+        }
+    }
 
-    public IReadOnlyList<(TimeSpan At, int Size)> Reads { get { lock (_gate) return [.. _reads]; } }
+    public IReadOnlyList<(TimeSpan At, int Size)> Reads
+    {
+        get
+        {
+            lock (_gate)
+                return [.. _reads];
+        }
+    }
 
     /// <summary>Completes once <paramref name="total"/> bytes have been read.</summary>
     public Task WaitForTotalAsync(long total, CancellationToken ct)
     {
         lock (_gate)
         {
-            if (_total >= total) return Task.CompletedTask;
+            if (_total >= total)
+                return Task.CompletedTask;
             var reached = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
             _waiters.Add((total, reached));
             return reached.Task.WaitAsync(ct);
@@ -62,13 +79,16 @@ internal sealed class RecordingSink : IDisposable
                 _total += n;
                 _waiters.RemoveAll(w =>
                 {
-                    if (w.Total > _total) return false;
+                    if (w.Total > _total)
+                        return false;
                     reached.Add(w.Reached);
                     return true;
                 });
             }
-            foreach (var r in reached) r.TrySetResult();
-            if (_echo) await stream.WriteAsync(buffer.AsMemory(0, n), ct);
+            foreach (var r in reached)
+                r.TrySetResult();
+            if (_echo)
+                await stream.WriteAsync(buffer.AsMemory(0, n), ct);
         }
     }
 

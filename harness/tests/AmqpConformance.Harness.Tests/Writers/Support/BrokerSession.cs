@@ -6,13 +6,19 @@ using AmqpConformance.Harness.Writers;
 
 namespace AmqpConformance.Harness.Tests.Writers.Support;
 
-/// <summary>A fake broker plus one harness client connected to it, in memory (Serve over a pipe pair) or over TCP.</summary>
+/// <summary>A fake broker plus one harness client connected to it, in memory (Serve over a pipe pair) or over
+/// TCP.</summary>
 public sealed class BrokerSession : IAsyncDisposable
 {
     public const string Memory = "memory";
     public const string Tcp = "tcp";
 
-    private BrokerSession(FakeBroker.FakeBroker broker, HarnessConnection client, BrokerConnection server, TrackingArrayPool pool)
+    private BrokerSession(
+        FakeBroker.FakeBroker broker,
+        HarnessConnection client,
+        BrokerConnection server,
+        TrackingArrayPool pool
+    )
     {
         Broker = broker;
         Client = client;
@@ -28,11 +34,18 @@ public sealed class BrokerSession : IAsyncDisposable
     /// <param name="transport"><see cref="Memory"/> or <see cref="Tcp"/>.</param>
     /// <param name="writer">The writer under test.</param>
     /// <param name="frameMax">The broker's frame_max offer, which the client accepts.</param>
-    /// <param name="wrapOutput">In memory only: wraps the client's output (e.g. in a failing <see cref="TestPipeWriter"/>).</param>
+    /// <param name="wrapOutput">In memory only: wraps the client's output (e.g. in a failing
+    /// <see cref="TestPipeWriter"/>).</param>
     /// <param name="pool">The pool the client and its writer rent from; a fresh tracking pool when null.</param>
     /// <param name="captureBodies">Whether the broker's frame log keeps body payloads.</param>
-    public static async Task<BrokerSession> StartAsync(string transport, FrameWriterFactory writer, int frameMax = 131072,
-        Func<PipeWriter, PipeWriter>? wrapOutput = null, TrackingArrayPool? pool = null, bool captureBodies = false)
+    public static async Task<BrokerSession> StartAsync(
+        string transport,
+        FrameWriterFactory writer,
+        int frameMax = 131072,
+        Func<PipeWriter, PipeWriter>? wrapOutput = null,
+        TrackingArrayPool? pool = null,
+        bool captureBodies = false
+    )
     {
         pool ??= new TrackingArrayPool();
         var brokerOptions = new FakeBrokerOptions
@@ -40,18 +53,26 @@ public sealed class BrokerSession : IAsyncDisposable
             FrameMax = frameMax,
             FrameLog = new Protocol.Recording.FrameLogOptions { CaptureBodies = captureBodies },
         };
-        var clientOptions = new HarnessClientOptions { WriterFactory = writer, Pool = pool, CloseTimeout = TimeSpan.FromSeconds(2) };
+        var clientOptions = new HarnessClientOptions
+        {
+            WriterFactory = writer,
+            Pool = pool,
+            CloseTimeout = TimeSpan.FromSeconds(2),
+        };
         using var timeout = new CancellationTokenSource(WriterTestKit.TestTimeout);
         if (transport == Memory)
         {
             var broker = FakeBroker.FakeBroker.CreateWithoutListener(brokerOptions);
             var (client, server) = DuplexPipe.CreatePair();
             var serverConnection = broker.Serve(server);
-            IDuplexPipe clientEnd = wrapOutput is null ? client : new DuplexPipe(client.Input, wrapOutput(client.Output));
+            IDuplexPipe clientEnd = wrapOutput is null
+                ? client
+                : new DuplexPipe(client.Input, wrapOutput(client.Output));
             var connection = await HarnessConnection.ConnectAsync(clientEnd, clientOptions, timeout.Token);
             return new BrokerSession(broker, connection, serverConnection, pool);
         }
-        if (wrapOutput is not null) throw new ArgumentException("Output wrapping needs the in-memory transport.", nameof(wrapOutput));
+        if (wrapOutput is not null)
+            throw new ArgumentException("Output wrapping needs the in-memory transport.", nameof(wrapOutput));
         var tcpBroker = await FakeBroker.FakeBroker.StartAsync(brokerOptions, timeout.Token);
         var tcpClient = await HarnessConnection.ConnectAsync(tcpBroker.Endpoint, clientOptions, timeout.Token);
         var tcpServer = await tcpBroker.WaitForConnectionAsync(0, timeout.Token);

@@ -1,6 +1,7 @@
 namespace AmqpConformance.Harness.Tests.Writers.Support;
 
-/// <summary>A body owner that counts its disposals and remembers how many bytes the output had received at the first.</summary>
+/// <summary>A body owner that counts its disposals and remembers how many bytes the output had received at the
+/// first.</summary>
 public sealed class OwnerProbe(Func<long>? bytesWritten = null) : IDisposable
 {
     private int _disposals;
@@ -12,6 +13,7 @@ public sealed class OwnerProbe(Func<long>? bytesWritten = null) : IDisposable
 
     public void Dispose()
     {
-        if (Interlocked.Increment(ref _disposals) == 1) BytesWrittenAtDispose = bytesWritten?.Invoke() ?? 0;
+        if (Interlocked.Increment(ref _disposals) == 1)
+            BytesWrittenAtDispose = bytesWritten?.Invoke() ?? 0;
     }
 }

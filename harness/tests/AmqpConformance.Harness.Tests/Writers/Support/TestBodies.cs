@@ -17,7 +17,8 @@ public static class TestBodies
 
     public static void Fill(Span<byte> body, int publisher, int sequence)
     {
-        for (int i = 0; i < body.Length; i++) body[i] = PatternByte(publisher, sequence, i);
+        for (int i = 0; i < body.Length; i++)
+            body[i] = PatternByte(publisher, sequence, i);
         if (body.Length >= IdLength)
         {
             BinaryPrimitives.WriteInt32BigEndian(body, publisher);
@@ -28,12 +29,16 @@ public static class TestBodies
     public static (int Publisher, int Sequence) Identify(ReadOnlySpan<byte> body) =>
         (BinaryPrimitives.ReadInt32BigEndian(body), BinaryPrimitives.ReadInt32BigEndian(body[4..]));
 
-    /// <summary>Whether <paramref name="body"/> is exactly what <see cref="Create"/> made for its own ids and length.</summary>
+    /// <summary>Whether <paramref name="body"/> is exactly what <see cref="Create"/> made for its own ids and
+    /// length.</summary>
     public static bool IsIntact(ReadOnlySpan<byte> body)
     {
-        if (body.Length < IdLength) return true;
+        if (body.Length < IdLength)
+            return true;
         var (p, s) = Identify(body);
-        for (int i = IdLength; i < body.Length; i++) if (body[i] != PatternByte(p, s, i)) return false;
+        for (int i = IdLength; i < body.Length; i++)
+            if (body[i] != PatternByte(p, s, i))
+                return false;
         return true;
     }
 

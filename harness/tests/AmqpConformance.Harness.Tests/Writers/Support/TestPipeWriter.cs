@@ -14,7 +14,8 @@ public sealed class TestPipeWriter(PipeWriter inner) : PipeWriter
     /// <summary>Throw an <see cref="InjectedFault"/> from this flush (1-based), or never.</summary>
     public int? FailOnFlush { get; set; }
 
-    /// <summary>Throw an <see cref="InjectedFault"/> from GetMemory/GetSpan once this many bytes were written, or never.</summary>
+    /// <summary>Throw an <see cref="InjectedFault"/> from GetMemory/GetSpan once this many bytes were written, or
+    /// never.</summary>
     public long? FailAfterBytes { get; set; }
 
     /// <summary>Called with the flush number (1-based) before each flush is passed on.</summary>
@@ -23,6 +24,7 @@ public sealed class TestPipeWriter(PipeWriter inner) : PipeWriter
     public long BytesWritten => Interlocked.Read(ref _written);
     public int Flushes => Volatile.Read(ref _flushes);
     public bool HasFailed => Volatile.Read(ref _failed) != 0;
+
     /// <summary>Calls of GetMemory/GetSpan/Advance/FlushAsync after the injected failure.</summary>
     public long UsesAfterFailure => Interlocked.Read(ref _usesAfterFailure);
 
@@ -75,7 +77,8 @@ public sealed class TestPipeWriter(PipeWriter inner) : PipeWriter
 
     private void NoteUse()
     {
-        if (HasFailed) Interlocked.Increment(ref _usesAfterFailure);
+        if (HasFailed)
+            Interlocked.Increment(ref _usesAfterFailure);
     }
 }
 

@@ -13,12 +13,22 @@ public sealed class WireCapture : IAsyncDisposable
     private readonly CancellationTokenSource _abort = new();
     private TaskCompletionSource _running = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
-    public WireCapture(long pauseWriterThreshold = 64 * 1024, bool startPaused = false, bool completeReaderAtOnce = false)
+    public WireCapture(
+        long pauseWriterThreshold = 64 * 1024,
+        bool startPaused = false,
+        bool completeReaderAtOnce = false
+    )
     {
-        _pipe = new Pipe(new PipeOptions(pauseWriterThreshold: pauseWriterThreshold,
-            resumeWriterThreshold: Math.Max(1, pauseWriterThreshold / 2), useSynchronizationContext: false));
+        _pipe = new Pipe(
+            new PipeOptions(
+                pauseWriterThreshold: pauseWriterThreshold,
+                resumeWriterThreshold: Math.Max(1, pauseWriterThreshold / 2),
+                useSynchronizationContext: false
+            )
+        );
         Writer = new TestPipeWriter(_pipe.Writer);
-        if (!startPaused) _running.SetResult();
+        if (!startPaused)
+            _running.SetResult();
         if (completeReaderAtOnce)
         {
             _pipe.Reader.Complete();
@@ -34,17 +44,31 @@ public sealed class WireCapture : IAsyncDisposable
 
     public void Pause()
     {
-        lock (_gate) if (_running.Task.IsCompleted) _running = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        lock (_gate)
+            if (_running.Task.IsCompleted)
+                _running = new(TaskCreationOptions.RunContinuationsAsynchronously);
     }
 
     public void Resume()
     {
-        lock (_gate) _running.TrySetResult();
+        lock (_gate)
+            _running.TrySetResult();
     }
 
-    public long Received { get { lock (_bytes) return _bytes.Length; } }
+    public long Received
+    {
+        get
+        {
+            lock (_bytes)
+                return _bytes.Length;
+        }
+    }
 
-    public byte[] Snapshot() { lock (_bytes) return _bytes.ToArray(); }
+    public byte[] Snapshot()
+    {
+        lock (_bytes)
+            return _bytes.ToArray();
+    }
 
     /// <summary>Completes the writer side, lets the reader take everything, and returns all bytes.</summary>
     public async Task<byte[]> CompleteAsync(TimeSpan? timeout = null)
@@ -63,18 +87,19 @@ public sealed class WireCapture : IAsyncDisposable
             while (true)
             {
                 Task gate;
-                lock (_gate) gate = _running.Task;
+                lock (_gate)
+                    gate = _running.Task;
                 await gate.WaitAsync(_abort.Token);
                 var result = await reader.ReadAsync(_abort.Token);
                 foreach (var segment in result.Buffer)
-                    lock (_bytes) _bytes.Write(segment.Span);
+                    lock (_bytes)
+                        _bytes.Write(segment.Span);
                 reader.AdvanceTo(result.Buffer.End);
-                if (result.IsCompleted) break;
+                if (result.IsCompleted)
+                    break;
             }
         }
-        catch (OperationCanceledException)
-        {
-        }
+        catch (OperationCanceledException) { }
         await reader.CompleteAsync();
     }
 
@@ -82,7 +107,11 @@ public sealed class WireCapture : IAsyncDisposable
     {
         Resume();
         _abort.Cancel();
-        try { await _drain.WaitAsync(TimeSpan.FromSeconds(5)); } catch (Exception) { }
+        try
+        {
+            await _drain.WaitAsync(TimeSpan.FromSeconds(5));
+        }
+        catch (Exception) { }
         _abort.Dispose();
     }
 }

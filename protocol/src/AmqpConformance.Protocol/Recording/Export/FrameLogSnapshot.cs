@@ -21,7 +21,8 @@ public sealed record FrameLogSnapshot
     /// <summary>The broker's findings on the connection.</summary>
     public IReadOnlyList<ProtocolFinding> Findings { get; init; } = [];
 
-    /// <summary>Why the connection ended, when the writer of the file knew it (the "end" line); null otherwise.</summary>
+    /// <summary>Why the connection ended, when the writer of the file knew it (the "end" line); null
+    /// otherwise.</summary>
     public string? EndReason { get; init; }
 
     /// <summary>True when the file held an "end" line for this connection, i.e. the log is complete.</summary>

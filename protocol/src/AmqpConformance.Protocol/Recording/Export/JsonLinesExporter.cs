@@ -30,11 +30,13 @@ public sealed class JsonLinesExporter : IDisposable
     private readonly Utf8JsonWriter _json;
     private bool _disposed;
 
-    /// <summary>Writes to <paramref name="output"/>; disposes it on <see cref="Dispose"/> unless <paramref name="leaveOpen"/>.</summary>
+    /// <summary>Writes to <paramref name="output"/>; disposes it on <see cref="Dispose"/> unless
+    /// <paramref name="leaveOpen"/>.</summary>
     public JsonLinesExporter(Stream output, bool leaveOpen = false)
     {
         ArgumentNullException.ThrowIfNull(output);
-        if (!output.CanWrite) throw new ArgumentException("The stream is not writable.", nameof(output));
+        if (!output.CanWrite)
+            throw new ArgumentException("The stream is not writable.", nameof(output));
         _output = output;
         _leaveOpen = leaveOpen;
         _json = new Utf8JsonWriter(_line, WriterOptions);
@@ -67,12 +69,15 @@ public sealed class JsonLinesExporter : IDisposable
     {
         ArgumentNullException.ThrowIfNull(snapshot);
         WriteLogStart(snapshot.ConnectionId, snapshot.StartedAt, snapshot.Options);
-        foreach (FrameRecord frame in snapshot.Frames) WriteFrame(snapshot.ConnectionId, frame);
-        foreach (ProtocolFinding finding in snapshot.Findings) WriteFinding(snapshot.ConnectionId, finding);
+        foreach (FrameRecord frame in snapshot.Frames)
+            WriteFrame(snapshot.ConnectionId, frame);
+        foreach (ProtocolFinding finding in snapshot.Findings)
+            WriteFinding(snapshot.ConnectionId, finding);
         WriteEnd(snapshot.ConnectionId, snapshot.EndReason, snapshot.Frames.Count, snapshot.Findings.Count);
     }
 
-    /// <summary>Writes the <c>log</c> line that opens a connection's log. It must precede that connection's other lines.</summary>
+    /// <summary>Writes the <c>log</c> line that opens a connection's log. It must precede that connection's other
+    /// lines.</summary>
     public void WriteLogStart(long connectionId, DateTimeOffset startedAt, FrameLogOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
@@ -118,10 +123,14 @@ public sealed class JsonLinesExporter : IDisposable
                 json.WriteNumber(F.ClassId, frame.ClassId);
                 json.WriteNumber(F.MethodId, frame.MethodId);
             }
-            if (frame.MethodName is { } name) json.WriteString(F.MethodName, name);
-            if (frame.DeclaredBodySize is { } declared) json.WriteNumber(F.DeclaredBodySize, declared);
-            if (frame.PayloadDigest is { } digest) json.WriteString(F.PayloadDigest, F.Digest(digest));
-            if (frame.Payload is { } payload) json.WriteBase64String(F.Payload, payload.Span);
+            if (frame.MethodName is { } name)
+                json.WriteString(F.MethodName, name);
+            if (frame.DeclaredBodySize is { } declared)
+                json.WriteNumber(F.DeclaredBodySize, declared);
+            if (frame.PayloadDigest is { } digest)
+                json.WriteString(F.PayloadDigest, F.Digest(digest));
+            if (frame.Payload is { } payload)
+                json.WriteBase64String(F.Payload, payload.Span);
             json.WriteBoolean(F.FrameEndValid, frame.FrameEndValid);
         });
     }
@@ -143,14 +152,16 @@ public sealed class JsonLinesExporter : IDisposable
     }
 
     /// <summary>Writes the <c>end</c> line: the connection's log is complete with <paramref name="frames"/> frame lines
-    /// and <paramref name="findings"/> finding lines; <paramref name="reason"/> says why it ended, when known.</summary>
+    /// and <paramref name="findings"/> finding lines; <paramref name="reason"/> says why it ended, when
+    /// known.</summary>
     public void WriteEnd(long connectionId, string? reason, int frames, int findings)
     {
         WriteLine(json =>
         {
             json.WriteString(F.Kind, F.KindEnd);
             json.WriteNumber(F.ConnectionId, connectionId);
-            if (reason is not null) json.WriteString(F.Reason, reason);
+            if (reason is not null)
+                json.WriteString(F.Reason, reason);
             json.WriteNumber(F.Frames, frames);
             json.WriteNumber(F.Findings, findings);
         });
@@ -172,7 +183,8 @@ public sealed class JsonLinesExporter : IDisposable
     {
         lock (_gate)
         {
-            if (_disposed) return;
+            if (_disposed)
+                return;
             _disposed = true;
             _json.Dispose();
             try
@@ -182,7 +194,8 @@ public sealed class JsonLinesExporter : IDisposable
             }
             finally
             {
-                if (!_leaveOpen) _output.Dispose();
+                if (!_leaveOpen)
+                    _output.Dispose();
             }
         }
     }
@@ -200,16 +213,21 @@ public sealed class JsonLinesExporter : IDisposable
             _json.Flush();
             _line.GetSpan(1)[0] = (byte)'\n';
             _line.Advance(1);
-            if (_batch.WrittenCount + _line.WrittenCount > BatchSize) WriteBatch();
-            if (_line.WrittenCount >= BatchSize) _output.Write(_line.WrittenSpan);
-            else _batch.Write(_line.WrittenSpan);
-            if (_line.Capacity > RetainedLineCapacity) _line = new ArrayBufferWriter<byte>(256); // do not keep a huge body's buffer
+            if (_batch.WrittenCount + _line.WrittenCount > BatchSize)
+                WriteBatch();
+            if (_line.WrittenCount >= BatchSize)
+                _output.Write(_line.WrittenSpan);
+            else
+                _batch.Write(_line.WrittenSpan);
+            if (_line.Capacity > RetainedLineCapacity)
+                _line = new ArrayBufferWriter<byte>(256); // do not keep a huge body's buffer
         }
     }
 
     private void WriteBatch()
     {
-        if (_batch.WrittenCount == 0) return;
+        if (_batch.WrittenCount == 0)
+            return;
         _output.Write(_batch.WrittenSpan);
         _batch.ResetWrittenCount();
     }

@@ -22,7 +22,9 @@ public sealed class JsonLinesLiveRecorder : IAsyncDisposable
 
     private readonly object _gate = new();
     private readonly JsonLinesExporter _exporter;
-    private readonly Channel<Item> _queue = Channel.CreateUnbounded<Item>(new UnboundedChannelOptions { SingleReader = true });
+    private readonly Channel<Item> _queue = Channel.CreateUnbounded<Item>(
+        new UnboundedChannelOptions { SingleReader = true }
+    );
     private readonly Dictionary<FrameLog, IDisposable> _attached = new(ReferenceEqualityComparer.Instance);
     private readonly HashSet<long> _connectionIds = [];
     private readonly Task _loop;
@@ -43,9 +45,10 @@ public sealed class JsonLinesLiveRecorder : IAsyncDisposable
     public long LinesWritten => Interlocked.Read(ref _linesWritten);
     private long _linesWritten;
 
-    /// <summary>Starts recording <paramref name="log"/>: its <c>log</c> line, the frames it already holds, and every frame
-    /// appended from now on. Each connection id may be attached once per recorder.</summary>
-    /// <exception cref="ArgumentException">A log with the same <see cref="FrameLog.ConnectionId"/> was attached before.</exception>
+    /// <summary>Starts recording <paramref name="log"/>: its <c>log</c> line, the frames it already holds, and every
+    /// frame appended from now on. Each connection id may be attached once per recorder.</summary>
+    /// <exception cref="ArgumentException">A log with the same <see cref="FrameLog.ConnectionId"/> was attached
+    /// before.</exception>
     public void Attach(FrameLog log)
     {
         ArgumentNullException.ThrowIfNull(log);
@@ -62,7 +65,8 @@ public sealed class JsonLinesLiveRecorder : IAsyncDisposable
             long first = held.Count > 0 ? Math.Min(held[0].Sequence, subscribedFrom) : subscribedFrom;
             _queue.Writer.TryWrite(new Item.Start(log, first));
             _attached[log] = subscription;
-            foreach (FrameRecord record in held) _queue.Writer.TryWrite(new Item.Frame(log, record));
+            foreach (FrameRecord record in held)
+                _queue.Writer.TryWrite(new Item.Frame(log, record));
         }
     }
 
@@ -73,19 +77,23 @@ public sealed class JsonLinesLiveRecorder : IAsyncDisposable
         ArgumentNullException.ThrowIfNull(log);
         lock (_gate)
         {
-            if (!_attached.Remove(log, out IDisposable? subscription)) return;
+            if (!_attached.Remove(log, out IDisposable? subscription))
+                return;
             subscription.Dispose();
             _queue.Writer.TryWrite(new Item.End(log, FrameLogSnapshot.From(log, reason, ended: true)));
         }
     }
 
-    /// <summary>Completes every attached log, writes everything queued, flushes, and closes the stream unless left open.</summary>
+    /// <summary>Completes every attached log, writes everything queued, flushes, and closes the stream unless left
+    /// open.</summary>
     public async ValueTask DisposeAsync()
     {
         lock (_gate)
         {
-            if (_disposed) return;
-            foreach (FrameLog log in _attached.Keys.ToList()) Complete(log, StoppedReason);
+            if (_disposed)
+                return;
+            foreach (FrameLog log in _attached.Keys.ToList())
+                Complete(log, StoppedReason);
             _disposed = true;
             _queue.Writer.TryComplete();
         }
@@ -106,7 +114,8 @@ public sealed class JsonLinesLiveRecorder : IAsyncDisposable
         {
             // The stream already failed; the loop's error is the one to report.
         }
-        if (loopError is not null) System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(loopError);
+        if (loopError is not null)
+            System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(loopError);
     }
 
     private async Task WriteLoopAsync()
@@ -143,10 +152,17 @@ public sealed class JsonLinesLiveRecorder : IAsyncDisposable
                         break;
                     case Item.End end when progress.Remove(end.Log, out Progress? p):
                         foreach (FrameRecord record in end.Snapshot.Frames)
-                            if (record.Sequence >= p.NextSequence) WriteInOrder(end.Log, p, record);
-                        foreach (ProtocolFinding finding in end.Snapshot.Findings) _exporter.WriteFinding(end.Log.ConnectionId, finding);
+                            if (record.Sequence >= p.NextSequence)
+                                WriteInOrder(end.Log, p, record);
+                        foreach (ProtocolFinding finding in end.Snapshot.Findings)
+                            _exporter.WriteFinding(end.Log.ConnectionId, finding);
                         // The frame lines written, which under MaxRetainedFrames may be more than the log still holds.
-                        _exporter.WriteEnd(end.Log.ConnectionId, end.Snapshot.EndReason, checked((int)p.Written), end.Snapshot.Findings.Count);
+                        _exporter.WriteEnd(
+                            end.Log.ConnectionId,
+                            end.Snapshot.EndReason,
+                            checked((int)p.Written),
+                            end.Snapshot.Findings.Count
+                        );
                         Count(end.Snapshot.Findings.Count + 1);
                         break;
                 }
@@ -155,11 +171,13 @@ public sealed class JsonLinesLiveRecorder : IAsyncDisposable
         }
     }
 
-    /// <summary>Writes <paramref name="record"/> if it is the next one of its log, then any held-back successors;
-    /// holds it back if it came early (the snapshot and the subscription of <see cref="Attach"/> can race); drops duplicates.</summary>
+    /// <summary>Writes <paramref name="record"/> if it is the next one of its log, then any held-back successors; holds
+    /// it back if it came early (the snapshot and the subscription of <see cref="Attach"/> can race); drops
+    /// duplicates.</summary>
     private void WriteInOrder(FrameLog log, Progress progress, FrameRecord record)
     {
-        if (record.Sequence < progress.NextSequence) return;
+        if (record.Sequence < progress.NextSequence)
+            return;
         if (record.Sequence > progress.NextSequence)
         {
             progress.Early.TryAdd(record.Sequence, record);
@@ -190,7 +208,9 @@ public sealed class JsonLinesLiveRecorder : IAsyncDisposable
     private abstract record Item
     {
         public sealed record Start(FrameLog Log, long FirstSequence) : Item;
+
         public sealed record Frame(FrameLog Log, FrameRecord Record) : Item;
+
         public sealed record End(FrameLog Log, FrameLogSnapshot Snapshot) : Item;
     }
 }

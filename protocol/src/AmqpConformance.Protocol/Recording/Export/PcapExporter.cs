@@ -12,17 +12,19 @@ namespace AmqpConformance.Protocol.Recording.Export;
 /// <remarks>
 /// TCP sequence numbers follow each frame's <see cref="FrameRecord.WireOffset"/> exactly, so a gap in the log (say,
 /// sent frames not recorded) shows as a gap in the stream, and acknowledgments carry what the other side had sent so
-/// far. Packet times are the log's <see cref="FrameLog.StartedAt"/> plus each frame's <see cref="FrameRecord.Timestamp"/>
-/// (kept non-decreasing within a connection); connections are merged by time. A frame larger than one IPv4 packet
-/// is split over several segments. Body frames whose payload was not captured are written as
-/// <see cref="PcapExportOptions.UncapturedBodies"/> says; frames larger than 16 MiB without a payload are always
-/// truncated. The frame-end octet of a frame recorded with <see cref="FrameRecord.FrameEndValid"/> false is written as 0x00.
+/// far. Packet times are the log's <see cref="FrameLog.StartedAt"/> plus each frame's
+/// <see cref="FrameRecord.Timestamp"/> (kept non-decreasing within a connection); connections are merged by time. A
+/// frame larger than one IPv4 packet is split over several segments. Body frames whose payload was not captured are
+/// written as <see cref="PcapExportOptions.UncapturedBodies"/> says; frames larger than 16 MiB without a payload are
+/// always truncated. The frame-end octet of a frame recorded with <see cref="FrameRecord.FrameEndValid"/> false is
+/// written as 0x00.
 /// </remarks>
 public static class PcapExporter
 {
     private const int ZeroFillLimit = 16 << 20;
 
-    /// <summary>Writes the capture of <paramref name="logs"/> to <paramref name="output"/> (left open) and flushes it.</summary>
+    /// <summary>Writes the capture of <paramref name="logs"/> to <paramref name="output"/> (left open) and flushes
+    /// it.</summary>
     public static void Write(Stream output, IEnumerable<FrameLogSnapshot> logs, PcapExportOptions? options = null)
     {
         ArgumentNullException.ThrowIfNull(output);
@@ -51,7 +53,8 @@ public static class PcapExporter
     public static void Write(Stream output, FrameLog log, PcapExportOptions? options = null) =>
         Write(output, [FrameLogSnapshot.From(log)], options);
 
-    /// <summary>Writes the capture of <paramref name="logs"/> to a new file at <paramref name="path"/> (replacing any).</summary>
+    /// <summary>Writes the capture of <paramref name="logs"/> to a new file at <paramref name="path"/> (replacing
+    /// any).</summary>
     public static void WriteFile(string path, IEnumerable<FrameLogSnapshot> logs, PcapExportOptions? options = null)
     {
         using var file = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read, 64 * 1024);
@@ -61,8 +64,16 @@ public static class PcapExporter
     private static List<Packet> Plan(FrameLogSnapshot log, PcapExportOptions options)
     {
         var packets = new List<Packet>(log.Frames.Count + 4);
-        var client = new Endpoint(options.ClientAddress, options.ClientPort(log.ConnectionId), (uint)(0x10000000 + log.ConnectionId * 0x10000));
-        var server = new Endpoint(options.ServerAddress, options.ServerPort, (uint)(0x60000000 + log.ConnectionId * 0x10000));
+        var client = new Endpoint(
+            options.ClientAddress,
+            options.ClientPort(log.ConnectionId),
+            (uint)(0x10000000 + log.ConnectionId * 0x10000)
+        );
+        var server = new Endpoint(
+            options.ServerAddress,
+            options.ServerPort,
+            (uint)(0x60000000 + log.ConnectionId * 0x10000)
+        );
         DateTimeOffset time = log.StartedAt;
 
         // Three-way handshake: the data of each side starts at its ISN + 1.
@@ -70,19 +81,35 @@ public static class PcapExporter
         packets.Add(Control(time, server, client, server.Isn, client.Isn + 1, TcpFlags.Syn | TcpFlags.Ack));
         packets.Add(Control(time, client, server, client.Isn + 1, server.Isn + 1, TcpFlags.Ack));
 
-        long clientNext = 0, serverNext = 0; // stream offsets sent so far, per direction
+        long clientNext = 0,
+            serverNext = 0; // stream offsets sent so far, per direction
         foreach (FrameRecord frame in log.Frames)
         {
             bool fromClient = frame.Direction == FrameDirection.Received;
             (Endpoint from, Endpoint to) = fromClient ? (client, server) : (server, client);
             DateTimeOffset frameTime = log.StartedAt + frame.Timestamp;
-            if (frameTime > time) time = frameTime;
+            if (frameTime > time)
+                time = frameTime;
 
             if (fromClient && clientNext == 0 && frame.WireOffset >= AmqpConstants.ProtocolHeader.Length)
             {
                 int headerLength = AmqpConstants.ProtocolHeader.Length;
-                packets.Add(new Packet(time, Tcp(client, server, client.Isn + 1, server.Isn + 1 + (uint)serverNext, TcpFlags.Psh | TcpFlags.Ack),
-                    null, 0, headerLength, headerLength));
+                packets.Add(
+                    new Packet(
+                        time,
+                        Tcp(
+                            client,
+                            server,
+                            client.Isn + 1,
+                            server.Isn + 1 + (uint)serverNext,
+                            TcpFlags.Psh | TcpFlags.Ack
+                        ),
+                        null,
+                        0,
+                        headerLength,
+                        headerLength
+                    )
+                );
                 clientNext = headerLength;
             }
 
@@ -94,13 +121,20 @@ public static class PcapExporter
                 int length = (int)Math.Min(PcapFileWriter.MaxSegmentPayload, wireLength - start);
                 int capturedHere = (int)Math.Clamp(captured - start, 0, length);
                 bool last = start + length == wireLength;
-                var tcp = Tcp(from, to, from.Isn + 1 + (uint)(frame.WireOffset + start), to.Isn + 1 + (uint)otherNext,
-                    last ? TcpFlags.Psh | TcpFlags.Ack : TcpFlags.Ack);
+                var tcp = Tcp(
+                    from,
+                    to,
+                    from.Isn + 1 + (uint)(frame.WireOffset + start),
+                    to.Isn + 1 + (uint)otherNext,
+                    last ? TcpFlags.Psh | TcpFlags.Ack : TcpFlags.Ack
+                );
                 packets.Add(new Packet(time, tcp, frame, start, capturedHere, length));
             }
             long end = frame.WireOffset + wireLength;
-            if (fromClient) clientNext = Math.Max(clientNext, end);
-            else serverNext = Math.Max(serverNext, end);
+            if (fromClient)
+                clientNext = Math.Max(clientNext, end);
+            else
+                serverNext = Math.Max(serverNext, end);
         }
         return packets;
     }
@@ -108,13 +142,15 @@ public static class PcapExporter
     /// <summary>How many of the frame's wire bytes go into the file.</summary>
     private static long CapturedLength(FrameRecord frame, PcapUncapturedBodies policy)
     {
-        if (frame.Payload is not null) return frame.WireLength;
+        if (frame.Payload is not null)
+            return frame.WireLength;
         bool zeroFill = policy == PcapUncapturedBodies.ZeroFill && frame.Size <= ZeroFillLimit;
         return zeroFill ? frame.WireLength : Math.Min(AmqpConstants.FrameHeaderSize, frame.WireLength);
     }
 
     /// <summary>Fills <paramref name="destination"/> with the captured bytes of <paramref name="packet"/>: the frame's
-    /// header, its payload (zeros where not recorded) and its frame-end octet, from the packet's offset in the frame.</summary>
+    /// header, its payload (zeros where not recorded) and its frame-end octet, from the packet's offset in the
+    /// frame.</summary>
     private static void FillCaptured(in Packet packet, Span<byte> destination)
     {
         if (packet.Frame is not { } frame)
@@ -127,7 +163,7 @@ public static class PcapExporter
         ReadOnlySpan<byte> payload = frame.Payload is { } p ? p.Span : [];
         long payloadEnd = AmqpConstants.FrameHeaderSize + (long)frame.Size;
         destination.Clear();
-        for (int i = 0; i < destination.Length;)
+        for (int i = 0; i < destination.Length; )
         {
             long position = packet.FrameOffset + i;
             if (position < AmqpConstants.FrameHeaderSize)
@@ -157,18 +193,26 @@ public static class PcapExporter
     {
         var heads = new PriorityQueue<(int Connection, int Index), (DateTimeOffset Time, int Connection)>();
         for (int c = 0; c < connections.Count; c++)
-            if (connections[c].Count > 0) heads.Enqueue((c, 0), (connections[c][0].Time, c));
+            if (connections[c].Count > 0)
+                heads.Enqueue((c, 0), (connections[c][0].Time, c));
         while (heads.TryDequeue(out var head, out _))
         {
             List<Packet> packets = connections[head.Connection];
             yield return packets[head.Index];
             int next = head.Index + 1;
-            if (next < packets.Count) heads.Enqueue((head.Connection, next), (packets[next].Time, head.Connection));
+            if (next < packets.Count)
+                heads.Enqueue((head.Connection, next), (packets[next].Time, head.Connection));
         }
     }
 
-    private static Packet Control(DateTimeOffset time, Endpoint from, Endpoint to, uint sequence, uint ack, TcpFlags flags) =>
-        new(time, Tcp(from, to, sequence, ack, flags), null, 0, 0, 0);
+    private static Packet Control(
+        DateTimeOffset time,
+        Endpoint from,
+        Endpoint to,
+        uint sequence,
+        uint ack,
+        TcpFlags flags
+    ) => new(time, Tcp(from, to, sequence, ack, flags), null, 0, 0, 0);
 
     private static TcpSegmentHeader Tcp(Endpoint from, Endpoint to, uint sequence, uint ack, TcpFlags flags) =>
         new(from.Address, from.Port, to.Address, to.Port, sequence, ack, flags);
@@ -177,6 +221,12 @@ public static class PcapExporter
 
     /// <summary>One planned packet: its TCP header and which bytes of which frame it carries
     /// (<see cref="Frame"/> null: the protocol header, or none for a control segment).</summary>
-    private readonly record struct Packet(DateTimeOffset Time, TcpSegmentHeader Tcp, FrameRecord? Frame, long FrameOffset,
-        int CapturedLength, int Length);
+    private readonly record struct Packet(
+        DateTimeOffset Time,
+        TcpSegmentHeader Tcp,
+        FrameRecord? Frame,
+        long FrameOffset,
+        int CapturedLength,
+        int Length
+    );
 }

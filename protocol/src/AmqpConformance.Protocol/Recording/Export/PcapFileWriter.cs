@@ -29,7 +29,7 @@ internal sealed class PcapFileWriter
         BinaryPrimitives.WriteUInt32LittleEndian(global, MagicNanoseconds);
         BinaryPrimitives.WriteUInt16LittleEndian(global[4..], 2);
         BinaryPrimitives.WriteUInt16LittleEndian(global[6..], 4);
-        BinaryPrimitives.WriteInt32LittleEndian(global[8..], 0);   // thiszone
+        BinaryPrimitives.WriteInt32LittleEndian(global[8..], 0); // thiszone
         BinaryPrimitives.WriteUInt32LittleEndian(global[12..], 0); // sigfigs
         BinaryPrimitives.WriteUInt32LittleEndian(global[16..], SnapLength);
         BinaryPrimitives.WriteUInt32LittleEndian(global[20..], LinkTypeRaw);
@@ -37,11 +37,23 @@ internal sealed class PcapFileWriter
     }
 
     /// <summary>Writes one packet. <paramref name="captured"/> is the start of the TCP payload that is in the file;
-    /// <paramref name="payloadLength"/> is the payload's length on the wire (at least <c>captured.Length</c>).</summary>
-    public void WriteSegment(DateTimeOffset time, in TcpSegmentHeader tcp, ReadOnlySpan<byte> captured, int payloadLength)
+    /// <paramref name="payloadLength"/> is the payload's length on the wire (at least
+    /// <c>captured.Length</c>).</summary>
+    public void WriteSegment(
+        DateTimeOffset time,
+        in TcpSegmentHeader tcp,
+        ReadOnlySpan<byte> captured,
+        int payloadLength
+    )
     {
-        if (payloadLength > MaxSegmentPayload) throw new ArgumentOutOfRangeException(nameof(payloadLength), payloadLength, "Too large for one IPv4 packet.");
-        if (captured.Length > payloadLength) throw new ArgumentException("More captured bytes than the segment holds.", nameof(captured));
+        if (payloadLength > MaxSegmentPayload)
+            throw new ArgumentOutOfRangeException(
+                nameof(payloadLength),
+                payloadLength,
+                "Too large for one IPv4 packet."
+            );
+        if (captured.Length > payloadLength)
+            throw new ArgumentException("More captured bytes than the segment holds.", nameof(captured));
 
         long unixNanoseconds = (time.UtcTicks - DateTimeOffset.UnixEpoch.UtcTicks) * 100;
         Span<byte> h = _headers;
@@ -85,8 +97,10 @@ internal sealed class PcapFileWriter
     private static ushort InternetChecksum(ReadOnlySpan<byte> header)
     {
         uint sum = 0;
-        for (int i = 0; i < header.Length; i += 2) sum += BinaryPrimitives.ReadUInt16BigEndian(header[i..]);
-        while (sum > 0xFFFF) sum = (sum & 0xFFFF) + (sum >> 16);
+        for (int i = 0; i < header.Length; i += 2)
+            sum += BinaryPrimitives.ReadUInt16BigEndian(header[i..]);
+        while (sum > 0xFFFF)
+            sum = (sum & 0xFFFF) + (sum >> 16);
         return (ushort)~sum;
     }
 }

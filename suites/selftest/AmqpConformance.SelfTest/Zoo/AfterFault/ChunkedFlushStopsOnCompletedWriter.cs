@@ -5,12 +5,12 @@ using AmqpConformance.Protocol;
 namespace AmqpConformance.SelfTest.Zoo.AfterFault;
 
 /// <summary>
-/// DELIBERATELY BROKEN: An inline writer that does not let one large publish pile up in the pipe: it writes the body in runs of
-/// whole body frames of about 64 KiB and flushes after each run, then flushes once more at the end and checks that flush
-/// (CommandFraming.ThrowIfNotDelivered). The intermediate flushes were written as "stop early when the peer is gone": a run's
-/// flush that reports IsCompleted (the reader finished: an orderly close) returns from the write as if the command were done,
-/// so the call reports success although the rest of its body was never written; a run's flush that throws or is cancelled is
-/// handled right. Commands under 64 KiB have no intermediate flush and are always right.
+/// DELIBERATELY BROKEN: An inline writer that does not let one large publish pile up in the pipe: it writes the body in
+/// runs of whole body frames of about 64 KiB and flushes after each run, then flushes once more at the end and checks
+/// that flush (CommandFraming.ThrowIfNotDelivered). The intermediate flushes were written as "stop early when the peer
+/// is gone": a run's flush that reports IsCompleted (the reader finished: an orderly close) returns from the write as
+/// if the command were done, so the call reports success although the rest of its body was never written; a run's flush
+/// that throws or is cancelled is handled right. Commands under 64 KiB have no intermediate flush and are always right.
 /// </summary>
 public sealed class ChunkedFlushStopsOnCompletedWriter(WriterContext context)
     : InlineZooWriter(context, "chunked-flush-stops-on-completed")
@@ -31,8 +31,10 @@ public sealed class ChunkedFlushStopsOnCompletedWriter(WriterContext context)
             FrameFormat.WriteBodyFrames(output, command.Channel, body.Span[..(int)perRun], Context.FrameMax);
             body = body[(int)perRun..];
             var run = await output.FlushAsync(CancellationToken.None).ConfigureAwait(false);
-            if (run.IsCanceled) throw new OperationCanceledException("The flush was cancelled (PipeWriter.CancelPendingFlush).");
-            if (run.IsCompleted) return; // BUG: "the reader is gone, nothing more to write" -- and the call reports success
+            if (run.IsCanceled)
+                throw new OperationCanceledException("The flush was cancelled (PipeWriter.CancelPendingFlush).");
+            if (run.IsCompleted)
+                return; // BUG: "the reader is gone, nothing more to write" -- and the call reports success
         }
         FrameFormat.WriteBodyFrames(output, command.Channel, body.Span, Context.FrameMax);
         CommandFraming.ThrowIfNotDelivered(await output.FlushAsync(CancellationToken.None).ConfigureAwait(false));

@@ -3,12 +3,13 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.AfterFault;
 
 /// <summary>
-/// DELIBERATELY BROKEN: An inline (lock, write, flush, release) writer with a hot path for the most common call: a publish made
-/// without a cancellation token (<c>BasicPublishAsync(...)</c> with the default token). Such a caller can never cancel, so the hot
-/// path skips the async wait machinery: it tries the lock with <c>Wait(0)</c> and, if it got it, writes at once. The hot path was
-/// added as an optimisation beside the original slow path and lost its checks on the way: it never asks whether the writer has
-/// stopped (faulted or disposed). So after a reset, or after DisposeAsync, a call with the default token writes its command into
-/// the dead (or no longer owned) output and, if that flush happens to succeed, reports success.
+/// DELIBERATELY BROKEN: An inline (lock, write, flush, release) writer with a hot path for the most common call: a
+/// publish made without a cancellation token (<c>BasicPublishAsync(...)</c> with the default token). Such a caller can
+/// never cancel, so the hot path skips the async wait machinery: it tries the lock with <c>Wait(0)</c> and, if it got
+/// it, writes at once. The hot path was added as an optimisation beside the original slow path and lost its checks on
+/// the way: it never asks whether the writer has stopped (faulted or disposed). So after a reset, or after
+/// DisposeAsync, a call with the default token writes its command into the dead (or no longer owned) output and, if
+/// that flush happens to succeed, reports success.
 /// </summary>
 public sealed class DefaultTokenFastPathWriter(WriterContext context) : IFrameWriter
 {
@@ -20,9 +21,10 @@ public sealed class DefaultTokenFastPathWriter(WriterContext context) : IFrameWr
     /// <inheritdoc />
     public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        // Hot path: nobody can cancel this call, so there is no registration to make and no need for WaitAsync when the lock is free.
-        // BUG: no Stopped() check here (the slow path makes two).
-        if (!cancellationToken.CanBeCanceled && _lock.Wait(0)) return WriteHeldAsync(command);
+        // Hot path: nobody can cancel this call, so there is no registration to make and no need for WaitAsync when the
+        // lock is free. BUG: no Stopped() check here (the slow path makes two).
+        if (!cancellationToken.CanBeCanceled && _lock.Wait(0))
+            return WriteHeldAsync(command);
         return WriteSlowAsync(command, cancellationToken);
     }
 
@@ -48,7 +50,9 @@ public sealed class DefaultTokenFastPathWriter(WriterContext context) : IFrameWr
     {
         try
         {
-            await ZooHelpers.WriteFlushReleaseAsync(context, command, Name, ex => Interlocked.CompareExchange(ref _fault, ex, null)).ConfigureAwait(false);
+            await ZooHelpers
+                .WriteFlushReleaseAsync(context, command, Name, ex => Interlocked.CompareExchange(ref _fault, ex, null))
+                .ConfigureAwait(false);
         }
         finally
         {
@@ -59,8 +63,11 @@ public sealed class DefaultTokenFastPathWriter(WriterContext context) : IFrameWr
     /// <inheritdoc />
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        await _lock
+            .DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null))
+            .ConfigureAwait(false);
     }
 
     private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));

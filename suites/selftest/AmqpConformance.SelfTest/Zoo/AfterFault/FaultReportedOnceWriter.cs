@@ -4,9 +4,9 @@ namespace AmqpConformance.SelfTest.Zoo.AfterFault;
 
 /// <summary>
 /// DELIBERATELY BROKEN: an inline writer that "reports the fault once": the first call after the fault takes the stored
-/// cause out (<see cref="Interlocked.Exchange{T}(ref T, T)"/> with null) to throw it, so the call after that finds no fault
-/// and writes into the dead output again (bytes after the fault; it then fails on its own flush, and the cycle repeats). One
-/// call after the fault is handled correctly; the second one is not.
+/// cause out (<see cref="Interlocked.Exchange{T}(ref T, T)"/> with null) to throw it, so the call after that finds no
+/// fault and writes into the dead output again (bytes after the fault; it then fails on its own flush, and the cycle
+/// repeats). One call after the fault is handled correctly; the second one is not.
 /// </summary>
 public sealed class FaultReportedOnceWriter(WriterContext context) : IFrameWriter
 {
@@ -22,7 +22,9 @@ public sealed class FaultReportedOnceWriter(WriterContext context) : IFrameWrite
         try
         {
             ThrowIfStopped(command);
-            await ZooHelpers.WriteFlushReleaseAsync(context, command, Name, ex => Interlocked.CompareExchange(ref _fault, ex, null)).ConfigureAwait(false);
+            await ZooHelpers
+                .WriteFlushReleaseAsync(context, command, Name, ex => Interlocked.CompareExchange(ref _fault, ex, null))
+                .ConfigureAwait(false);
         }
         finally
         {
@@ -47,7 +49,10 @@ public sealed class FaultReportedOnceWriter(WriterContext context) : IFrameWrite
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        await _lock
+            .DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null))
+            .ConfigureAwait(false);
     }
 }

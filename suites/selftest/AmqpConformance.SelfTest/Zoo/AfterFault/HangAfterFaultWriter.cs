@@ -4,16 +4,18 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.AfterFault;
 
 /// <summary>
-/// DELIBERATELY BROKEN: a batching writer (queue without copy, one flush per batch, complete after the flush) that relies on
-/// its queue to refuse calls once it has stopped, but whose loop, on a fault, fails the batch in hand and returns without
-/// completing the queue. Commands queued at the time of the fault, and every call made after it, sit in a queue nobody reads:
-/// their calls never complete. The call whose batch failed is reported correctly.
+/// DELIBERATELY BROKEN: a batching writer (queue without copy, one flush per batch, complete after the flush) that
+/// relies on its queue to refuse calls once it has stopped, but whose loop, on a fault, fails the batch in hand and
+/// returns without completing the queue. Commands queued at the time of the fault, and every call made after it, sit in
+/// a queue nobody reads: their calls never complete. The call whose batch failed is reported correctly.
 /// </summary>
 public sealed class HangAfterFaultWriter : IFrameWriter
 {
     private const string Name = "hang-after-fault";
     private readonly WriterContext _context;
-    private readonly Channel<Entry> _queue = Channel.CreateUnbounded<Entry>(new UnboundedChannelOptions { SingleReader = true });
+    private readonly Channel<Entry> _queue = Channel.CreateUnbounded<Entry>(
+        new UnboundedChannelOptions { SingleReader = true }
+    );
     private readonly CancellationTokenSource _stop = new();
     private readonly Task _loop;
     private Exception? _fault;
@@ -86,10 +88,14 @@ public sealed class HangAfterFaultWriter : IFrameWriter
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
         _queue.Writer.TryComplete();
-        if (await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false)) return;
-        await _loop.GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null)).ConfigureAwait(false);
+        if (await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false))
+            return;
+        await _loop
+            .GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null))
+            .ConfigureAwait(false);
     }
 
     private sealed class Entry(OutgoingCommand command)

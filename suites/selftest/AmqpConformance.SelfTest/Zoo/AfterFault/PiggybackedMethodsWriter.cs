@@ -3,11 +3,12 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.AfterFault;
 
 /// <summary>
-/// DELIBERATELY BROKEN: an inline writer that does not make a command without content (an ack, a cancel) wait for the lock while
-/// the lock's holder waits for its flush: the command joins a side list, and the holder, once its flush has returned, writes the
-/// side list's commands into the output, completes their calls ("they are out, the next flush carries them") and only then
-/// flushes again. While the output keeps draining nobody notices. When it stalls again right after the first flush (a socket
-/// that drained one burst), or fails, those calls have reported success for bytes no successful flush delivered.
+/// DELIBERATELY BROKEN: an inline writer that does not make a command without content (an ack, a cancel) wait for the
+/// lock while the lock's holder waits for its flush: the command joins a side list, and the holder, once its flush has
+/// returned, writes the side list's commands into the output, completes their calls ("they are out, the next flush
+/// carries them") and only then flushes again. While the output keeps draining nobody notices. When it stalls again
+/// right after the first flush (a socket that drained one burst), or fails, those calls have reported success for bytes
+/// no successful flush delivered.
 /// </summary>
 public sealed class PiggybackedMethodsWriter(WriterContext context) : InlineZooWriter(context, Name)
 {
@@ -26,25 +27,32 @@ public sealed class PiggybackedMethodsWriter(WriterContext context) : InlineZooW
         await base.WriteAsync(command, cancellationToken).ConfigureAwait(false);
     }
 
-    /// <summary>The lock's holder: writes and flushes its command, then the side list's, failing the side list's calls if either
-    /// flush fails (the base then stops the writer and fails this call).</summary>
+    /// <summary>The lock's holder: writes and flushes its command, then the side list's, failing the side list's calls
+    /// if either flush fails (the base then stops the writer and fails this call).</summary>
     protected override async ValueTask WriteAndFlushAsync(OutgoingCommand command)
     {
         try
         {
             WriteCommand(Context.Output, command, Context.FrameMax);
-            lock (_sideGate) _flushing = true;
-            CommandFraming.ThrowIfNotDelivered(await Context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+            lock (_sideGate)
+                _flushing = true;
+            CommandFraming.ThrowIfNotDelivered(
+                await Context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+            );
             var piggybacked = TakeSide();
-            if (piggybacked.Count == 0) return;
-            foreach (var (method, _) in piggybacked) CommandFraming.Write(Context.Output, method, default, Context.FrameMax);
+            if (piggybacked.Count == 0)
+                return;
+            foreach (var (method, _) in piggybacked)
+                CommandFraming.Write(Context.Output, method, default, Context.FrameMax);
             // BUG: their calls complete here; the flush that delivers their bytes comes after.
             foreach (var (method, done) in piggybacked)
             {
                 method.Release(Context.Pool);
                 done.TrySetResult();
             }
-            CommandFraming.ThrowIfNotDelivered(await Context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+            CommandFraming.ThrowIfNotDelivered(
+                await Context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+            );
         }
         catch (Exception ex)
         {
@@ -57,13 +65,14 @@ public sealed class PiggybackedMethodsWriter(WriterContext context) : InlineZooW
         }
     }
 
-    /// <summary>While the lock's holder waits for its flush, adds <paramref name="command"/> to the side list and returns the task
-    /// its call then awaits; otherwise null (the call takes the lock as usual).</summary>
+    /// <summary>While the lock's holder waits for its flush, adds <paramref name="command"/> to the side list and
+    /// returns the task its call then awaits; otherwise null (the call takes the lock as usual).</summary>
     private Task? JoinSide(OutgoingCommand command)
     {
         lock (_sideGate)
         {
-            if (!_flushing) return null;
+            if (!_flushing)
+                return null;
             var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
             _side.Add((command, done));
             return done.Task;

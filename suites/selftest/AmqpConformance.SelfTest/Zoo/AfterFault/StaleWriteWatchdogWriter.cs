@@ -4,14 +4,15 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.AfterFault;
 
 /// <summary>
-/// DELIBERATELY BROKEN: an inline writer with a write timeout, as a client has a socket write timeout (RabbitMQ.Client's default
-/// is 30 s): it stamps the time each flush starts, and a watchdog timer (on <see cref="WriterContext.TimeProvider"/>, a quarter of the
-/// timeout apart) gives up on a flush pending longer than the timeout with <see cref="PipeWriter.CancelPendingFlush"/>, which
-/// stops the writer. The stamp is cleared only after a flush that had to be awaited; a flush that completed synchronously (the
-/// common case on a socket that keeps up) leaves its stamp behind. Once the connection then sits idle for the timeout, the
-/// watchdog takes the stale stamp for a stuck flush and cancels: the cancel meets no flush, so the next call's flush returns
-/// IsCanceled at once and a healthy connection dies under its next publish. Busy connections, and every case shorter than the
-/// timeout, never see it.
+/// DELIBERATELY BROKEN: an inline writer with a write timeout, as a client has a socket write timeout
+/// (RabbitMQ.Client's default is 30 s): it stamps the time each flush starts, and a watchdog timer (on
+/// <see cref="WriterContext.TimeProvider"/>, a quarter of the timeout apart) gives up on a flush pending longer than
+/// the timeout with <see cref="PipeWriter.CancelPendingFlush"/>, which stops the writer. The stamp is cleared only
+/// after a flush that had to be awaited; a flush that completed synchronously (the common case on a socket that keeps
+/// up) leaves its stamp behind. Once the connection then sits idle for the timeout, the watchdog takes the stale stamp
+/// for a stuck flush and cancels: the cancel meets no flush, so the next call's flush returns IsCanceled at once and a
+/// healthy connection dies under its next publish. Busy connections, and every case shorter than the timeout, never see
+/// it.
 /// </summary>
 public sealed class StaleWriteWatchdogWriter : InlineZooWriter
 {
@@ -23,17 +24,22 @@ public sealed class StaleWriteWatchdogWriter : InlineZooWriter
     private long _flushStarted;
 
     /// <summary>A writer with the default write timeout.</summary>
-    public StaleWriteWatchdogWriter(WriterContext context) : this(context, DefaultWriteTimeout)
-    {
-    }
+    public StaleWriteWatchdogWriter(WriterContext context)
+        : this(context, DefaultWriteTimeout) { }
 
     /// <summary>A writer with <paramref name="writeTimeout"/>.</summary>
-    public StaleWriteWatchdogWriter(WriterContext context, TimeSpan writeTimeout) : base(context, "stale-write-watchdog")
+    public StaleWriteWatchdogWriter(WriterContext context, TimeSpan writeTimeout)
+        : base(context, "stale-write-watchdog")
     {
         ArgumentNullException.ThrowIfNull(context);
         _writeTimeout = writeTimeout;
         var period = writeTimeout / 4;
-        _watchdog = context.TimeProvider.CreateTimer(static s => ((StaleWriteWatchdogWriter)s!).Check(), this, period, period);
+        _watchdog = context.TimeProvider.CreateTimer(
+            static s => ((StaleWriteWatchdogWriter)s!).Check(),
+            this,
+            period,
+            period
+        );
     }
 
     /// <inheritdoc />
@@ -44,7 +50,8 @@ public sealed class StaleWriteWatchdogWriter : InlineZooWriter
         var flush = Context.Output.FlushAsync(CancellationToken.None);
         FlushResult result;
         // BUG: the synchronous fast path does not clear the stamp; only an awaited flush does.
-        if (flush.IsCompletedSuccessfully) result = flush.Result;
+        if (flush.IsCompletedSuccessfully)
+            result = flush.Result;
         else
         {
             result = await flush.ConfigureAwait(false);
@@ -56,9 +63,10 @@ public sealed class StaleWriteWatchdogWriter : InlineZooWriter
     private void Check()
     {
         long started = Volatile.Read(ref _flushStarted);
-        if (started == 0 || Context.TimeProvider.GetElapsedTime(started) < _writeTimeout) return;
-        // A flush pending for the whole write timeout: the peer stopped reading. Give up on it (the call's flush returns
-        // IsCanceled and the writer stops).
+        if (started == 0 || Context.TimeProvider.GetElapsedTime(started) < _writeTimeout)
+            return;
+        // A flush pending for the whole write timeout: the peer stopped reading. Give up on it (the call's flush
+        // returns IsCanceled and the writer stops).
         Volatile.Write(ref _flushStarted, 0);
         Context.Output.CancelPendingFlush();
     }

@@ -4,14 +4,15 @@ namespace AmqpConformance.SelfTest.Zoo.AfterFault;
 
 /// <summary>
 /// DELIBERATELY BROKEN: an inline writer (completes after its flush) that, when its output throws an
-/// <see cref="IOException"/> (a reset, a closed transport, or a flush that reports the reader completed), stops for good,
-/// so every later call fails, but reports success to the call whose write or flush hit the failure ("the connection is
-/// going down; recovery will report it"). That command never reached the broker, or not whole, yet its caller was told it
-/// was published. Everything else, the calls after the fault included, is the reference inline writer's behaviour.
+/// <see cref="IOException"/> (a reset, a closed transport, or a flush that reports the reader completed), stops for
+/// good, so every later call fails, but reports success to the call whose write or flush hit the failure ("the
+/// connection is going down; recovery will report it"). That command never reached the broker, or not whole, yet its
+/// caller was told it was published. Everything else, the calls after the fault included, is the reference inline
+/// writer's behaviour.
 /// </summary>
-/// <remarks>Found by a red-team review: the harness excused it because a transport fault explains a lost publish for a writer
-/// that completes on accept. Its factory declares <see cref="WriterCompletion.AfterFlush"/>, as its base writer does, and the
-/// faults invariant's <c>succeeded-but-not-delivered</c> rule holds it to that.</remarks>
+/// <remarks>Found by a red-team review: the harness excused it because a transport fault explains a lost publish for a
+/// writer that completes on accept. Its factory declares <see cref="WriterCompletion.AfterFlush"/>, as its base writer
+/// does, and the faults invariant's <c>succeeded-but-not-delivered</c> rule holds it to that.</remarks>
 public sealed class SucceedsOnFailedFlushWriter(WriterContext context) : IFrameWriter
 {
     private const string Name = "succeeds-on-failed-flush";
@@ -29,11 +30,14 @@ public sealed class SucceedsOnFailedFlushWriter(WriterContext context) : IFrameW
             try
             {
                 CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
-                CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+                CommandFraming.ThrowIfNotDelivered(
+                    await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+                );
             }
             catch (IOException ex)
             {
-                // BUG: the writer stops (later calls fail), but this call, whose bytes the failed flush did not deliver, returns normally.
+                // BUG: the writer stops (later calls fail), but this call, whose bytes the failed flush did not
+                // deliver, returns normally.
                 Interlocked.CompareExchange(ref _fault, ex, null);
                 command.Release(context.Pool);
                 return;
@@ -63,7 +67,10 @@ public sealed class SucceedsOnFailedFlushWriter(WriterContext context) : IFrameW
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        await _lock
+            .DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null))
+            .ConfigureAwait(false);
     }
 }

@@ -3,9 +3,10 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.AfterFault;
 
 /// <summary>
-/// DELIBERATELY BROKEN: an inline writer that, once its output has failed, drops later publishes quietly ("the connection
-/// is going down, recovery will republish"): it releases the command and completes the call successfully. The call whose
-/// flush failed is reported correctly and no byte is written after the fault; the calls after it are lost in silence.
+/// DELIBERATELY BROKEN: an inline writer that, once its output has failed, drops later publishes quietly ("the
+/// connection is going down, recovery will republish"): it releases the command and completes the call successfully.
+/// The call whose flush failed is reported correctly and no byte is written after the fault; the calls after it are
+/// lost in silence.
 /// </summary>
 public sealed class SwallowAfterFaultWriter(WriterContext context) : IFrameWriter
 {
@@ -16,7 +17,8 @@ public sealed class SwallowAfterFaultWriter(WriterContext context) : IFrameWrite
 
     public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        if (DroppedAfterFault(command)) return;
+        if (DroppedAfterFault(command))
+            return;
         if (Volatile.Read(ref _disposed) != 0)
         {
             command.Release(context.Pool);
@@ -25,13 +27,16 @@ public sealed class SwallowAfterFaultWriter(WriterContext context) : IFrameWrite
         await _lock.EnterOrReleaseAsync(command, context.Pool, cancellationToken).ConfigureAwait(false);
         try
         {
-            if (DroppedAfterFault(command)) return;
+            if (DroppedAfterFault(command))
+                return;
             if (Volatile.Read(ref _disposed) != 0)
             {
                 command.Release(context.Pool);
                 throw ZooHelpers.Disposed(Name);
             }
-            await ZooHelpers.WriteFlushReleaseAsync(context, command, Name, ex => Interlocked.CompareExchange(ref _fault, ex, null)).ConfigureAwait(false);
+            await ZooHelpers
+                .WriteFlushReleaseAsync(context, command, Name, ex => Interlocked.CompareExchange(ref _fault, ex, null))
+                .ConfigureAwait(false);
         }
         finally
         {
@@ -41,7 +46,8 @@ public sealed class SwallowAfterFaultWriter(WriterContext context) : IFrameWrite
 
     private bool DroppedAfterFault(OutgoingCommand command)
     {
-        if (Volatile.Read(ref _fault) is null) return false;
+        if (Volatile.Read(ref _fault) is null)
+            return false;
         // BUG: after the fault the command is released and the call reports success, instead of failing.
         command.Release(context.Pool);
         return true;
@@ -49,7 +55,10 @@ public sealed class SwallowAfterFaultWriter(WriterContext context) : IFrameWrite
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        await _lock
+            .DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null))
+            .ConfigureAwait(false);
     }
 }

@@ -12,7 +12,9 @@ namespace AmqpConformance.SelfTest.Zoo.Bodies;
 public sealed class EarlyCompletionWriter : IFrameWriter
 {
     private readonly WriterContext _context;
-    private readonly Channel<OutgoingCommand> _queue = Channel.CreateUnbounded<OutgoingCommand>(new UnboundedChannelOptions { SingleReader = true });
+    private readonly Channel<OutgoingCommand> _queue = Channel.CreateUnbounded<OutgoingCommand>(
+        new UnboundedChannelOptions { SingleReader = true }
+    );
     private readonly Task _loop;
 
     public EarlyCompletionWriter(WriterContext context)

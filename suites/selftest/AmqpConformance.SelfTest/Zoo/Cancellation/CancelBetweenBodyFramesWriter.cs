@@ -1,14 +1,15 @@
-using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.SelfTest.Zoo.Cancellation;
 
 /// <summary>
-/// DELIBERATELY BROKEN: an inline writer that flushes after the method and header frames and after each body frame (to keep
-/// the output's buffer small for large bodies) and checks the caller's token between frames, "so a cancelled large publish
-/// stops early". Every frame it writes is whole, but a cancellation that lands after the first flush leaves the method, the
-/// header and some body frames on the wire and the rest never: an unfinished command, and the channel's next method is then a
-/// protocol error. Bodiless publishes and tokens that fire before the lock is taken are handled correctly.
+/// DELIBERATELY BROKEN: an inline writer that flushes after the method and header frames and after each body frame (to
+/// keep the output's buffer small for large bodies) and checks the caller's token between frames, "so a cancelled large
+/// publish stops early". Every frame it writes is whole, but a cancellation that lands after the first flush leaves the
+/// method, the header and some body frames on the wire and the rest never: an unfinished command, and the channel's
+/// next method is then a protocol error. Bodiless publishes and tokens that fire before the lock is taken are handled
+/// correctly.
 /// </summary>
 public sealed class CancelBetweenBodyFramesWriter(WriterContext context) : IFrameWriter
 {
@@ -36,16 +37,21 @@ public sealed class CancelBetweenBodyFramesWriter(WriterContext context) : IFram
             {
                 var output = context.Output;
                 output.Write(command.Frames.Span);
-                CommandFraming.ThrowIfNotDelivered(await output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+                CommandFraming.ThrowIfNotDelivered(
+                    await output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+                );
                 int max = AmqpConstants.MaxBodyFramePayload(context.FrameMax);
                 var body = command.Body;
                 while (!body.IsEmpty)
                 {
-                    // BUG: the token is honoured between body frames, after the method and header are already on the wire.
+                    // BUG: the token is honoured between body frames, after the method and header are already on the
+                    // wire.
                     cancellationToken.ThrowIfCancellationRequested();
                     var chunk = body[..Math.Min(max, body.Length)];
                     FrameFormat.WriteFrame(output, FrameType.Body, command.Channel, chunk.Span);
-                    CommandFraming.ThrowIfNotDelivered(await output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+                    CommandFraming.ThrowIfNotDelivered(
+                        await output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+                    );
                     body = body[chunk.Length..];
                 }
             }
@@ -70,8 +76,11 @@ public sealed class CancelBetweenBodyFramesWriter(WriterContext context) : IFram
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        await _lock
+            .DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null))
+            .ConfigureAwait(false);
     }
 
     private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));

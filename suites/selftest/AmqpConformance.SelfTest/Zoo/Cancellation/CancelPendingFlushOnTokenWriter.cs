@@ -5,10 +5,11 @@ namespace AmqpConformance.SelfTest.Zoo.Cancellation;
 
 /// <summary>
 /// DELIBERATELY BROKEN: an inline writer that lets the caller abort a slow flush by registering
-/// <see cref="PipeWriter.CancelPendingFlush"/> on the caller's token for the duration of the flush, and reports a cancelled
-/// flush (<see cref="FlushResult.IsCanceled"/>) as the call's cancellation. But a flush commits its bytes before it waits, so
-/// the "cancelled" publish still reaches the broker; and a cancellation that lands just before the flush starts is remembered
-/// by the pipe and cancels that flush at once. A token that never fires, or fires before the lock is taken, is handled correctly.
+/// <see cref="PipeWriter.CancelPendingFlush"/> on the caller's token for the duration of the flush, and reports a
+/// cancelled flush (<see cref="FlushResult.IsCanceled"/>) as the call's cancellation. But a flush commits its bytes
+/// before it waits, so the "cancelled" publish still reaches the broker; and a cancellation that lands just before the
+/// flush starts is remembered by the pipe and cancels that flush at once. A token that never fires, or fires before the
+/// lock is taken, is handled correctly.
 /// </summary>
 public sealed class CancelPendingFlushOnTokenWriter(WriterContext context) : IFrameWriter
 {
@@ -36,10 +37,14 @@ public sealed class CancelPendingFlushOnTokenWriter(WriterContext context) : IFr
             try
             {
                 CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
-                // BUG: the caller's token cancels the pending flush, and a cancelled flush is reported as "not sent"; but its bytes are committed.
-                using (cancellationToken.UnsafeRegister(static o => ((PipeWriter)o!).CancelPendingFlush(), context.Output))
+                // BUG: the caller's token cancels the pending flush, and a cancelled flush is reported as "not sent";
+                // but its bytes are committed.
+                using (
+                    cancellationToken.UnsafeRegister(static o => ((PipeWriter)o!).CancelPendingFlush(), context.Output)
+                )
                     result = await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false);
-                if (result.IsCompleted) throw new IOException("The output's reader has completed.");
+                if (result.IsCompleted)
+                    throw new IOException("The output's reader has completed.");
             }
             catch (Exception ex)
             {
@@ -48,7 +53,11 @@ public sealed class CancelPendingFlushOnTokenWriter(WriterContext context) : IFr
                 throw ZooHelpers.Faulted(Name, ex);
             }
             command.Release(context.Pool);
-            if (result.IsCanceled) throw new OperationCanceledException("The publish was cancelled while its flush was pending.", cancellationToken);
+            if (result.IsCanceled)
+                throw new OperationCanceledException(
+                    "The publish was cancelled while its flush was pending.",
+                    cancellationToken
+                );
         }
         finally
         {
@@ -58,8 +67,11 @@ public sealed class CancelPendingFlushOnTokenWriter(WriterContext context) : IFr
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        await _lock
+            .DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null))
+            .ConfigureAwait(false);
     }
 
     private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));

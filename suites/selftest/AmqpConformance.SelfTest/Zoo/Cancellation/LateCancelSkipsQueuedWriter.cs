@@ -5,23 +5,27 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Cancellation;
 
 /// <summary>
-/// DELIBERATELY BROKEN: a background writer (copy the body, enqueue, complete on enqueue) that keeps each call's token with its
-/// queue entry and has its loop skip, release and forget an entry whose token has been cancelled by the time the loop reaches it,
-/// "because its caller gave up on it". But the call already completed successfully on enqueue: a caller that cancels its token
-/// afterwards (a request timeout that fires after the publish returned, a linked token of an operation that ends) loses a
-/// publish it was told had been accepted, with no transport fault to excuse it. Tokens that are never cancelled, or cancelled
-/// only after the loop wrote their command, change nothing.
+/// DELIBERATELY BROKEN: a background writer (copy the body, enqueue, complete on enqueue) that keeps each call's token
+/// with its queue entry and has its loop skip, release and forget an entry whose token has been cancelled by the time
+/// the loop reaches it, "because its caller gave up on it". But the call already completed successfully on enqueue: a
+/// caller that cancels its token afterwards (a request timeout that fires after the publish returned, a linked token of
+/// an operation that ends) loses a publish it was told had been accepted, with no transport fault to excuse it. Tokens
+/// that are never cancelled, or cancelled only after the loop wrote their command, change nothing.
 /// </summary>
-public sealed class LateCancelSkipsQueuedWriter(WriterContext context) : StagedZooWriter(context, "late-cancel-skips-queued"), IFrameWriter
+public sealed class LateCancelSkipsQueuedWriter(WriterContext context)
+    : StagedZooWriter(context, "late-cancel-skips-queued"),
+        IFrameWriter
 {
     private readonly ConcurrentDictionary<byte[], CancellationToken> _tokens = new(ReferenceEqualityComparer.Instance);
 
     /// <inheritdoc />
     public new ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        if (cancellationToken.CanBeCanceled) _tokens[command.RentedFrames] = cancellationToken;
+        if (cancellationToken.CanBeCanceled)
+            _tokens[command.RentedFrames] = cancellationToken;
         var call = base.WriteAsync(command, cancellationToken);
-        if (!call.IsCompletedSuccessfully) return Forget(call, command.RentedFrames);
+        if (!call.IsCompletedSuccessfully)
+            return Forget(call, command.RentedFrames);
         return call;
     }
 
@@ -39,8 +43,11 @@ public sealed class LateCancelSkipsQueuedWriter(WriterContext context) : StagedZ
     }
 
     /// <inheritdoc />
-    private protected override async Task WriteLoopAsync(ChannelReader<StagedCommand> queue, List<StagedCommand> inHand,
-        CancellationToken stop)
+    private protected override async Task WriteLoopAsync(
+        ChannelReader<StagedCommand> queue,
+        List<StagedCommand> inHand,
+        CancellationToken stop
+    )
     {
         while (await queue.WaitToReadAsync(stop).ConfigureAwait(false))
         {

@@ -4,17 +4,19 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Cancellation;
 
 /// <summary>
-/// DELIBERATELY BROKEN: a batching writer (queue without copy, one flush per batch, complete after the flush) that makes
-/// queued calls cancellable the usual way, by registering <c>TrySetCanceled</c> on the caller's token, but never takes the
-/// cancelled entry out of the queue: the loop writes it like any other. A call cancelled while it waits in the queue (or while
-/// its batch is being flushed) reports <see cref="OperationCanceledException"/> for a publish that reaches the broker.
-/// Tokens that fire before the call, or never, are handled correctly.
+/// DELIBERATELY BROKEN: a batching writer (queue without copy, one flush per batch, complete after the flush) that
+/// makes queued calls cancellable the usual way, by registering <c>TrySetCanceled</c> on the caller's token, but never
+/// takes the cancelled entry out of the queue: the loop writes it like any other. A call cancelled while it waits in
+/// the queue (or while its batch is being flushed) reports <see cref="OperationCanceledException"/> for a publish that
+/// reaches the broker. Tokens that fire before the call, or never, are handled correctly.
 /// </summary>
 public sealed class RegisteredCancelStillWrittenWriter : IFrameWriter
 {
     private const string Name = "registered-cancel-still-written";
     private readonly WriterContext _context;
-    private readonly Channel<Entry> _queue = Channel.CreateUnbounded<Entry>(new UnboundedChannelOptions { SingleReader = true });
+    private readonly Channel<Entry> _queue = Channel.CreateUnbounded<Entry>(
+        new UnboundedChannelOptions { SingleReader = true }
+    );
     private readonly CancellationTokenSource _stop = new();
     private readonly Task _loop;
     private Exception? _fault;
@@ -28,8 +30,16 @@ public sealed class RegisteredCancelStillWrittenWriter : IFrameWriter
 
     public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        if (ZooHelpers.RefuseOnEntry(ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed)),
-            command, _context.Pool, cancellationToken) is { } refused) return refused;
+        if (
+            ZooHelpers.RefuseOnEntry(
+                ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed)),
+                command,
+                _context.Pool,
+                cancellationToken
+            ) is
+            { } refused
+        )
+            return refused;
         var entry = new Entry(command);
         // BUG: cancellation completes the caller, but the entry stays queued and the loop never checks it.
         if (cancellationToken.CanBeCanceled)
@@ -72,7 +82,8 @@ public sealed class RegisteredCancelStillWrittenWriter : IFrameWriter
         {
             Interlocked.CompareExchange(ref _fault, ex, null);
             _queue.Writer.TryComplete();
-            while (reader.TryRead(out var queued)) batch.Add(queued);
+            while (reader.TryRead(out var queued))
+                batch.Add(queued);
             foreach (var e in batch)
             {
                 e.Registration.Dispose();
@@ -84,10 +95,14 @@ public sealed class RegisteredCancelStillWrittenWriter : IFrameWriter
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
         _queue.Writer.TryComplete();
-        if (await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false)) return;
-        await _loop.GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null)).ConfigureAwait(false);
+        if (await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false))
+            return;
+        await _loop
+            .GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null))
+            .ConfigureAwait(false);
     }
 
     private sealed class Entry(OutgoingCommand command)

@@ -3,12 +3,13 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Cancellation;
 
 /// <summary>
-/// DELIBERATELY BROKEN: a batching writer (complete after the flush that carried the command). A caller queues its command
-/// under the writer's lock and registers its token, whose callback takes the same lock to withdraw the command while it is
-/// still queued. The loop takes a batch under the lock and, while still holding it, disposes each taken call's registration
-/// ("from here on the token no longer matters"). But disposing a registration waits for its callback if that is running: when a
-/// token is cancelled just as the loop takes its command, the callback waits for the lock and the loop, holding the lock, waits
-/// for the callback. The loop, the thread that cancelled, and every later call (which needs the lock) hang for good.
+/// DELIBERATELY BROKEN: a batching writer (complete after the flush that carried the command). A caller queues its
+/// command under the writer's lock and registers its token, whose callback takes the same lock to withdraw the command
+/// while it is still queued. The loop takes a batch under the lock and, while still holding it, disposes each taken
+/// call's registration ("from here on the token no longer matters"). But disposing a registration waits for its
+/// callback if that is running: when a token is cancelled just as the loop takes its command, the callback waits for
+/// the lock and the loop, holding the lock, waits for the callback. The loop, the thread that cancelled, and every
+/// later call (which needs the lock) hang for good.
 /// </summary>
 public sealed class RegistrationDisposedUnderLockWriter : IFrameWriter
 {
@@ -43,7 +44,8 @@ public sealed class RegistrationDisposedUnderLockWriter : IFrameWriter
 
     public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        if (ZooHelpers.RefuseOnEntry(Stopped(), command, _context.Pool, cancellationToken) is { } refused) return refused;
+        if (ZooHelpers.RefuseOnEntry(Stopped(), command, _context.Pool, cancellationToken) is { } refused)
+            return refused;
         var entry = new Entry(command);
         lock (_gate)
         {
@@ -54,11 +56,14 @@ public sealed class RegistrationDisposedUnderLockWriter : IFrameWriter
             }
             _queue.Enqueue(entry);
         }
-        entry.Registration = cancellationToken.UnsafeRegister(static (state, token) =>
-        {
-            var (writer, queued) = ((RegistrationDisposedUnderLockWriter, Entry))state!;
-            writer.Withdraw(queued, token);
-        }, (this, entry));
+        entry.Registration = cancellationToken.UnsafeRegister(
+            static (state, token) =>
+            {
+                var (writer, queued) = ((RegistrationDisposedUnderLockWriter, Entry))state!;
+                writer.Withdraw(queued, token);
+            },
+            (this, entry)
+        );
         _wake.Release();
         return new ValueTask(entry.Done.Task);
     }
@@ -67,8 +72,9 @@ public sealed class RegistrationDisposedUnderLockWriter : IFrameWriter
     {
         lock (_gate)
         {
-            if (entry.Taken) return; // the loop has it: it is written and completes as usual
-            entry.Withdrawn = true;  // left in the queue; the loop skips it
+            if (entry.Taken)
+                return; // the loop has it: it is written and completes as usual
+            entry.Withdrawn = true; // left in the queue; the loop skips it
         }
         entry.Command.Release(_context.Pool);
         entry.Done.TrySetCanceled(token);
@@ -85,16 +91,24 @@ public sealed class RegistrationDisposedUnderLockWriter : IFrameWriter
                 {
                     while (_queue.TryDequeue(out var entry))
                     {
-                        if (entry.Withdrawn) continue;
+                        if (entry.Withdrawn)
+                            continue;
                         entry.Taken = true;
-                        CommandFraming.Write(_context.Output, entry.Command, entry.Command.Body.Span, _context.FrameMax);
+                        CommandFraming.Write(
+                            _context.Output,
+                            entry.Command,
+                            entry.Command.Body.Span,
+                            _context.FrameMax
+                        );
                         entry.Registration.Dispose(); // BUG: waits for a running callback, which waits for this lock
                         batch.Add(entry);
                     }
                 }
                 if (batch.Count > 0)
                 {
-                    CommandFraming.ThrowIfNotDelivered(await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false));
+                    CommandFraming.ThrowIfNotDelivered(
+                        await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false)
+                    );
                     foreach (var entry in batch)
                     {
                         entry.Command.Release(_context.Pool);
@@ -103,7 +117,8 @@ public sealed class RegistrationDisposedUnderLockWriter : IFrameWriter
                     batch.Clear();
                     continue;
                 }
-                if (Volatile.Read(ref _disposed) != 0) return;
+                if (Volatile.Read(ref _disposed) != 0)
+                    return;
                 await _wake.WaitAsync(_stop.Token).ConfigureAwait(false);
             }
         }
@@ -114,7 +129,8 @@ public sealed class RegistrationDisposedUnderLockWriter : IFrameWriter
             lock (_gate)
             {
                 while (_queue.TryDequeue(out var entry))
-                    if (!entry.Withdrawn) batch.Add(entry);
+                    if (!entry.Withdrawn)
+                        batch.Add(entry);
             }
             foreach (var entry in batch)
             {
@@ -126,9 +142,13 @@ public sealed class RegistrationDisposedUnderLockWriter : IFrameWriter
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
         _wake.Release();
-        if (await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false)) return;
-        await _loop.GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null)).ConfigureAwait(false);
+        if (await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false))
+            return;
+        await _loop
+            .GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null))
+            .ConfigureAwait(false);
     }
 }

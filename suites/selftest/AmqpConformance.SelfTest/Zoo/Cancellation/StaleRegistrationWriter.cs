@@ -6,12 +6,12 @@ namespace AmqpConformance.SelfTest.Zoo.Cancellation;
 
 /// <summary>
 /// DELIBERATELY BROKEN: a background writer (complete after the flush that carried the command, capacity
-/// <see cref="WriterContext.QueueCapacity"/>) whose queue entries come from a pool, so that a busy publisher allocates nothing.
-/// A caller registers its token to cancel its entry while it is queued. When the call completes, the caller returns the entry to
-/// the pool without disposing that registration ("the call is over, its token cannot matter any more"). When the token is
-/// cancelled later (the request that published has ended), the registration still points at the entry, which by then carries
-/// another caller's command: that call ends in OperationCanceledException though its own token never fired, and its command is
-/// never written.
+/// <see cref="WriterContext.QueueCapacity"/>) whose queue entries come from a pool, so that a busy publisher allocates
+/// nothing. A caller registers its token to cancel its entry while it is queued. When the call completes, the caller
+/// returns the entry to the pool without disposing that registration ("the call is over, its token cannot matter any
+/// more"). When the token is cancelled later (the request that published has ended), the registration still points at
+/// the entry, which by then carries another caller's command: that call ends in OperationCanceledException though its
+/// own token never fired, and its command is never written.
 /// </summary>
 public sealed class StaleRegistrationWriter : IFrameWriter
 {
@@ -20,7 +20,9 @@ public sealed class StaleRegistrationWriter : IFrameWriter
     private readonly WriterContext _context;
     private readonly ConcurrentQueue<Entry> _queue = new();
     private readonly ConcurrentBag<Entry> _pool = [];
-    private readonly Channel<bool> _doorbell = Channel.CreateBounded<bool>(new BoundedChannelOptions(1) { FullMode = BoundedChannelFullMode.DropWrite });
+    private readonly Channel<bool> _doorbell = Channel.CreateBounded<bool>(
+        new BoundedChannelOptions(1) { FullMode = BoundedChannelFullMode.DropWrite }
+    );
     private readonly SemaphoreSlim _space;
     private readonly object _gate = new();
     private readonly CancellationTokenSource _stop = new();
@@ -45,7 +47,8 @@ public sealed class StaleRegistrationWriter : IFrameWriter
             throw early;
         }
         await _space.EnterOrReleaseAsync(command, _context.Pool, cancellationToken).ConfigureAwait(false);
-        if (!_pool.TryTake(out var entry)) entry = new Entry();
+        if (!_pool.TryTake(out var entry))
+            entry = new Entry();
         Task done = entry.Start(command);
         lock (_gate)
         {
@@ -73,7 +76,8 @@ public sealed class StaleRegistrationWriter : IFrameWriter
             _pool.Add(entry);
             throw;
         }
-        // BUG: the registration is not disposed; the entry goes back to the pool with the caller's token still pointing at it.
+        // BUG: the registration is not disposed; the entry goes back to the pool with the caller's token still pointing
+        // at it.
         _pool.Add(entry);
     }
 
@@ -90,13 +94,23 @@ public sealed class StaleRegistrationWriter : IFrameWriter
                 {
                     while (count < Batch && _queue.TryDequeue(out var entry))
                     {
-                        if (entry.TryTake()) batch[count++] = entry;
-                        else Skip(entry);
+                        if (entry.TryTake())
+                            batch[count++] = entry;
+                        else
+                            Skip(entry);
                     }
-                    if (count == 0) break;
+                    if (count == 0)
+                        break;
                     for (int i = 0; i < count; i++)
-                        CommandFraming.Write(_context.Output, batch[i].Command, batch[i].Command.Body.Span, _context.FrameMax);
-                    CommandFraming.ThrowIfNotDelivered(await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false));
+                        CommandFraming.Write(
+                            _context.Output,
+                            batch[i].Command,
+                            batch[i].Command.Body.Span,
+                            _context.FrameMax
+                        );
+                    CommandFraming.ThrowIfNotDelivered(
+                        await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false)
+                    );
                     for (int i = 0; i < count; i++)
                     {
                         batch[i].Command.Release(_context.Pool);
@@ -146,19 +160,24 @@ public sealed class StaleRegistrationWriter : IFrameWriter
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        lock (_gate) _doorbell.Writer.TryComplete();
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        lock (_gate)
+            _doorbell.Writer.TryComplete();
         _space.Release(_context.QueueCapacity);
         bool drained = await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false);
         if (!drained)
         {
-            await _loop.GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null)).ConfigureAwait(false);
+            await _loop
+                .GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null))
+                .ConfigureAwait(false);
         }
-        lock (_gate) FailQueued(ZooHelpers.Disposed(Name));
+        lock (_gate)
+            FailQueued(ZooHelpers.Disposed(Name));
     }
 
-    /// <summary>A pooled queue entry: a command, the task its caller awaits, and the caller's registration. Queued (0), taken by
-    /// the loop (1) or cancelled while queued (2).</summary>
+    /// <summary>A pooled queue entry: a command, the task its caller awaits, and the caller's registration. Queued (0),
+    /// taken by the loop (1) or cancelled while queued (2).</summary>
     private sealed class Entry
     {
         private TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -180,7 +199,8 @@ public sealed class StaleRegistrationWriter : IFrameWriter
 
         public void TryCancel()
         {
-            if (Interlocked.CompareExchange(ref _state, 2, 0) == 0) _done.TrySetCanceled();
+            if (Interlocked.CompareExchange(ref _state, 2, 0) == 0)
+                _done.TrySetCanceled();
         }
 
         public void Succeed() => _done.TrySetResult();

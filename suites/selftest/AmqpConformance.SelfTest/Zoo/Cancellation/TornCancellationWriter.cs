@@ -1,6 +1,6 @@
 using System.Buffers;
-using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.SelfTest.Zoo.Cancellation;
 
@@ -28,7 +28,12 @@ public sealed class TornCancellationWriter(WriterContext context) : IFrameWriter
             {
                 var chunk = body[..Math.Min(max, body.Length)];
                 int half = chunk.Length / 2;
-                FrameFormat.WriteHeader(output.GetSpan(AmqpConstants.FrameHeaderSize), FrameType.Body, command.Channel, chunk.Length);
+                FrameFormat.WriteHeader(
+                    output.GetSpan(AmqpConstants.FrameHeaderSize),
+                    FrameType.Body,
+                    command.Channel,
+                    chunk.Length
+                );
                 output.Advance(AmqpConstants.FrameHeaderSize);
                 output.Write(chunk.Span[..half]);
                 await output.FlushAsync(CancellationToken.None).ConfigureAwait(false);

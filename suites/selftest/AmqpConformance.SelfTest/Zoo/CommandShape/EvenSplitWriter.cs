@@ -1,14 +1,14 @@
 using System.IO.Pipelines;
-using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.SelfTest.Zoo.CommandShape;
 
 /// <summary>
 /// DELIBERATELY BROKEN: an inline writer that spreads a body evenly over the number of frames it needs ("no runt last
-/// frame"), so every frame is within frame_max but, for a multi-frame body that is not an exact multiple of frame_max - 8,
-/// no frame is full, while AMQP requires every body frame but the last to carry exactly frame_max - 8 bytes. Single-frame
-/// bodies and exact multiples are correct.
+/// frame"), so every frame is within frame_max but, for a multi-frame body that is not an exact multiple of frame_max -
+/// 8, no frame is full, while AMQP requires every body frame but the last to carry exactly frame_max - 8 bytes.
+/// Single-frame bodies and exact multiples are correct.
 /// </summary>
 public sealed class EvenSplitWriter(WriterContext context) : InlineZooWriter(context, "even-split")
 {

@@ -4,10 +4,11 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Correct;
 
 /// <summary>
-/// CORRECT (unusual): a batching writer with a bounded queue that honours <see cref="WriterContext.QueueCapacity"/> (callers
-/// wait for space, cancellably), no body copy, and a loop that writes everything queued (up to 1 MiB) in FIFO order, flushes
-/// once, then completes each caller: a call completes only after the flush that carried its bytes. Cancellation is honoured
-/// only before the command is queued (while waiting for space); a fault fails the batch, everything queued and every later call.
+/// CORRECT (unusual): a batching writer with a bounded queue that honours <see cref="WriterContext.QueueCapacity"/>
+/// (callers wait for space, cancellably), no body copy, and a loop that writes everything queued (up to 1 MiB) in FIFO
+/// order, flushes once, then completes each caller: a call completes only after the flush that carried its bytes.
+/// Cancellation is honoured only before the command is queued (while waiting for space); a fault fails the batch,
+/// everything queued and every later call.
 /// </summary>
 public sealed class BoundedBatchingWriter : IFrameWriter
 {
@@ -22,10 +23,15 @@ public sealed class BoundedBatchingWriter : IFrameWriter
     public BoundedBatchingWriter(WriterContext context)
     {
         _context = context;
-        _queue = Channel.CreateBounded<Entry>(new BoundedChannelOptions(context.QueueCapacity)
-        {
-            FullMode = BoundedChannelFullMode.Wait, SingleReader = true, SingleWriter = false, AllowSynchronousContinuations = false,
-        });
+        _queue = Channel.CreateBounded<Entry>(
+            new BoundedChannelOptions(context.QueueCapacity)
+            {
+                FullMode = BoundedChannelFullMode.Wait,
+                SingleReader = true,
+                SingleWriter = false,
+                AllowSynchronousContinuations = false,
+            }
+        );
         _loop = Task.Run(LoopAsync);
     }
 
@@ -33,15 +39,17 @@ public sealed class BoundedBatchingWriter : IFrameWriter
 
     public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        if (ZooHelpers.RefuseOnEntry(Stopped(), command, _context.Pool, cancellationToken) is { } refused) return refused;
+        if (ZooHelpers.RefuseOnEntry(Stopped(), command, _context.Pool, cancellationToken) is { } refused)
+            return refused;
         var entry = new Entry(command);
-        if (_queue.Writer.TryWrite(entry)) return new ValueTask(entry.Done.Task);
+        if (_queue.Writer.TryWrite(entry))
+            return new ValueTask(entry.Done.Task);
         return WaitForSpaceAsync(entry, cancellationToken);
     }
 
-    /// <summary>Waits for queue space, then hands the entry over (WaitToWriteAsync + TryWrite, as the reference Background
-    /// writer does: a cancellable WriteAsync can both cancel and deliver the item, dotnet/runtime#132230, and the command
-    /// would be released twice).</summary>
+    /// <summary>Waits for queue space, then hands the entry over (WaitToWriteAsync + TryWrite, as the reference
+    /// Background writer does: a cancellable WriteAsync can both cancel and deliver the item, dotnet/runtime#132230,
+    /// and the command would be released twice).</summary>
     private async ValueTask WaitForSpaceAsync(Entry entry, CancellationToken cancellationToken)
     {
         bool queued = false;
@@ -91,7 +99,8 @@ public sealed class BoundedBatchingWriter : IFrameWriter
         {
             Interlocked.CompareExchange(ref _fault, ex, null);
             _queue.Writer.TryComplete();
-            while (reader.TryRead(out var queued)) batch.Add(queued);
+            while (reader.TryRead(out var queued))
+                batch.Add(queued);
             foreach (var e in batch)
             {
                 e.Command.Release(_context.Pool);
@@ -102,10 +111,14 @@ public sealed class BoundedBatchingWriter : IFrameWriter
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
         _queue.Writer.TryComplete();
-        if (await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false)) return;
-        await _loop.GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null)).ConfigureAwait(false);
+        if (await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false))
+            return;
+        await _loop
+            .GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null))
+            .ConfigureAwait(false);
     }
 
     private sealed class Entry(OutgoingCommand command)

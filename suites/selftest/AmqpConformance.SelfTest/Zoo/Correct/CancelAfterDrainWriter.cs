@@ -4,8 +4,9 @@ namespace AmqpConformance.SelfTest.Zoo.Correct;
 
 /// <summary>
 /// CORRECT (own timers): a background writer (copy, complete on enqueue) whose disposal bounds its drain with a
-/// <see cref="CancellationTokenSource"/> of its own, <c>CancelAfter(2 s)</c> on the system clock, and then gives up as the
-/// reference writers do (cancels the loop and the pending flush, waits for the loop within <see cref="WriterContext.GiveUpWait"/>).
+/// <see cref="CancellationTokenSource"/> of its own, <c>CancelAfter(2 s)</c> on the system clock, and then gives up as
+/// the reference writers do (cancels the loop and the pending flush, waits for the loop within
+/// <see cref="WriterContext.GiveUpWait"/>).
 /// </summary>
 public sealed class CancelAfterDrainWriter(WriterContext context) : StagedZooWriter(context, "cancel-after-drain")
 {

@@ -4,7 +4,8 @@ namespace AmqpConformance.SelfTest.Zoo.Correct;
 
 /// <summary>
 /// CORRECT (own timers): a background writer (copy, complete on enqueue) whose disposal races its loop against
-/// <c>Task.Delay(1.5 s)</c> on the system clock (<c>Task.WhenAny</c>, the pattern many clients use) and gives up if the delay wins.
+/// <c>Task.Delay(1.5 s)</c> on the system clock (<c>Task.WhenAny</c>, the pattern many clients use) and gives up if the
+/// delay wins.
 /// </summary>
 public sealed class DelayRaceDrainWriter(WriterContext context) : StagedZooWriter(context, "delay-race-drain")
 {

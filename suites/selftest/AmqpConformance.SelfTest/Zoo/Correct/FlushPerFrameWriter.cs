@@ -1,13 +1,13 @@
-using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.SelfTest.Zoo.Correct;
 
 /// <summary>
-/// CORRECT (unusual): an inline writer that flushes after the method and header frames and after every body frame, all under
-/// one lock held for the whole command, so commands stay atomic while the output never buffers more than one frame.
-/// Completes after the last flush; cancellation is honoured only while waiting for the lock (once the first frame is out the
-/// command is finished whatever the token says); a fault stops the writer for good.
+/// CORRECT (unusual): an inline writer that flushes after the method and header frames and after every body frame, all
+/// under one lock held for the whole command, so commands stay atomic while the output never buffers more than one
+/// frame. Completes after the last flush; cancellation is honoured only while waiting for the lock (once the first
+/// frame is out the command is finished whatever the token says); a fault stops the writer for good.
 /// </summary>
 public sealed class FlushPerFrameWriter(WriterContext context) : InlineZooWriter(context, "flush-per-frame")
 {

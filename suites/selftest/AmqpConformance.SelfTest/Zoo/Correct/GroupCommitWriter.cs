@@ -4,13 +4,14 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Correct;
 
 /// <summary>
-/// CORRECT (unusual): a group-commit writer. A call takes the lock (cancellably) to write its command and number it, releases
-/// the command (its bytes are in the output) and lets go of the lock; then it takes the lock a second time, not cancellably (its
-/// bytes are committed), and flushes everything written so far unless an earlier caller's flush already carried its command, in
-/// which case it completes without flushing. So callers that write while another is between its passes share one flush. A
-/// failed flush stops the writer and fails every call whose command it did not deliver. Disposal waits for the lock within the
-/// drain timeout and flushes what is written and unflushed within the drain timeout again, cancelling that flush when it stalls;
-/// it gives up (cancelling the pending flush) when the lock does not come.
+/// CORRECT (unusual): a group-commit writer. A call takes the lock (cancellably) to write its command and number it,
+/// releases the command (its bytes are in the output) and lets go of the lock; then it takes the lock a second time,
+/// not cancellably (its bytes are committed), and flushes everything written so far unless an earlier caller's flush
+/// already carried its command, in which case it completes without flushing. So callers that write while another is
+/// between its passes share one flush. A failed flush stops the writer and fails every call whose command it did not
+/// deliver. Disposal waits for the lock within the drain timeout and flushes what is written and unflushed within the
+/// drain timeout again, cancelling that flush when it stalls; it gives up (cancelling the pending flush) when the lock
+/// does not come.
 /// </summary>
 public sealed class GroupCommitWriter(WriterContext context) : IFrameWriter
 {
@@ -49,10 +50,12 @@ public sealed class GroupCommitWriter(WriterContext context) : IFrameWriter
         await _lock.WaitAsync(CancellationToken.None).ConfigureAwait(false);
         try
         {
-            if (_flushed >= mine) return; // an earlier caller's flush carried this command
-            // Only a fault stops the flush of a command already written: a disposal that has not reached the lock yet flushes
-            // it anyway, and one that has flushed everything written (the check above) or gave up (a fault).
-            if (Volatile.Read(ref _fault) is { } cause) throw ZooHelpers.Faulted(Name, cause);
+            if (_flushed >= mine)
+                return; // an earlier caller's flush carried this command
+            // Only a fault stops the flush of a command already written: a disposal that has not reached the lock yet
+            // flushes it anyway, and one that has flushed everything written (the check above) or gave up (a fault).
+            if (Volatile.Read(ref _fault) is { } cause)
+                throw ZooHelpers.Faulted(Name, cause);
             await FlushWrittenAsync(null).ConfigureAwait(false);
         }
         finally
@@ -61,8 +64,8 @@ public sealed class GroupCommitWriter(WriterContext context) : IFrameWriter
         }
     }
 
-    /// <summary>Flushes everything written so far; called under the lock. With <paramref name="limit"/>, a flush that does not end
-    /// within it is cancelled (disposal's give-up).</summary>
+    /// <summary>Flushes everything written so far; called under the lock. With <paramref name="limit"/>, a flush that
+    /// does not end within it is cancelled (disposal's give-up).</summary>
     private async Task FlushWrittenAsync(TimeSpan? limit)
     {
         long upTo = _written;
@@ -70,7 +73,8 @@ public sealed class GroupCommitWriter(WriterContext context) : IFrameWriter
         {
             var flush = context.Output.FlushAsync(CancellationToken.None);
             FlushResult result;
-            if (limit is not { } timeout || flush.IsCompleted) result = await flush.ConfigureAwait(false);
+            if (limit is not { } timeout || flush.IsCompleted)
+                result = await flush.ConfigureAwait(false);
             else
             {
                 var pending = flush.AsTask();
@@ -98,12 +102,14 @@ public sealed class GroupCommitWriter(WriterContext context) : IFrameWriter
     /// <inheritdoc />
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
         if (await _lock.WaitAsync(context.DrainTimeout, context.TimeProvider).ConfigureAwait(false))
         {
             try
             {
-                if (_flushed < _written && Volatile.Read(ref _fault) is null) await FlushWrittenAsync(context.DrainTimeout).ConfigureAwait(false);
+                if (_flushed < _written && Volatile.Read(ref _fault) is null)
+                    await FlushWrittenAsync(context.DrainTimeout).ConfigureAwait(false);
             }
             catch (FrameWriterFaultedException)
             {
@@ -115,9 +121,14 @@ public sealed class GroupCommitWriter(WriterContext context) : IFrameWriter
             }
             return;
         }
-        Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up on the call in progress."), null);
+        Interlocked.CompareExchange(
+            ref _fault,
+            new TimeoutException("DisposeAsync gave up on the call in progress."),
+            null
+        );
         context.Output.CancelPendingFlush();
-        if (await _lock.WaitAsync(context.GiveUpWait).ConfigureAwait(false)) _lock.Release();
+        if (await _lock.WaitAsync(context.GiveUpWait).ConfigureAwait(false))
+            _lock.Release();
     }
 
     private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));

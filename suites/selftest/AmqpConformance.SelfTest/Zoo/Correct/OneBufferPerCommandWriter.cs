@@ -3,12 +3,13 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Correct;
 
 /// <summary>
-/// CORRECT (unusual): serializes each command whole (frames and body frames) into one buffer rented from the pool before
-/// taking its lock, then writes it with a single Write and a single flush under the lock; completes after the flush. The
-/// body is read only during the call; cancellation is honoured only while waiting for the lock; a fault stops the writer for
-/// good. Memory: one command-sized buffer per caller in flight.
+/// CORRECT (unusual): serializes each command whole (frames and body frames) into one buffer rented from the pool
+/// before taking its lock, then writes it with a single Write and a single flush under the lock; completes after the
+/// flush. The body is read only during the call; cancellation is honoured only while waiting for the lock; a fault
+/// stops the writer for good. Memory: one command-sized buffer per caller in flight.
 /// </summary>
-public sealed class OneBufferPerCommandWriter(WriterContext context) : WholeImageZooWriter(context, "one-buffer-per-command")
+public sealed class OneBufferPerCommandWriter(WriterContext context)
+    : WholeImageZooWriter(context, "one-buffer-per-command")
 {
     /// <inheritdoc />
     protected override byte[] StageImage(OutgoingCommand command, out int written)

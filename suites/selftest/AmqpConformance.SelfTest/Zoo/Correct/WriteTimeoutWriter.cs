@@ -3,11 +3,12 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Correct;
 
 /// <summary>
-/// CORRECT (unusual): an inline writer with a write timeout of its own, as RabbitMQ.Client has one on its socket: a flush that has
-/// not completed 30 s after it started, on <see cref="WriterContext.TimeProvider"/>, is cancelled (CancelPendingFlush) and the
-/// writer stops, as on a dead connection. docs/writers.md promises that the harness never keeps one flush stalled for 20 s or more,
-/// so a timeout longer than that must never fire in a case: two scripted stall steps in a row once held one flush for 40 s, and an
-/// eighth-round red-team writer with this timeout was blamed for giving up.
+/// CORRECT (unusual): an inline writer with a write timeout of its own, as RabbitMQ.Client has one on its socket: a
+/// flush that has not completed 30 s after it started, on <see cref="WriterContext.TimeProvider"/>, is cancelled
+/// (CancelPendingFlush) and the writer stops, as on a dead connection. docs/writers.md promises that the harness never
+/// keeps one flush stalled for 20 s or more, so a timeout longer than that must never fire in a case: two scripted
+/// stall steps in a row once held one flush for 40 s, and an eighth-round red-team writer with this timeout was blamed
+/// for giving up.
 /// </summary>
 public sealed class WriteTimeoutWriter(WriterContext context) : InlineZooWriter(context, "write-timeout")
 {
@@ -20,11 +21,18 @@ public sealed class WriteTimeoutWriter(WriterContext context) : InlineZooWriter(
         var output = Context.Output;
         WriteCommand(output, command, Context.FrameMax);
         bool timedOut = false;
-        using (Context.TimeProvider.CreateTimer(_ =>
-               {
-                   Volatile.Write(ref timedOut, true);
-                   output.CancelPendingFlush();
-               }, null, WriteTimeout, Timeout.InfiniteTimeSpan))
+        using (
+            Context.TimeProvider.CreateTimer(
+                _ =>
+                {
+                    Volatile.Write(ref timedOut, true);
+                    output.CancelPendingFlush();
+                },
+                null,
+                WriteTimeout,
+                Timeout.InfiniteTimeSpan
+            )
+        )
         {
             var result = await output.FlushAsync(CancellationToken.None).ConfigureAwait(false);
             if (result.IsCanceled && Volatile.Read(ref timedOut))

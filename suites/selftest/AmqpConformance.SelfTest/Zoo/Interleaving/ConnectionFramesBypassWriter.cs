@@ -3,14 +3,15 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Interleaving;
 
 /// <summary>
-/// DELIBERATELY BROKEN: an inline writer that does not let the connection's own frames (channel 0 commands without content:
-/// heartbeats, connection.close, close-ok) queue behind a publish whose flush is stalled, "or the broker drops us for a missed
-/// heartbeat": while another call is inside its write or flush, such a command is written and flushed at once, without the lock.
-/// Its bytes land between another command's frames when that command is still being written, and its flush starts while the
-/// lock holder's flush is still pending, on a PipeWriter that allows one writer and one flush at a time. When no call is in
-/// progress it takes the lock like any other.
+/// DELIBERATELY BROKEN: an inline writer that does not let the connection's own frames (channel 0 commands without
+/// content: heartbeats, connection.close, close-ok) queue behind a publish whose flush is stalled, "or the broker drops
+/// us for a missed heartbeat": while another call is inside its write or flush, such a command is written and flushed
+/// at once, without the lock. Its bytes land between another command's frames when that command is still being written,
+/// and its flush starts while the lock holder's flush is still pending, on a PipeWriter that allows one writer and one
+/// flush at a time. When no call is in progress it takes the lock like any other.
 /// </summary>
-public sealed class ConnectionFramesBypassWriter(WriterContext context) : InlineZooWriter(context, "connection-frames-bypass")
+public sealed class ConnectionFramesBypassWriter(WriterContext context)
+    : InlineZooWriter(context, "connection-frames-bypass")
 {
     private int _busy;
 
@@ -31,7 +32,9 @@ public sealed class ConnectionFramesBypassWriter(WriterContext context) : Inline
         try
         {
             Context.Output.Write(command.Frames.Span);
-            CommandFraming.ThrowIfNotDelivered(await Context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+            CommandFraming.ThrowIfNotDelivered(
+                await Context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+            );
         }
         catch (Exception ex)
         {

@@ -5,14 +5,13 @@ using AmqpConformance.Protocol;
 namespace AmqpConformance.SelfTest.Zoo.Interleaving;
 
 /// <summary>
-/// DELIBERATELY BROKEN: the correct bounded batching writer with two changes, each harmless alone. (a) Every flush stays
-/// within 1 MiB exactly: the loop cuts a batch at the body frame that reaches 1 MiB, even inside a command, and writes the
-/// rest of that command first thing in its next batch. (b) An uncontended fast path: a caller that finds nothing queued and
-/// the output gate free writes and flushes its own command; and the loop completes a batch's callers itself, after letting
-/// go of the gate, and yields so that they run before its next batch. While a cut command's rest waits, nothing is queued and
-/// the gate is free, so a caller the loop just completed, publishing again at once, takes the fast path and writes its
-/// command into the middle of the cut one.
-/// Batches under 1 MiB are correct.
+/// DELIBERATELY BROKEN: the correct bounded batching writer with two changes, each harmless alone. (a) Every flush
+/// stays within 1 MiB exactly: the loop cuts a batch at the body frame that reaches 1 MiB, even inside a command, and
+/// writes the rest of that command first thing in its next batch. (b) An uncontended fast path: a caller that finds
+/// nothing queued and the output gate free writes and flushes its own command; and the loop completes a batch's callers
+/// itself, after letting go of the gate, and yields so that they run before its next batch. While a cut command's rest
+/// waits, nothing is queued and the gate is free, so a caller the loop just completed, publishing again at once, takes
+/// the fast path and writes its command into the middle of the cut one. Batches under 1 MiB are correct.
 /// </summary>
 public sealed class FastPathIntoCutCommandWriter : IFrameWriter
 {
@@ -30,10 +29,15 @@ public sealed class FastPathIntoCutCommandWriter : IFrameWriter
     public FastPathIntoCutCommandWriter(WriterContext context)
     {
         _context = context;
-        _queue = Channel.CreateBounded<Entry>(new BoundedChannelOptions(context.QueueCapacity)
-        {
-            FullMode = BoundedChannelFullMode.Wait, SingleReader = true, SingleWriter = false, AllowSynchronousContinuations = false,
-        });
+        _queue = Channel.CreateBounded<Entry>(
+            new BoundedChannelOptions(context.QueueCapacity)
+            {
+                FullMode = BoundedChannelFullMode.Wait,
+                SingleReader = true,
+                SingleWriter = false,
+                AllowSynchronousContinuations = false,
+            }
+        );
         _loop = Task.Run(LoopAsync);
     }
 
@@ -41,11 +45,14 @@ public sealed class FastPathIntoCutCommandWriter : IFrameWriter
 
     public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        if (ZooHelpers.RefuseOnEntry(Stopped(), command, _context.Pool, cancellationToken) is { } refused) return refused;
-        if (Volatile.Read(ref _queued) == 0 && _gate.Wait(0)) return WriteDirectAsync(command);
+        if (ZooHelpers.RefuseOnEntry(Stopped(), command, _context.Pool, cancellationToken) is { } refused)
+            return refused;
+        if (Volatile.Read(ref _queued) == 0 && _gate.Wait(0))
+            return WriteDirectAsync(command);
         var entry = new Entry(command);
         Interlocked.Increment(ref _queued);
-        if (_queue.Writer.TryWrite(entry)) return new ValueTask(entry.Done.Task);
+        if (_queue.Writer.TryWrite(entry))
+            return new ValueTask(entry.Done.Task);
         return WaitForSpaceAsync(entry, cancellationToken);
     }
 
@@ -54,7 +61,8 @@ public sealed class FastPathIntoCutCommandWriter : IFrameWriter
     {
         try
         {
-            if (Stopped() is { } stopped) throw stopped;
+            if (Stopped() is { } stopped)
+                throw stopped;
             CommandFraming.Write(_context.Output, command, command.Body.Span, _context.FrameMax);
             CommandFraming.ThrowIfNotDelivered(await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false));
         }
@@ -70,9 +78,9 @@ public sealed class FastPathIntoCutCommandWriter : IFrameWriter
         }
     }
 
-    /// <summary>Waits for queue space, then hands the entry over (WaitToWriteAsync + TryWrite, as the reference Background
-    /// writer does: a cancellable WriteAsync can both cancel and deliver the item, dotnet/runtime#132230, and the command
-    /// would be released twice).</summary>
+    /// <summary>Waits for queue space, then hands the entry over (WaitToWriteAsync + TryWrite, as the reference
+    /// Background writer does: a cancellable WriteAsync can both cancel and deliver the item, dotnet/runtime#132230,
+    /// and the command would be released twice).</summary>
     private async ValueTask WaitForSpaceAsync(Entry entry, CancellationToken cancellationToken)
     {
         bool queued = false;
@@ -109,7 +117,8 @@ public sealed class FastPathIntoCutCommandWriter : IFrameWriter
                 await _gate.WaitAsync(_stop.Token).ConfigureAwait(false);
                 try
                 {
-                    if (Volatile.Read(ref _fault) is { } fastPathFault) throw fastPathFault; // a fast-path write failed: fail what is queued
+                    if (Volatile.Read(ref _fault) is { } fastPathFault)
+                        throw fastPathFault; // a fast-path write failed: fail what is queued
                     long bytes = 0;
                     if (carried is not null)
                     {
@@ -126,10 +135,14 @@ public sealed class FastPathIntoCutCommandWriter : IFrameWriter
                         _context.Output.Write(entry.Command.Frames.Span);
                         bytes += entry.Command.FramesLength;
                         int offset = WriteBodyFrames(entry, 0, ref bytes);
-                        if (offset < entry.Command.Body.Length) (carried, carriedOffset) = (entry, offset); // BUG: cut inside a command
-                        else batch.Add(entry);
+                        if (offset < entry.Command.Body.Length)
+                            (carried, carriedOffset) = (entry, offset); // BUG: cut inside a command
+                        else
+                            batch.Add(entry);
                     }
-                    CommandFraming.ThrowIfNotDelivered(await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false));
+                    CommandFraming.ThrowIfNotDelivered(
+                        await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false)
+                    );
                 }
                 finally
                 {
@@ -148,8 +161,10 @@ public sealed class FastPathIntoCutCommandWriter : IFrameWriter
         {
             Interlocked.CompareExchange(ref _fault, ex, null);
             _queue.Writer.TryComplete();
-            if (carried is not null) batch.Add(carried);
-            while (reader.TryRead(out var queued)) batch.Add(queued);
+            if (carried is not null)
+                batch.Add(carried);
+            while (reader.TryRead(out var queued))
+                batch.Add(queued);
             foreach (var e in batch)
             {
                 e.Command.Release(_context.Pool);
@@ -158,8 +173,9 @@ public sealed class FastPathIntoCutCommandWriter : IFrameWriter
         }
     }
 
-    /// <summary>Writes <paramref name="entry"/>'s body frames from <paramref name="offset"/> on until <paramref name="bytes"/>
-    /// reaches the batch cap; returns where it stopped (the body's length when it wrote them all).</summary>
+    /// <summary>Writes <paramref name="entry"/>'s body frames from <paramref name="offset"/> on until
+    /// <paramref name="bytes"/> reaches the batch cap; returns where it stopped (the body's length when it wrote them
+    /// all).</summary>
     private int WriteBodyFrames(Entry entry, int offset, ref long bytes)
     {
         var body = entry.Command.Body.Span;
@@ -176,10 +192,14 @@ public sealed class FastPathIntoCutCommandWriter : IFrameWriter
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
         _queue.Writer.TryComplete();
-        if (await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false)) return;
-        await _loop.GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null)).ConfigureAwait(false);
+        if (await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false))
+            return;
+        await _loop
+            .GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null))
+            .ConfigureAwait(false);
     }
 
     private sealed class Entry(OutgoingCommand command)

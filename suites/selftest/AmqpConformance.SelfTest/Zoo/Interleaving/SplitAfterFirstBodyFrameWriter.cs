@@ -1,13 +1,13 @@
-using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.SelfTest.Zoo.Interleaving;
 
 /// <summary>
-/// DELIBERATELY BROKEN: an inline writer that, for fairness, writes a command's method, header and first body frame under its
-/// lock, flushes, and, when the body needs more frames, lets go of the lock and takes it again for the rest, "so small
-/// publishes on other channels are not stuck behind a large body". Commands whose body fits one frame are atomic; a body that
-/// spans several frames lets another caller's command land in the middle of it.
+/// DELIBERATELY BROKEN: an inline writer that, for fairness, writes a command's method, header and first body frame
+/// under its lock, flushes, and, when the body needs more frames, lets go of the lock and takes it again for the rest,
+/// "so small publishes on other channels are not stuck behind a large body". Commands whose body fits one frame are
+/// atomic; a body that spans several frames lets another caller's command land in the middle of it.
 /// </summary>
 public sealed class SplitAfterFirstBodyFrameWriter(WriterContext context) : IFrameWriter
 {
@@ -39,19 +39,26 @@ public sealed class SplitAfterFirstBodyFrameWriter(WriterContext context) : IFra
                 var body = command.Body;
                 output.Write(command.Frames.Span);
                 var first = body[..Math.Min(max, body.Length)];
-                if (!first.IsEmpty) FrameFormat.WriteFrame(output, FrameType.Body, command.Channel, first.Span);
+                if (!first.IsEmpty)
+                    FrameFormat.WriteFrame(output, FrameType.Body, command.Channel, first.Span);
                 body = body[first.Length..];
-                CommandFraming.ThrowIfNotDelivered(await output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+                CommandFraming.ThrowIfNotDelivered(
+                    await output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+                );
                 if (!body.IsEmpty)
                 {
-                    // BUG: the lock is let go between the first body frame and the rest; whoever is waiting writes in between.
+                    // BUG: the lock is let go between the first body frame and the rest; whoever is waiting writes in
+                    // between.
                     _lock.Release();
                     holding = false;
                     await _lock.WaitAsync(CancellationToken.None).ConfigureAwait(false);
                     holding = true;
-                    if (Volatile.Read(ref _fault) is { } other) throw new IOException("The output failed while this command was half written.", other);
+                    if (Volatile.Read(ref _fault) is { } other)
+                        throw new IOException("The output failed while this command was half written.", other);
                     FrameFormat.WriteBodyFrames(output, command.Channel, body.Span, context.FrameMax);
-                    CommandFraming.ThrowIfNotDelivered(await output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+                    CommandFraming.ThrowIfNotDelivered(
+                        await output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+                    );
                 }
             }
             catch (Exception ex)
@@ -64,14 +71,18 @@ public sealed class SplitAfterFirstBodyFrameWriter(WriterContext context) : IFra
         }
         finally
         {
-            if (holding) _lock.Release();
+            if (holding)
+                _lock.Release();
         }
     }
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        await _lock
+            .DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null))
+            .ConfigureAwait(false);
     }
 
     private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));

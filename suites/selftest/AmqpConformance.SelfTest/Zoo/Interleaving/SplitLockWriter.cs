@@ -1,6 +1,6 @@
 using System.Buffers;
-using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.SelfTest.Zoo.Interleaving;
 
@@ -19,7 +19,9 @@ public sealed class SplitLockWriter(WriterContext context) : IFrameWriter
         try
         {
             context.Output.Write(command.Frames.Span);
-            CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+            CommandFraming.ThrowIfNotDelivered(
+                await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+            );
         }
         finally
         {
@@ -36,7 +38,9 @@ public sealed class SplitLockWriter(WriterContext context) : IFrameWriter
                 {
                     var chunk = command.Body.Slice(offset, Math.Min(max, command.Body.Length - offset));
                     FrameFormat.WriteFrame(context.Output, FrameType.Body, command.Channel, chunk.Span);
-                    CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+                    CommandFraming.ThrowIfNotDelivered(
+                        await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+                    );
                 }
                 finally
                 {

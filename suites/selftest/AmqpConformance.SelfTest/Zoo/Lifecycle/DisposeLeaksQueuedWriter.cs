@@ -3,10 +3,10 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Lifecycle;
 
 /// <summary>
-/// DELIBERATELY BROKEN: a background writer whose loop treats the cancellation DisposeAsync uses to abort a stalled drain
-/// as a normal shutdown and returns without releasing the command in hand or anything still queued: their rented frames
-/// and body copies leak and their body owners are never disposed. A drain that finishes within the timeout, and real
-/// transport faults, are handled correctly; only disposal with a stalled output and a non-empty queue leaks.
+/// DELIBERATELY BROKEN: a background writer whose loop treats the cancellation DisposeAsync uses to abort a stalled
+/// drain as a normal shutdown and returns without releasing the command in hand or anything still queued: their rented
+/// frames and body copies leak and their body owners are never disposed. A drain that finishes within the timeout, and
+/// real transport faults, are handled correctly; only disposal with a stalled output and a non-empty queue leaks.
 /// </summary>
 public sealed class DisposeLeaksQueuedWriter(WriterContext context) : StagedZooWriter(context, "dispose-leaks-queued")
 {

@@ -3,14 +3,15 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Lifecycle;
 
 /// <summary>
-/// DELIBERATELY BROKEN: An inline writer that keeps its lock short: a call checks that the writer is running, copies its body into
-/// a pooled staging buffer outside the lock (for a large body that is most of the call's CPU time), then takes the lock, writes
-/// and flushes. Once it has the lock it re-checks only for a fault ("the output may have failed while we waited"), not for
-/// disposal: disposal was checked on entry. DisposeAsync marks the writer disposed and waits for the lock to drain. A call that
-/// passed the entry check and is still copying when DisposeAsync runs is invisible to it: DisposeAsync finds the lock free and
-/// returns, then the call takes the lock and writes and flushes into an output the writer no longer owns (a publish racing
-/// connection close, bytes after connection.close). Calls parked on the lock are handled (they queue ahead of DisposeAsync's
-/// wait, or see the give-up fault), so only a call in the copy window shows it.
+/// DELIBERATELY BROKEN: An inline writer that keeps its lock short: a call checks that the writer is running, copies
+/// its body into a pooled staging buffer outside the lock (for a large body that is most of the call's CPU time), then
+/// takes the lock, writes and flushes. Once it has the lock it re-checks only for a fault ("the output may have failed
+/// while we waited"), not for disposal: disposal was checked on entry. DisposeAsync marks the writer disposed and waits
+/// for the lock to drain. A call that passed the entry check and is still copying when DisposeAsync runs is invisible
+/// to it: DisposeAsync finds the lock free and returns, then the call takes the lock and writes and flushes into an
+/// output the writer no longer owns (a publish racing connection close, bytes after connection.close). Calls parked on
+/// the lock are handled (they queue ahead of DisposeAsync's wait, or see the give-up fault), so only a call in the copy
+/// window shows it.
 /// </summary>
 public sealed class DisposeRaceBeforeLockWriter(WriterContext context) : IFrameWriter
 {
@@ -49,7 +50,9 @@ public sealed class DisposeRaceBeforeLockWriter(WriterContext context) : IFrameW
             try
             {
                 CommandFraming.Write(context.Output, staged.Command, staged.Body, context.FrameMax);
-                CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+                CommandFraming.ThrowIfNotDelivered(
+                    await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+                );
             }
             catch (Exception ex)
             {
@@ -68,7 +71,10 @@ public sealed class DisposeRaceBeforeLockWriter(WriterContext context) : IFrameW
     /// <inheritdoc />
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        await _lock
+            .DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null))
+            .ConfigureAwait(false);
     }
 }

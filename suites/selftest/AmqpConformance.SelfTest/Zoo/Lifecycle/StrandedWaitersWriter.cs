@@ -4,10 +4,11 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Lifecycle;
 
 /// <summary>
-/// DELIBERATELY BROKEN: an inline writer with its own fair (FIFO) async gate, a queue of waiters each completed in turn by the
-/// caller leaving the gate. DisposeAsync takes the queued waiters out of the queue, "so the gate is not handed to anyone after
-/// disposal", but never fails them: callers parked on the gate when disposal starts (with tokens that never fire) wait forever
-/// instead of getting <see cref="ObjectDisposedException"/>. Disposal of an idle writer, and every call made before it, are correct.
+/// DELIBERATELY BROKEN: an inline writer with its own fair (FIFO) async gate, a queue of waiters each completed in turn
+/// by the caller leaving the gate. DisposeAsync takes the queued waiters out of the queue, "so the gate is not handed
+/// to anyone after disposal", but never fails them: callers parked on the gate when disposal starts (with tokens that
+/// never fire) wait forever instead of getting <see cref="ObjectDisposedException"/>. Disposal of an idle writer, and
+/// every call made before it, are correct.
 /// </summary>
 public sealed class StrandedWaitersWriter(WriterContext context) : IFrameWriter
 {
@@ -33,7 +34,9 @@ public sealed class StrandedWaitersWriter(WriterContext context) : IFrameWriter
                 command.Release(context.Pool);
                 throw stopped;
             }
-            await ZooHelpers.WriteFlushReleaseAsync(context, command, Name, ex => Interlocked.CompareExchange(ref _fault, ex, null)).ConfigureAwait(false);
+            await ZooHelpers
+                .WriteFlushReleaseAsync(context, command, Name, ex => Interlocked.CompareExchange(ref _fault, ex, null))
+                .ConfigureAwait(false);
         }
         finally
         {
@@ -41,7 +44,8 @@ public sealed class StrandedWaitersWriter(WriterContext context) : IFrameWriter
         }
     }
 
-    /// <summary>Takes the gate, or queues for it; a cancelled waiter stays queued (completed) and is skipped by <see cref="Exit"/>.</summary>
+    /// <summary>Takes the gate, or queues for it; a cancelled waiter stays queued (completed) and is skipped by
+    /// <see cref="Exit"/>.</summary>
     private async ValueTask EnterAsync(OutgoingCommand command, CancellationToken cancellationToken)
     {
         TaskCompletionSource waiter;
@@ -73,21 +77,29 @@ public sealed class StrandedWaitersWriter(WriterContext context) : IFrameWriter
         lock (_gate)
         {
             while (_waiters.TryDequeue(out var next))
-                if (next.TrySetResult()) return;
+                if (next.TrySetResult())
+                    return;
             _held = false;
         }
     }
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
         lock (_gate)
         {
-            // BUG: the waiters are dropped rather than failed (TrySetException with ObjectDisposedException): their calls never complete.
+            // BUG: the waiters are dropped rather than failed (TrySetException with ObjectDisposedException): their
+            // calls never complete.
             _waiters.Clear();
         }
-        if (await GateFreedAsync().ConfigureAwait(false)) return;
-        Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up on the call in progress."), null);
+        if (await GateFreedAsync().ConfigureAwait(false))
+            return;
+        Interlocked.CompareExchange(
+            ref _fault,
+            new TimeoutException("DisposeAsync gave up on the call in progress."),
+            null
+        );
         context.Output.CancelPendingFlush();
         await GateFreedAsync().ConfigureAwait(false);
     }
@@ -99,7 +111,8 @@ public sealed class StrandedWaitersWriter(WriterContext context) : IFrameWriter
         {
             lock (_gate)
             {
-                if (!_held) return true;
+                if (!_held)
+                    return true;
             }
             await Task.Delay(1).ConfigureAwait(false);
         }

@@ -5,11 +5,12 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Ordering;
 
 /// <summary>
-/// DELIBERATELY BROKEN: a background writer (copy, complete on enqueue, capacity <see cref="WriterContext.QueueCapacity"/>) with a
-/// fast lane for commands without content, so that acks and cancels are not stuck behind megabytes of publishes: each round the
-/// loop writes every queued command without content first, then the publishes. While the loop keeps up nothing changes; when a
-/// publish is still queued as a later call's method command arrives, the method goes out first, although the publish's call
-/// completed before it started: a channel.close would overtake the publishes before it and lose them.
+/// DELIBERATELY BROKEN: a background writer (copy, complete on enqueue, capacity
+/// <see cref="WriterContext.QueueCapacity"/>) with a fast lane for commands without content, so that acks and cancels
+/// are not stuck behind megabytes of publishes: each round the loop writes every queued command without content first,
+/// then the publishes. While the loop keeps up nothing changes; when a publish is still queued as a later call's method
+/// command arrives, the method goes out first, although the publish's call completed before it started: a channel.close
+/// would overtake the publishes before it and lose them.
 /// </summary>
 public class ControlLaneOvertakesWriter : IFrameWriter
 {
@@ -18,7 +19,9 @@ public class ControlLaneOvertakesWriter : IFrameWriter
     private readonly WriterContext _context;
     private readonly ConcurrentQueue<StagedCommand> _control = new();
     private readonly ConcurrentQueue<StagedCommand> _content = new();
-    private readonly Channel<bool> _doorbell = Channel.CreateBounded<bool>(new BoundedChannelOptions(1) { FullMode = BoundedChannelFullMode.DropWrite });
+    private readonly Channel<bool> _doorbell = Channel.CreateBounded<bool>(
+        new BoundedChannelOptions(1) { FullMode = BoundedChannelFullMode.DropWrite }
+    );
     private readonly SemaphoreSlim _space;
     private readonly object _gate = new();
     private readonly CancellationTokenSource _stop = new();
@@ -27,9 +30,7 @@ public class ControlLaneOvertakesWriter : IFrameWriter
     private int _disposed;
 
     public ControlLaneOvertakesWriter(WriterContext context)
-        : this(context, "control-lane-overtakes")
-    {
-    }
+        : this(context, "control-lane-overtakes") { }
 
     /// <summary>For a writer whose fast lane takes other commands (<see cref="TakesFastLane"/>).</summary>
     protected ControlLaneOvertakesWriter(WriterContext context, string name)
@@ -42,8 +43,8 @@ public class ControlLaneOvertakesWriter : IFrameWriter
 
     private Exception? Stopped() => ZooHelpers.Stopped(_name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));
 
-    /// <summary>Whether <paramref name="command"/> goes into the lane the loop empties first: by default every command without
-    /// content.</summary>
+    /// <summary>Whether <paramref name="command"/> goes into the lane the loop empties first: by default every command
+    /// without content.</summary>
     protected virtual bool TakesFastLane(in OutgoingCommand command) => !command.HasContent;
 
     public async ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
@@ -79,13 +80,19 @@ public class ControlLaneOvertakesWriter : IFrameWriter
                 _doorbell.Reader.TryRead(out _);
                 while (true)
                 {
-                    while (count < Batch && _control.TryDequeue(out var method)) batch[count++] = method;
-                    while (count < Batch && _content.TryDequeue(out var publish)) batch[count++] = publish;
-                    if (count == 0) break;
+                    while (count < Batch && _control.TryDequeue(out var method))
+                        batch[count++] = method;
+                    while (count < Batch && _content.TryDequeue(out var publish))
+                        batch[count++] = publish;
+                    if (count == 0)
+                        break;
                     for (int i = 0; i < count; i++)
                         CommandFraming.Write(_context.Output, batch[i].Command, batch[i].Body, _context.FrameMax);
-                    CommandFraming.ThrowIfNotDelivered(await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false));
-                    for (int i = 0; i < count; i++) batch[i].Release(_context.Pool);
+                    CommandFraming.ThrowIfNotDelivered(
+                        await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false)
+                    );
+                    for (int i = 0; i < count; i++)
+                        batch[i].Release(_context.Pool);
                     _space.Release(count);
                     count = 0;
                 }
@@ -93,7 +100,8 @@ public class ControlLaneOvertakesWriter : IFrameWriter
         }
         catch (Exception ex)
         {
-            for (int i = 0; i < count; i++) batch[i].Release(_context.Pool);
+            for (int i = 0; i < count; i++)
+                batch[i].Release(_context.Pool);
             lock (_gate)
             {
                 Interlocked.CompareExchange(ref _fault, ex, null);
@@ -105,20 +113,27 @@ public class ControlLaneOvertakesWriter : IFrameWriter
 
     private void DropQueued()
     {
-        while (_control.TryDequeue(out var dropped)) dropped.Release(_context.Pool);
-        while (_content.TryDequeue(out var dropped)) dropped.Release(_context.Pool);
+        while (_control.TryDequeue(out var dropped))
+            dropped.Release(_context.Pool);
+        while (_content.TryDequeue(out var dropped))
+            dropped.Release(_context.Pool);
     }
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        lock (_gate) _doorbell.Writer.TryComplete();
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        lock (_gate)
+            _doorbell.Writer.TryComplete();
         _space.Release(_context.QueueCapacity);
         bool drained = await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false);
         if (!drained)
         {
-            await _loop.GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null)).ConfigureAwait(false);
+            await _loop
+                .GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null))
+                .ConfigureAwait(false);
         }
-        lock (_gate) DropQueued();
+        lock (_gate)
+            DropQueued();
     }
 }

@@ -5,11 +5,11 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Ordering;
 
 /// <summary>
-/// DELIBERATELY BROKEN: a background writer (copy, complete on enqueue) with an inline fast path: a caller that finds the
-/// output gate free writes and flushes its own command at once (completing after the flush). The fast path trusts that "the
-/// loop holds the gate while anything is queued", but the loop only takes the gate once it has woken up after an enqueue, so
-/// in that window a new call finds the gate free while an earlier, already-completed command is still queued, and overtakes
-/// it. Uncontended publishing never queues and is correct.
+/// DELIBERATELY BROKEN: a background writer (copy, complete on enqueue) with an inline fast path: a caller that finds
+/// the output gate free writes and flushes its own command at once (completing after the flush). The fast path trusts
+/// that "the loop holds the gate while anything is queued", but the loop only takes the gate once it has woken up after
+/// an enqueue, so in that window a new call finds the gate free while an earlier, already-completed command is still
+/// queued, and overtakes it. Uncontended publishing never queues and is correct.
 /// </summary>
 public sealed class FastPathOvertakesWriter : IFrameWriter
 {
@@ -25,10 +25,15 @@ public sealed class FastPathOvertakesWriter : IFrameWriter
     public FastPathOvertakesWriter(WriterContext context)
     {
         _context = context;
-        _queue = Channel.CreateBounded<StagedCommand>(new BoundedChannelOptions(context.QueueCapacity)
-        {
-            FullMode = BoundedChannelFullMode.Wait, SingleReader = true, SingleWriter = false, AllowSynchronousContinuations = false,
-        });
+        _queue = Channel.CreateBounded<StagedCommand>(
+            new BoundedChannelOptions(context.QueueCapacity)
+            {
+                FullMode = BoundedChannelFullMode.Wait,
+                SingleReader = true,
+                SingleWriter = false,
+                AllowSynchronousContinuations = false,
+            }
+        );
         _loop = Task.Run(LoopAsync);
     }
 
@@ -36,11 +41,14 @@ public sealed class FastPathOvertakesWriter : IFrameWriter
 
     public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        if (ZooHelpers.RefuseOnEntry(Stopped(), command, _context.Pool, cancellationToken) is { } refused) return refused;
+        if (ZooHelpers.RefuseOnEntry(Stopped(), command, _context.Pool, cancellationToken) is { } refused)
+            return refused;
         // BUG: a free gate is taken to mean "nothing queued"; the queue itself is not checked.
-        if (_gate.Wait(0)) return WriteDirectAsync(command);
+        if (_gate.Wait(0))
+            return WriteDirectAsync(command);
         var staged = StagedCommand.Copy(command, _context.Pool);
-        if (_queue.Writer.TryWrite(staged)) return default;
+        if (_queue.Writer.TryWrite(staged))
+            return default;
         return WaitForSpaceAsync(staged, cancellationToken);
     }
 
@@ -56,7 +64,9 @@ public sealed class FastPathOvertakesWriter : IFrameWriter
             try
             {
                 CommandFraming.Write(_context.Output, command, command.Body.Span, _context.FrameMax);
-                CommandFraming.ThrowIfNotDelivered(await _context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+                CommandFraming.ThrowIfNotDelivered(
+                    await _context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+                );
             }
             catch (Exception ex)
             {
@@ -107,7 +117,8 @@ public sealed class FastPathOvertakesWriter : IFrameWriter
                     while (reader.TryRead(out current))
                     {
                         holding = true;
-                        if (Volatile.Read(ref _fault) is { } cause) throw new IOException("A fast-path write failed.", cause);
+                        if (Volatile.Read(ref _fault) is { } cause)
+                            throw new IOException("A fast-path write failed.", cause);
                         CommandFraming.Write(output, current.Command, current.Body, _context.FrameMax);
                         CommandFraming.ThrowIfNotDelivered(await output.FlushAsync(_stop.Token).ConfigureAwait(false));
                         holding = false;
@@ -123,24 +134,34 @@ public sealed class FastPathOvertakesWriter : IFrameWriter
         catch (Exception ex)
         {
             Interlocked.CompareExchange(ref _fault, ex, null);
-            if (holding) current.Release(_context.Pool);
+            if (holding)
+                current.Release(_context.Pool);
             _queue.Writer.TryComplete();
-            while (reader.TryRead(out var dropped)) dropped.Release(_context.Pool);
+            while (reader.TryRead(out var dropped))
+                dropped.Release(_context.Pool);
         }
         // A fast-path fault completed the queue: release whatever the loop never got to.
-        while (reader.TryRead(out var left)) left.Release(_context.Pool);
+        while (reader.TryRead(out var left))
+            left.Release(_context.Pool);
     }
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
         _queue.Writer.TryComplete();
-        if (await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false) && await _gate.WaitAsync(_context.DrainTimeout).ConfigureAwait(false))
+        if (
+            await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false)
+            && await _gate.WaitAsync(_context.DrainTimeout).ConfigureAwait(false)
+        )
         {
             _gate.Release();
             return;
         }
-        await _loop.GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null)).ConfigureAwait(false);
-        if (await _gate.WaitAsync(_context.DrainTimeout).ConfigureAwait(false)) _gate.Release();
+        await _loop
+            .GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null))
+            .ConfigureAwait(false);
+        if (await _gate.WaitAsync(_context.DrainTimeout).ConfigureAwait(false))
+            _gate.Release();
     }
 }

@@ -5,18 +5,20 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Ordering;
 
 /// <summary>
-/// DELIBERATELY BROKEN: a background writer (copy, complete on enqueue, capacity <see cref="WriterContext.QueueCapacity"/>)
-/// that keeps its queue in a <see cref="ConcurrentStack{T}"/>, chosen because <c>TryPopRange</c> lets the loop take a whole
-/// batch in one call, and writes each batch in the order popped: newest first. While the loop keeps up (one command queued
-/// at a time) order is kept; when two or more commands are queued at once, the later ones, whose calls already completed,
-/// go out before the earlier ones.
+/// DELIBERATELY BROKEN: a background writer (copy, complete on enqueue, capacity
+/// <see cref="WriterContext.QueueCapacity"/>) that keeps its queue in a <see cref="ConcurrentStack{T}"/>, chosen
+/// because <c>TryPopRange</c> lets the loop take a whole batch in one call, and writes each batch in the order popped:
+/// newest first. While the loop keeps up (one command queued at a time) order is kept; when two or more commands are
+/// queued at once, the later ones, whose calls already completed, go out before the earlier ones.
 /// </summary>
 public sealed class LifoQueueWriter : IFrameWriter
 {
     private const string Name = "lifo-queue";
     private readonly WriterContext _context;
     private readonly ConcurrentStack<StagedCommand> _stack = new();
-    private readonly Channel<bool> _doorbell = Channel.CreateBounded<bool>(new BoundedChannelOptions(1) { FullMode = BoundedChannelFullMode.DropWrite });
+    private readonly Channel<bool> _doorbell = Channel.CreateBounded<bool>(
+        new BoundedChannelOptions(1) { FullMode = BoundedChannelFullMode.DropWrite }
+    );
     private readonly SemaphoreSlim _space;
     private readonly object _gate = new();
     private readonly CancellationTokenSource _stop = new();
@@ -68,8 +70,11 @@ public sealed class LifoQueueWriter : IFrameWriter
                 {
                     for (int i = 0; i < count; i++)
                         CommandFraming.Write(_context.Output, batch[i].Command, batch[i].Body, _context.FrameMax);
-                    CommandFraming.ThrowIfNotDelivered(await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false));
-                    for (int i = 0; i < count; i++) batch[i].Release(_context.Pool);
+                    CommandFraming.ThrowIfNotDelivered(
+                        await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false)
+                    );
+                    for (int i = 0; i < count; i++)
+                        batch[i].Release(_context.Pool);
                     _space.Release(count);
                     count = 0;
                 }
@@ -77,11 +82,13 @@ public sealed class LifoQueueWriter : IFrameWriter
         }
         catch (Exception ex)
         {
-            for (int i = 0; i < count; i++) batch[i].Release(_context.Pool);
+            for (int i = 0; i < count; i++)
+                batch[i].Release(_context.Pool);
             lock (_gate)
             {
                 Interlocked.CompareExchange(ref _fault, ex, null);
-                while (_stack.TryPop(out var dropped)) dropped.Release(_context.Pool);
+                while (_stack.TryPop(out var dropped))
+                    dropped.Release(_context.Pool);
             }
             _space.Release(_context.QueueCapacity); // wake callers waiting for space: they see the fault
         }
@@ -89,17 +96,22 @@ public sealed class LifoQueueWriter : IFrameWriter
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        lock (_gate) _doorbell.Writer.TryComplete();
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        lock (_gate)
+            _doorbell.Writer.TryComplete();
         _space.Release(_context.QueueCapacity);
         bool drained = await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false);
         if (!drained)
         {
-            await _loop.GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null)).ConfigureAwait(false);
+            await _loop
+                .GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null))
+                .ConfigureAwait(false);
         }
         lock (_gate)
         {
-            while (_stack.TryPop(out var left)) left.Release(_context.Pool);
+            while (_stack.TryPop(out var left))
+                left.Release(_context.Pool);
         }
     }
 }

@@ -4,11 +4,12 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Ordering;
 
 /// <summary>
-/// DELIBERATELY BROKEN: a background writer (copy, complete on enqueue, capacity <see cref="WriterContext.QueueCapacity"/>)
-/// with one FIFO queue per channel, drained round-robin one command per channel per turn so that a busy channel cannot starve
-/// the others. Each channel's own order is kept, but across channels it is not: if channel A has two commands queued and
-/// channel B's command was queued after both had completed, the loop writes A1, B1, A2, so B1 overtakes A2 although A2's call
-/// ended before B1's began. With one channel, or a loop that keeps up, the order is right.
+/// DELIBERATELY BROKEN: a background writer (copy, complete on enqueue, capacity
+/// <see cref="WriterContext.QueueCapacity"/>) with one FIFO queue per channel, drained round-robin one command per
+/// channel per turn so that a busy channel cannot starve the others. Each channel's own order is kept, but across
+/// channels it is not: if channel A has two commands queued and channel B's command was queued after both had
+/// completed, the loop writes A1, B1, A2, so B1 overtakes A2 although A2's call ended before B1's began. With one
+/// channel, or a loop that keeps up, the order is right.
 /// </summary>
 public sealed class RoundRobinChannelsWriter : IFrameWriter
 {
@@ -16,7 +17,9 @@ public sealed class RoundRobinChannelsWriter : IFrameWriter
     private readonly WriterContext _context;
     private readonly Dictionary<ushort, Queue<StagedCommand>> _queues = [];
     private readonly List<ushort> _rotation = [];
-    private readonly Channel<bool> _doorbell = Channel.CreateBounded<bool>(new BoundedChannelOptions(1) { FullMode = BoundedChannelFullMode.DropWrite });
+    private readonly Channel<bool> _doorbell = Channel.CreateBounded<bool>(
+        new BoundedChannelOptions(1) { FullMode = BoundedChannelFullMode.DropWrite }
+    );
     private readonly SemaphoreSlim _space;
     private readonly object _gate = new();
     private readonly CancellationTokenSource _stop = new();
@@ -69,7 +72,8 @@ public sealed class RoundRobinChannelsWriter : IFrameWriter
             {
                 int index = (_next + i) % _rotation.Count;
                 var queue = _queues[_rotation[index]];
-                if (queue.Count == 0) continue;
+                if (queue.Count == 0)
+                    continue;
                 staged = queue.Dequeue();
                 // BUG: the turn passes to the next channel, whatever was queued first on any channel.
                 _next = (index + 1) % _rotation.Count;
@@ -93,7 +97,9 @@ public sealed class RoundRobinChannelsWriter : IFrameWriter
                 {
                     holding = true;
                     CommandFraming.Write(_context.Output, current.Command, current.Body, _context.FrameMax);
-                    CommandFraming.ThrowIfNotDelivered(await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false));
+                    CommandFraming.ThrowIfNotDelivered(
+                        await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false)
+                    );
                     holding = false;
                     current.Release(_context.Pool);
                     _space.Release();
@@ -102,12 +108,14 @@ public sealed class RoundRobinChannelsWriter : IFrameWriter
         }
         catch (Exception ex)
         {
-            if (holding) current.Release(_context.Pool);
+            if (holding)
+                current.Release(_context.Pool);
             lock (_gate)
             {
                 Interlocked.CompareExchange(ref _fault, ex, null);
                 foreach (var queue in _queues.Values)
-                    while (queue.TryDequeue(out var dropped)) dropped.Release(_context.Pool);
+                    while (queue.TryDequeue(out var dropped))
+                        dropped.Release(_context.Pool);
             }
             _space.Release(_context.QueueCapacity); // wake callers waiting for space: they see the fault
         }
@@ -115,18 +123,23 @@ public sealed class RoundRobinChannelsWriter : IFrameWriter
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        lock (_gate) _doorbell.Writer.TryComplete();
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        lock (_gate)
+            _doorbell.Writer.TryComplete();
         _space.Release(_context.QueueCapacity);
         bool drained = await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false);
         if (!drained)
         {
-            await _loop.GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null)).ConfigureAwait(false);
+            await _loop
+                .GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null))
+                .ConfigureAwait(false);
         }
         lock (_gate)
         {
             foreach (var queue in _queues.Values)
-                while (queue.TryDequeue(out var left)) left.Release(_context.Pool);
+                while (queue.TryDequeue(out var left))
+                    left.Release(_context.Pool);
         }
     }
 }

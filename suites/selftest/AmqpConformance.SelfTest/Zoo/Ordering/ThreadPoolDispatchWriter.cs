@@ -51,7 +51,8 @@ public sealed class ThreadPoolDispatchWriter(WriterContext context) : IFrameWrit
     public async ValueTask DisposeAsync()
     {
         Task[] pending;
-        lock (_gate) pending = [.. _inFlight];
+        lock (_gate)
+            pending = [.. _inFlight];
         try
         {
             await Task.WhenAll(pending).WaitAsync(TimeSpan.FromSeconds(5)).ConfigureAwait(false);

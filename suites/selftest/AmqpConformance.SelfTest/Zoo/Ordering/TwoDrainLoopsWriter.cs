@@ -1,15 +1,15 @@
 using System.Threading.Channels;
-using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.SelfTest.Zoo.Ordering;
 
 /// <summary>
-/// DELIBERATELY BROKEN: a background writer (copy, complete on enqueue) that runs two drain loops on its queue so that one
-/// loop serializes a command (into a pooled buffer, outside the output lock) while the other is writing and flushing. Each
-/// command still goes out whole, under the output lock, but when two commands are queued at once, loop A takes the first and
-/// loop B the second, and whichever finishes serializing first takes the lock first: a large command is overtaken by a small
-/// one queued after it, even from the same publisher.
+/// DELIBERATELY BROKEN: a background writer (copy, complete on enqueue) that runs two drain loops on its queue so that
+/// one loop serializes a command (into a pooled buffer, outside the output lock) while the other is writing and
+/// flushing. Each command still goes out whole, under the output lock, but when two commands are queued at once, loop A
+/// takes the first and loop B the second, and whichever finishes serializing first takes the lock first: a large
+/// command is overtaken by a small one queued after it, even from the same publisher.
 /// </summary>
 public sealed class TwoDrainLoopsWriter : IFrameWriter
 {
@@ -25,20 +25,34 @@ public sealed class TwoDrainLoopsWriter : IFrameWriter
     public TwoDrainLoopsWriter(WriterContext context)
     {
         _context = context;
-        _queue = Channel.CreateBounded<StagedCommand>(new BoundedChannelOptions(context.QueueCapacity)
-        {
-            FullMode = BoundedChannelFullMode.Wait, SingleReader = false, SingleWriter = false, AllowSynchronousContinuations = false,
-        });
+        _queue = Channel.CreateBounded<StagedCommand>(
+            new BoundedChannelOptions(context.QueueCapacity)
+            {
+                FullMode = BoundedChannelFullMode.Wait,
+                SingleReader = false,
+                SingleWriter = false,
+                AllowSynchronousContinuations = false,
+            }
+        );
         // BUG: two readers of one FIFO queue: each takes commands in order, but they race each other to the output.
         _loops = Task.WhenAll(Task.Run(LoopAsync), Task.Run(LoopAsync));
     }
 
     public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        if (ZooHelpers.RefuseOnEntry(ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed)),
-            command, _context.Pool, cancellationToken) is { } refused) return refused;
+        if (
+            ZooHelpers.RefuseOnEntry(
+                ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed)),
+                command,
+                _context.Pool,
+                cancellationToken
+            ) is
+            { } refused
+        )
+            return refused;
         var staged = StagedCommand.Copy(command, _context.Pool);
-        if (_queue.Writer.TryWrite(staged)) return default;
+        if (_queue.Writer.TryWrite(staged))
+            return default;
         return WaitForSpaceAsync(staged, cancellationToken);
     }
 
@@ -81,9 +95,12 @@ public sealed class TwoDrainLoopsWriter : IFrameWriter
                         await _output.WaitAsync(_stop.Token).ConfigureAwait(false);
                         try
                         {
-                            if (Volatile.Read(ref _fault) is { } other) throw new IOException("The other loop failed.", other);
+                            if (Volatile.Read(ref _fault) is { } other)
+                                throw new IOException("The other loop failed.", other);
                             _context.Output.Write(image.AsSpan(0, written));
-                            CommandFraming.ThrowIfNotDelivered(await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false));
+                            CommandFraming.ThrowIfNotDelivered(
+                                await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false)
+                            );
                         }
                         finally
                         {
@@ -102,9 +119,11 @@ public sealed class TwoDrainLoopsWriter : IFrameWriter
         catch (Exception ex)
         {
             Interlocked.CompareExchange(ref _fault, ex, null);
-            if (holding) current.Release(_context.Pool);
+            if (holding)
+                current.Release(_context.Pool);
             _queue.Writer.TryComplete();
-            while (reader.TryRead(out var dropped)) dropped.Release(_context.Pool);
+            while (reader.TryRead(out var dropped))
+                dropped.Release(_context.Pool);
         }
     }
 
@@ -129,9 +148,11 @@ public sealed class TwoDrainLoopsWriter : IFrameWriter
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
         _queue.Writer.TryComplete();
-        if (await WaitForLoopsAsync().ConfigureAwait(false)) return;
+        if (await WaitForLoopsAsync().ConfigureAwait(false))
+            return;
         Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up draining."), null);
         await _stop.CancelAsync().ConfigureAwait(false);
         _context.Output.CancelPendingFlush();

@@ -1,15 +1,15 @@
-using System.IO.Pipelines;
 using System.Buffers.Binary;
-using AmqpConformance.Protocol;
+using System.IO.Pipelines;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.SelfTest.Zoo.Pools;
 
 /// <summary>
-/// DELIBERATELY BROKEN: an inline writer that builds body frame headers in a scratch buffer it rents from the pool once, when it
-/// is made, and gives back in DisposeAsync, but outside the once-only guard: every call of DisposeAsync returns the scratch
-/// buffer, so disposing twice (a Close() and then await using's own, or two owners at once) returns it twice, and two later
-/// renters share one array. Writing, faults and a single disposal are all correct.
+/// DELIBERATELY BROKEN: an inline writer that builds body frame headers in a scratch buffer it rents from the pool
+/// once, when it is made, and gives back in DisposeAsync, but outside the once-only guard: every call of DisposeAsync
+/// returns the scratch buffer, so disposing twice (a Close() and then await using's own, or two owners at once) returns
+/// it twice, and two later renters share one array. Writing, faults and a single disposal are all correct.
 /// </summary>
 public sealed class DisposeTwiceReturnsScratchWriter(WriterContext context) : IFrameWriter
 {
@@ -37,7 +37,9 @@ public sealed class DisposeTwiceReturnsScratchWriter(WriterContext context) : IF
             try
             {
                 WriteCommand(context.Output, command, context.FrameMax, _scratch);
-                CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+                CommandFraming.ThrowIfNotDelivered(
+                    await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+                );
             }
             catch (Exception ex)
             {
@@ -76,7 +78,9 @@ public sealed class DisposeTwiceReturnsScratchWriter(WriterContext context) : IF
     public async ValueTask DisposeAsync()
     {
         if (Interlocked.Exchange(ref _disposed, 1) == 0)
-            await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
+            await _lock
+                .DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null))
+                .ConfigureAwait(false);
         context.Pool.Return(_scratch); // BUG: outside the guard above, so every DisposeAsync returns it.
     }
 

@@ -1,6 +1,6 @@
 using System.Buffers;
-using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.SelfTest.Zoo.Pools;
 
@@ -36,14 +36,21 @@ public sealed class DoubleReturnWriter(WriterContext context) : IFrameWriter
             int frames = FrameFormat.BodyFrameCount(length, context.FrameMax);
             for (int i = 0, offset = 0; i < frames; i++, offset += max)
             {
-                FrameFormat.WriteFrame(context.Output, FrameType.Body, command.Channel,
-                    staging.AsSpan(offset, Math.Min(max, length - offset)));
+                FrameFormat.WriteFrame(
+                    context.Output,
+                    FrameType.Body,
+                    command.Channel,
+                    staging.AsSpan(offset, Math.Min(max, length - offset))
+                );
                 // BUG: "done with the staging buffer" after the last chunk of a multi-frame body...
-                if (frames > 1 && i == frames - 1) context.Pool.Return(staging);
+                if (frames > 1 && i == frames - 1)
+                    context.Pool.Return(staging);
             }
             try
             {
-                CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+                CommandFraming.ThrowIfNotDelivered(
+                    await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+                );
             }
             catch (Exception ex)
             {
@@ -61,8 +68,11 @@ public sealed class DoubleReturnWriter(WriterContext context) : IFrameWriter
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        await _lock
+            .DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null))
+            .ConfigureAwait(false);
     }
 
     private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));

@@ -4,11 +4,12 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Pools;
 
 /// <summary>
-/// DELIBERATELY BROKEN: an inline writer that assembles each body frame in one frame_max-sized scratch buffer per connection,
-/// returned by disposal, and rents it lazily on the first body; to keep the rental (which may allocate) out of the lock, the call
-/// rents it before waiting for the lock, with <c>_scratch ??= Pool.Rent(frameMax)</c>. That is a check-then-act, not an atomic
-/// one: two publishers whose first bodies arrive together both see no scratch, both rent, and the second assignment drops the
-/// first rental, which never goes back to the pool. One body at a time (or bodies after the first one went through) are right.
+/// DELIBERATELY BROKEN: an inline writer that assembles each body frame in one frame_max-sized scratch buffer per
+/// connection, returned by disposal, and rents it lazily on the first body; to keep the rental (which may allocate) out
+/// of the lock, the call rents it before waiting for the lock, with <c>_scratch ??= Pool.Rent(frameMax)</c>. That is a
+/// check-then-act, not an atomic one: two publishers whose first bodies arrive together both see no scratch, both rent,
+/// and the second assignment drops the first rental, which never goes back to the pool. One body at a time (or bodies
+/// after the first one went through) are right.
 /// </summary>
 public sealed class LazyScratchRaceWriter(WriterContext context) : InlineZooWriter(context, "lazy-scratch-race")
 {
@@ -19,7 +20,8 @@ public sealed class LazyScratchRaceWriter(WriterContext context) : InlineZooWrit
     public override ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
         // BUG: not atomic; two first bodies at once rent twice and one rental is lost.
-        if (!command.Body.IsEmpty && Context.FrameMax != 0 && Stopped() is null) _scratch ??= Context.Pool.Rent(Context.FrameMax);
+        if (!command.Body.IsEmpty && Context.FrameMax != 0 && Stopped() is null)
+            _scratch ??= Context.Pool.Rent(Context.FrameMax);
         return base.WriteAsync(command, cancellationToken);
     }
 
@@ -51,6 +53,7 @@ public sealed class LazyScratchRaceWriter(WriterContext context) : InlineZooWrit
     {
         bool first = Interlocked.Exchange(ref _disposing, 1) == 0;
         await base.DisposeAsync().ConfigureAwait(false);
-        if (first && Interlocked.Exchange(ref _scratch, null) is { } scratch) Context.Pool.Return(scratch);
+        if (first && Interlocked.Exchange(ref _scratch, null) is { } scratch)
+            Context.Pool.Return(scratch);
     }
 }

@@ -20,7 +20,9 @@ public sealed class LeakOnFaultWriter(WriterContext context) : IFrameWriter
             byte[] staging = context.Pool.Rent(length);
             command.Body.Span.CopyTo(staging);
             CommandFraming.Write(context.Output, command, staging.AsSpan(0, length), context.FrameMax);
-            CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+            CommandFraming.ThrowIfNotDelivered(
+                await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+            );
             // BUG: only the success path gives anything back.
             context.Pool.Return(staging);
             command.Release(context.Pool);

@@ -1,13 +1,14 @@
-using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.SelfTest.Zoo.Pools;
 
 /// <summary>
-/// DELIBERATELY BROKEN: an inline writer that gives ownership back as early as it can: it returns the rented frames buffer as
-/// soon as the frames are copied into the output, and disposes the body owner as soon as it has taken the body's last slice,
-/// but before that slice is copied into the output. With the owner disposed the caller's memory is back in its pool, so the
-/// last body frame carries whatever the pool left there. Bodies without an owner are unaffected.
+/// DELIBERATELY BROKEN: an inline writer that gives ownership back as early as it can: it returns the rented frames
+/// buffer as soon as the frames are copied into the output, and disposes the body owner as soon as it has taken the
+/// body's last slice, but before that slice is copied into the output. With the owner disposed the caller's memory is
+/// back in its pool, so the last body frame carries whatever the pool left there. Bodies without an owner are
+/// unaffected.
 /// </summary>
 public sealed class OwnerDisposedBeforeLastFrameWriter(WriterContext context) : IFrameWriter
 {
@@ -31,7 +32,8 @@ public sealed class OwnerDisposedBeforeLastFrameWriter(WriterContext context) : 
                 command.Release(context.Pool);
                 throw stopped;
             }
-            bool framesReturned = false, ownerDisposed = false;
+            bool framesReturned = false,
+                ownerDisposed = false;
             try
             {
                 var output = context.Output;
@@ -57,13 +59,17 @@ public sealed class OwnerDisposedBeforeLastFrameWriter(WriterContext context) : 
                     command.BodyOwner?.Dispose();
                     ownerDisposed = true;
                 }
-                CommandFraming.ThrowIfNotDelivered(await output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+                CommandFraming.ThrowIfNotDelivered(
+                    await output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+                );
             }
             catch (Exception ex)
             {
                 Interlocked.CompareExchange(ref _fault, ex, null);
-                if (!framesReturned) context.Pool.Return(command.RentedFrames);
-                if (!ownerDisposed) command.BodyOwner?.Dispose();
+                if (!framesReturned)
+                    context.Pool.Return(command.RentedFrames);
+                if (!ownerDisposed)
+                    command.BodyOwner?.Dispose();
                 throw ZooHelpers.Faulted(Name, ex);
             }
         }
@@ -75,8 +81,11 @@ public sealed class OwnerDisposedBeforeLastFrameWriter(WriterContext context) : 
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        await _lock
+            .DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null))
+            .ConfigureAwait(false);
     }
 
     private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));

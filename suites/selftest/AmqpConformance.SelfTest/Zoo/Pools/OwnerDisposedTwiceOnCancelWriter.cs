@@ -3,11 +3,11 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Pools;
 
 /// <summary>
-/// DELIBERATELY BROKEN: an inline writer whose handler for a cancelled wait on its lock releases the command and then, "to be
-/// sure the caller's buffer goes back", disposes the body owner itself, not knowing that
-/// <see cref="OutgoingCommand.Release"/> already did: the owner is disposed twice (with a real pool, the caller's buffer is
-/// returned twice and later handed to two renters). Calls without an owner, and calls that are not cancelled while waiting for
-/// the lock, are correct.
+/// DELIBERATELY BROKEN: an inline writer whose handler for a cancelled wait on its lock releases the command and then,
+/// "to be sure the caller's buffer goes back", disposes the body owner itself, not knowing that
+/// <see cref="OutgoingCommand.Release"/> already did: the owner is disposed twice (with a real pool, the caller's
+/// buffer is returned twice and later handed to two renters). Calls without an owner, and calls that are not cancelled
+/// while waiting for the lock, are correct.
 /// </summary>
 public sealed class OwnerDisposedTwiceOnCancelWriter(WriterContext context) : IFrameWriter
 {
@@ -46,7 +46,9 @@ public sealed class OwnerDisposedTwiceOnCancelWriter(WriterContext context) : IF
                 command.Release(context.Pool);
                 throw stopped;
             }
-            await ZooHelpers.WriteFlushReleaseAsync(context, command, Name, ex => Interlocked.CompareExchange(ref _fault, ex, null)).ConfigureAwait(false);
+            await ZooHelpers
+                .WriteFlushReleaseAsync(context, command, Name, ex => Interlocked.CompareExchange(ref _fault, ex, null))
+                .ConfigureAwait(false);
         }
         finally
         {
@@ -56,8 +58,11 @@ public sealed class OwnerDisposedTwiceOnCancelWriter(WriterContext context) : IF
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        await _lock
+            .DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null))
+            .ConfigureAwait(false);
     }
 
     private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));

@@ -5,9 +5,10 @@ namespace AmqpConformance.SelfTest.Zoo.Pools;
 
 /// <summary>
 /// DELIBERATELY BROKEN: a one-buffer-per-command inline writer (serialize the whole command into one pooled buffer, one
-/// Write, one flush) built like the reference inline writer, with a synchronous fast path for a flush that completes at once
-/// and an async continuation for one that does not. The staging buffer goes back to the pool on the fast path only: whenever
-/// the flush has to wait (the output is above its pause threshold, or the transport is slow), the buffer leaks.
+/// Write, one flush) built like the reference inline writer, with a synchronous fast path for a flush that completes at
+/// once and an async continuation for one that does not. The staging buffer goes back to the pool on the fast path
+/// only: whenever the flush has to wait (the output is above its pause threshold, or the transport is slow), the buffer
+/// leaks.
 /// </summary>
 public sealed class StagingLeakOnAsyncFlushWriter(WriterContext context) : IFrameWriter
 {
@@ -18,8 +19,10 @@ public sealed class StagingLeakOnAsyncFlushWriter(WriterContext context) : IFram
 
     public ValueTask WriteAsync(OutgoingCommand command, CancellationToken cancellationToken = default)
     {
-        if (ZooHelpers.RefuseOnEntry(Stopped(), command, context.Pool, cancellationToken) is { } refused) return refused;
-        if (_lock.Wait(0)) return WriteHoldingLock(command);
+        if (ZooHelpers.RefuseOnEntry(Stopped(), command, context.Pool, cancellationToken) is { } refused)
+            return refused;
+        if (_lock.Wait(0))
+            return WriteHoldingLock(command);
         return WaitThenWriteAsync(command, cancellationToken);
     }
 
@@ -60,12 +63,14 @@ public sealed class StagingLeakOnAsyncFlushWriter(WriterContext context) : IFram
         }
         catch (Exception ex)
         {
-            if (staging is not null) context.Pool.Return(staging);
+            if (staging is not null)
+                context.Pool.Return(staging);
             return ValueTask.FromException(Fault(ex, command));
         }
         finally
         {
-            if (!handedOff) _lock.Release();
+            if (!handedOff)
+                _lock.Release();
         }
     }
 
@@ -95,8 +100,11 @@ public sealed class StagingLeakOnAsyncFlushWriter(WriterContext context) : IFram
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        await _lock
+            .DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null))
+            .ConfigureAwait(false);
     }
 
     private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));

@@ -3,12 +3,13 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Pools;
 
 /// <summary>
-/// DELIBERATELY BROKEN: A one-buffer-per-command writer that keeps its staging buffer for the connection's life instead of renting
-/// one per command (it serializes each command whole into it under the lock, writes it with one Write, flushes). So that one huge
-/// publish does not pin a huge array for ever, it "trims" every 256th command: returns the staging buffer to the pool and lets the
-/// next command rent one of the size it needs. The trim was put right after serializing, where the size is known, but the command
-/// is still written from the local reference to the buffer it just returned: the pool has it (and may have handed it to someone
-/// else), and what goes on the wire is whatever is in it by then. Correct for the first 255 commands of every connection.
+/// DELIBERATELY BROKEN: A one-buffer-per-command writer that keeps its staging buffer for the connection's life instead
+/// of renting one per command (it serializes each command whole into it under the lock, writes it with one Write,
+/// flushes). So that one huge publish does not pin a huge array for ever, it "trims" every 256th command: returns the
+/// staging buffer to the pool and lets the next command rent one of the size it needs. The trim was put right after
+/// serializing, where the size is known, but the command is still written from the local reference to the buffer it
+/// just returned: the pool has it (and may have handed it to someone else), and what goes on the wire is whatever is in
+/// it by then. Correct for the first 255 commands of every connection.
 /// </summary>
 public sealed class StagingTrimEvery256Writer(WriterContext context) : IFrameWriter
 {
@@ -41,9 +42,12 @@ public sealed class StagingTrimEvery256Writer(WriterContext context) : IFrameWri
                 int length = checked((int)command.WireLength(context.FrameMax));
                 byte[] image = StagingOfAtLeast(length);
                 int written = ZooHelpers.WriteWholeCommand(image, command, context.FrameMax);
-                if (++_commands % TrimEvery == 0) TrimStaging(); // BUG: image is still used below
+                if (++_commands % TrimEvery == 0)
+                    TrimStaging(); // BUG: image is still used below
                 context.Output.Write(image.AsSpan(0, written));
-                CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+                CommandFraming.ThrowIfNotDelivered(
+                    await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+                );
             }
             catch (Exception ex)
             {
@@ -61,8 +65,10 @@ public sealed class StagingTrimEvery256Writer(WriterContext context) : IFrameWri
 
     private byte[] StagingOfAtLeast(int length)
     {
-        if (_staging is { } staging && staging.Length >= length) return staging;
-        if (_staging is not null) context.Pool.Return(_staging);
+        if (_staging is { } staging && staging.Length >= length)
+            return staging;
+        if (_staging is not null)
+            context.Pool.Return(_staging);
         _staging = null;
         _staging = context.Pool.Rent(length);
         return _staging;
@@ -70,7 +76,8 @@ public sealed class StagingTrimEvery256Writer(WriterContext context) : IFrameWri
 
     private void TrimStaging()
     {
-        if (_staging is null) return;
+        if (_staging is null)
+            return;
         context.Pool.Return(_staging);
         _staging = null;
     }
@@ -78,9 +85,13 @@ public sealed class StagingTrimEvery256Writer(WriterContext context) : IFrameWri
     /// <inheritdoc />
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
-        if (Interlocked.Exchange(ref _staging, null) is { } staging) context.Pool.Return(staging);
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        await _lock
+            .DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null))
+            .ConfigureAwait(false);
+        if (Interlocked.Exchange(ref _staging, null) is { } staging)
+            context.Pool.Return(staging);
     }
 
     private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));

@@ -3,13 +3,14 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Pools;
 
 /// <summary>
-/// DELIBERATELY BROKEN: a queued writer (one loop, one flush per batch of up to 32, calls complete after their flush, callers
-/// wait for room beyond QueueCapacity) that cancels a queued call by tombstoning it: the cancelling caller releases its command,
-/// marks the entry cancelled and leaves it in the queue, and the loop drops tombstones as it takes the next batch. The loop's
-/// failure path (a flush that threw or reported the reader gone, or disposal giving up on a stalled output) releases and fails
-/// everything still queued and forgets to skip the tombstones: a command released by its cancelled caller is released a second
-/// time (its frames returned twice, its body owner disposed twice). It takes a cancellation of a queued call followed by a fault
-/// (or a give-up) before the loop got past the tombstone.
+/// DELIBERATELY BROKEN: a queued writer (one loop, one flush per batch of up to 32, calls complete after their flush,
+/// callers wait for room beyond QueueCapacity) that cancels a queued call by tombstoning it: the cancelling caller
+/// releases its command, marks the entry cancelled and leaves it in the queue, and the loop drops tombstones as it
+/// takes the next batch. The loop's failure path (a flush that threw or reported the reader gone, or disposal giving up
+/// on a stalled output) releases and fails everything still queued and forgets to skip the tombstones: a command
+/// released by its cancelled caller is released a second time (its frames returned twice, its body owner disposed
+/// twice). It takes a cancellation of a queued call followed by a fault (or a give-up) before the loop got past the
+/// tombstone.
 /// </summary>
 public sealed class TombstoneReleasedOnFaultWriter : IFrameWriter
 {
@@ -66,8 +67,11 @@ public sealed class TombstoneReleasedOnFaultWriter : IFrameWriter
         }
         _work.Release();
         if (cancellationToken.CanBeCanceled)
-            entry.Registration = cancellationToken.Register(static (s, token) => ((TombstoneReleasedOnFaultWriter)((object[])s!)[0]).Cancel((Entry)((object[])s!)[1], token),
-                new object[] { this, entry });
+            entry.Registration = cancellationToken.Register(
+                static (s, token) =>
+                    ((TombstoneReleasedOnFaultWriter)((object[])s!)[0]).Cancel((Entry)((object[])s!)[1], token),
+                new object[] { this, entry }
+            );
         try
         {
             await entry.Done.Task.ConfigureAwait(false);
@@ -82,7 +86,8 @@ public sealed class TombstoneReleasedOnFaultWriter : IFrameWriter
     {
         lock (_sync)
         {
-            if (entry.Taken || entry.Cancelled) return;
+            if (entry.Taken || entry.Cancelled)
+                return;
             entry.Cancelled = true; // the loop drops it when it reaches it
         }
         entry.Command.Release(_context.Pool);
@@ -102,14 +107,18 @@ public sealed class TombstoneReleasedOnFaultWriter : IFrameWriter
                     while (batch.Count < Batch && _queue.TryDequeue(out var next))
                     {
                         _room.Release();
-                        if (next.Cancelled) continue; // a tombstone: its caller released it
+                        if (next.Cancelled)
+                            continue; // a tombstone: its caller released it
                         next.Taken = true;
                         batch.Add(next);
                     }
-                    if (batch.Count == 0 && _draining && _queue.Count == 0) return;
+                    if (batch.Count == 0 && _draining && _queue.Count == 0)
+                        return;
                 }
-                if (batch.Count == 0) continue;
-                foreach (var e in batch) CommandFraming.Write(_context.Output, e.Command, e.Command.Body.Span, _context.FrameMax);
+                if (batch.Count == 0)
+                    continue;
+                foreach (var e in batch)
+                    CommandFraming.Write(_context.Output, e.Command, e.Command.Body.Span, _context.FrameMax);
                 CommandFraming.ThrowIfNotDelivered(await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false));
                 foreach (var e in batch)
                 {
@@ -119,7 +128,8 @@ public sealed class TombstoneReleasedOnFaultWriter : IFrameWriter
                 batch.Clear();
                 lock (_sync)
                 {
-                    if (_draining && _queue.Count == 0) return;
+                    if (_draining && _queue.Count == 0)
+                        return;
                 }
             }
         }
@@ -144,9 +154,11 @@ public sealed class TombstoneReleasedOnFaultWriter : IFrameWriter
         {
             left = [.. _queue];
             _queue.Clear();
-            foreach (var e in left) e.Taken = true;
+            foreach (var e in left)
+                e.Taken = true;
         }
-        if (left.Count > 0) _room.Release(left.Count); // callers waiting for room get in, see the stop and are refused
+        if (left.Count > 0)
+            _room.Release(left.Count); // callers waiting for room get in, see the stop and are refused
         foreach (var e in left)
         {
             // BUG: a tombstone (e.Cancelled) was released by its cancelled caller already; it is released again here.
@@ -158,12 +170,16 @@ public sealed class TombstoneReleasedOnFaultWriter : IFrameWriter
     /// <inheritdoc />
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        lock (_sync) _draining = true;
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        lock (_sync)
+            _draining = true;
         _work.Release();
         if (!await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false))
         {
-            await _loop.GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null)).ConfigureAwait(false);
+            await _loop
+                .GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null))
+                .ConfigureAwait(false);
         }
         FailQueued(ZooHelpers.Disposed(Name));
     }

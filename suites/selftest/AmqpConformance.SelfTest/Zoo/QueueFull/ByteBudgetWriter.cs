@@ -5,9 +5,9 @@ namespace AmqpConformance.SelfTest.Zoo.QueueFull;
 
 /// <summary>
 /// DELIBERATELY BROKEN: a background writer that bounds its queue in bytes rather than in commands, with a budget of
-/// <see cref="WriterContext.QueueCapacity"/> frames of frame_max bytes each, and treats a budget of 0 as "no limit". Under a
-/// negotiated frame_max the queue is bounded (callers wait for space); when frame_max is 0 (unlimited) the budget is 0 and
-/// the queue is unbounded, so a stalled transport lets body copies pile up without limit.
+/// <see cref="WriterContext.QueueCapacity"/> frames of frame_max bytes each, and treats a budget of 0 as "no limit".
+/// Under a negotiated frame_max the queue is bounded (callers wait for space); when frame_max is 0 (unlimited) the
+/// budget is 0 and the queue is unbounded, so a stalled transport lets body copies pile up without limit.
 /// </summary>
 public sealed class ByteBudgetWriter : IFrameWriter
 {
@@ -26,12 +26,17 @@ public sealed class ByteBudgetWriter : IFrameWriter
     public ByteBudgetWriter(WriterContext context)
     {
         _context = context;
-        // BUG: frame_max 0 means "unlimited frames", so the budget comes out as 0, which the gate below reads as "no limit".
+        // BUG: frame_max 0 means "unlimited frames", so the budget comes out as 0, which the gate below reads as "no
+        // limit".
         _budget = (long)context.QueueCapacity * context.FrameMax;
-        _queue = Channel.CreateUnbounded<(StagedCommand, long)>(new UnboundedChannelOptions
-        {
-            SingleReader = true, SingleWriter = false, AllowSynchronousContinuations = false,
-        });
+        _queue = Channel.CreateUnbounded<(StagedCommand, long)>(
+            new UnboundedChannelOptions
+            {
+                SingleReader = true,
+                SingleWriter = false,
+                AllowSynchronousContinuations = false,
+            }
+        );
         _loop = Task.Run(LoopAsync);
     }
 
@@ -65,13 +70,15 @@ public sealed class ByteBudgetWriter : IFrameWriter
         }
     }
 
-    /// <summary>Waits until <paramref name="bytes"/> fit the budget (an empty queue always admits one command).</summary>
+    /// <summary>Waits until <paramref name="bytes"/> fit the budget (an empty queue always admits one
+    /// command).</summary>
     private async ValueTask ReserveAsync(long bytes, CancellationToken cancellationToken)
     {
         while (true)
         {
             cancellationToken.ThrowIfCancellationRequested();
-            if (Stopped() is { } stopped) throw stopped;
+            if (Stopped() is { } stopped)
+                throw stopped;
             Task freed;
             lock (_gate)
             {
@@ -110,8 +117,15 @@ public sealed class ByteBudgetWriter : IFrameWriter
                 while (reader.TryRead(out current))
                 {
                     holding = true;
-                    CommandFraming.Write(_context.Output, current.Staged.Command, current.Staged.Body, _context.FrameMax);
-                    CommandFraming.ThrowIfNotDelivered(await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false));
+                    CommandFraming.Write(
+                        _context.Output,
+                        current.Staged.Command,
+                        current.Staged.Body,
+                        _context.FrameMax
+                    );
+                    CommandFraming.ThrowIfNotDelivered(
+                        await _context.Output.FlushAsync(_stop.Token).ConfigureAwait(false)
+                    );
                     holding = false;
                     current.Staged.Release(_context.Pool);
                     Free(current.Cost);
@@ -138,10 +152,14 @@ public sealed class ByteBudgetWriter : IFrameWriter
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
         _queue.Writer.TryComplete();
         Free(0);
-        if (await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false)) return;
-        await _loop.GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null)).ConfigureAwait(false);
+        if (await _loop.EndsWithinAsync(_context, gaveUp: false).ConfigureAwait(false))
+            return;
+        await _loop
+            .GiveUpOnAsync(_context, _stop, reason => Interlocked.CompareExchange(ref _fault, reason, null))
+            .ConfigureAwait(false);
     }
 }

@@ -6,8 +6,8 @@ namespace AmqpConformance.SelfTest.Zoo.QueueFull;
 /// <summary>
 /// DELIBERATELY BROKEN: an inline writer with a "never block the publisher" twist: when another caller is writing, the
 /// new caller copies its body into a pooled buffer, parks the copy on a pending list and completes at once; the caller
-/// that is writing drains the list (FIFO) before it returns. Order, atomicity and body safety are all kept, but the list has
-/// no bound: behind a stalled transport, every publish adds another body copy and nobody is ever made to wait.
+/// that is writing drains the list (FIFO) before it returns. Order, atomicity and body safety are all kept, but the
+/// list has no bound: behind a stalled transport, every publish adds another body copy and nobody is ever made to wait.
 /// </summary>
 public sealed class UnboundedPendingListWriter(WriterContext context) : IFrameWriter
 {
@@ -47,10 +47,14 @@ public sealed class UnboundedPendingListWriter(WriterContext context) : IFrameWr
         {
             while (true)
             {
-                foreach (var s in batch) CommandFraming.Write(context.Output, s.Command, s.Body, context.FrameMax);
-                CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+                foreach (var s in batch)
+                    CommandFraming.Write(context.Output, s.Command, s.Body, context.FrameMax);
+                CommandFraming.ThrowIfNotDelivered(
+                    await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+                );
                 ownFlushed = true;
-                foreach (var s in batch) s.Release(context.Pool);
+                foreach (var s in batch)
+                    s.Release(context.Pool);
                 batch.Clear();
                 lock (_gate)
                 {
@@ -73,24 +77,29 @@ public sealed class UnboundedPendingListWriter(WriterContext context) : IFrameWr
                 _pending.Clear();
                 _busy = false;
             }
-            foreach (var s in batch) s.Release(context.Pool);
-            if (!ownFlushed) throw ZooHelpers.Faulted(Name, ex);
+            foreach (var s in batch)
+                s.Release(context.Pool);
+            if (!ownFlushed)
+                throw ZooHelpers.Faulted(Name, ex);
         }
     }
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
         var waited = Stopwatch.StartNew();
         while (waited.Elapsed < context.DrainTimeout)
         {
             lock (_gate)
             {
-                if (!_busy) return;
+                if (!_busy)
+                    return;
             }
             await Task.Delay(1).ConfigureAwait(false);
         }
-        lock (_gate) _fault ??= new TimeoutException("DisposeAsync gave up draining.");
+        lock (_gate)
+            _fault ??= new TimeoutException("DisposeAsync gave up draining.");
         context.Output.CancelPendingFlush();
     }
 }

@@ -3,10 +3,10 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Visibility;
 
 /// <summary>
-/// DELIBERATELY BROKEN: an inline writer that, to save flushes, flushes only on every fourth command, yet completes every
-/// call as if its bytes had been handed to the output's reader. Up to three completed publishes sit unflushed in the output
-/// until a later call or disposal flushes them; a publisher that sends one message and waits for its confirm waits forever.
-/// Bursts of four or more look correct.
+/// DELIBERATELY BROKEN: an inline writer that, to save flushes, flushes only on every fourth command, yet completes
+/// every call as if its bytes had been handed to the output's reader. Up to three completed publishes sit unflushed in
+/// the output until a later call or disposal flushes them; a publisher that sends one message and waits for its confirm
+/// waits forever. Bursts of four or more look correct.
 /// </summary>
 public sealed class FlushEveryFourthWriter(WriterContext context) : IFrameWriter
 {
@@ -38,7 +38,9 @@ public sealed class FlushEveryFourthWriter(WriterContext context) : IFrameWriter
                 if (++_unflushed >= 4)
                 {
                     _unflushed = 0;
-                    CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+                    CommandFraming.ThrowIfNotDelivered(
+                        await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+                    );
                 }
             }
             catch (Exception ex)
@@ -57,12 +59,14 @@ public sealed class FlushEveryFourthWriter(WriterContext context) : IFrameWriter
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
         if (await _lock.WaitAsync(context.DrainTimeout).ConfigureAwait(false))
         {
             try
             {
-                if (_unflushed > 0 && Volatile.Read(ref _fault) is null) await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false);
+                if (_unflushed > 0 && Volatile.Read(ref _fault) is null)
+                    await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false);
             }
             catch (Exception ex)
             {
@@ -74,9 +78,14 @@ public sealed class FlushEveryFourthWriter(WriterContext context) : IFrameWriter
             }
             return;
         }
-        Interlocked.CompareExchange(ref _fault, new TimeoutException("DisposeAsync gave up on the call in progress."), null);
+        Interlocked.CompareExchange(
+            ref _fault,
+            new TimeoutException("DisposeAsync gave up on the call in progress."),
+            null
+        );
         context.Output.CancelPendingFlush();
-        if (await _lock.WaitAsync(context.DrainTimeout).ConfigureAwait(false)) _lock.Release();
+        if (await _lock.WaitAsync(context.DrainTimeout).ConfigureAwait(false))
+            _lock.Release();
     }
 
     private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));

@@ -3,10 +3,10 @@ using AmqpConformance.Harness.Writers;
 namespace AmqpConformance.SelfTest.Zoo.Visibility;
 
 /// <summary>
-/// DELIBERATELY BROKEN: an inline writer that coalesces flushes by flushing the previous call's bytes at the start of the
-/// next call, then writes its own command and completes without flushing it. During a burst every command goes out one
-/// call late, which looks fine; the last publish before a pause (and the last one before disposal, which does not flush
-/// either) stays in the output's buffer although its call reported success.
+/// DELIBERATELY BROKEN: an inline writer that coalesces flushes by flushing the previous call's bytes at the start of
+/// the next call, then writes its own command and completes without flushing it. During a burst every command goes out
+/// one call late, which looks fine; the last publish before a pause (and the last one before disposal, which does not
+/// flush either) stays in the output's buffer although its call reported success.
 /// </summary>
 public sealed class LazyFlushWriter(WriterContext context) : IFrameWriter
 {
@@ -36,10 +36,13 @@ public sealed class LazyFlushWriter(WriterContext context) : IFrameWriter
                 if (_dirty)
                 {
                     _dirty = false;
-                    CommandFraming.ThrowIfNotDelivered(await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false));
+                    CommandFraming.ThrowIfNotDelivered(
+                        await context.Output.FlushAsync(CancellationToken.None).ConfigureAwait(false)
+                    );
                 }
                 CommandFraming.Write(context.Output, command, command.Body.Span, context.FrameMax);
-                // BUG: this command's flush is left to the next call ("one flush per call either way"); the call completes now.
+                // BUG: this command's flush is left to the next call ("one flush per call either way"); the call
+                // completes now.
                 _dirty = true;
             }
             catch (Exception ex)
@@ -58,8 +61,11 @@ public sealed class LazyFlushWriter(WriterContext context) : IFrameWriter
 
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        await _lock.DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null)).ConfigureAwait(false);
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            return;
+        await _lock
+            .DrainAsync(context, gaveUp => Interlocked.CompareExchange(ref _fault, gaveUp, null))
+            .ConfigureAwait(false);
     }
 
     private Exception? Stopped() => ZooHelpers.Stopped(Name, Volatile.Read(ref _fault), Volatile.Read(ref _disposed));

@@ -1,17 +1,18 @@
 using System.IO.Pipelines;
-using AmqpConformance.Protocol;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.SelfTest.Zoo.WireFormat;
 
 /// <summary>
-/// DELIBERATELY BROKEN: an inline writer that caches the 7-byte header of a full body frame, the one a large body repeats for
-/// every frame but its last, so it encodes it once per channel instead of once per frame. The cache is a small direct-mapped
-/// table indexed by the channel number's low byte ("a connection rarely has more than 256 channels"), and a slot is tagged with
-/// the payload size it was encoded for, not with the channel. Channels whose numbers differ by a multiple of 256 (1 and 257, 2
-/// and 258) share a slot: once channel 1 has sent a full body frame, a full body frame on channel 257 goes out with channel 1's
-/// header, so the broker sees a body on another channel (closed, or in the middle of another command). A connection whose
-/// channels span fewer than 257 numbers, however many it has, sees nothing wrong.
+/// DELIBERATELY BROKEN: an inline writer that caches the 7-byte header of a full body frame, the one a large body
+/// repeats for every frame but its last, so it encodes it once per channel instead of once per frame. The cache is a
+/// small direct-mapped table indexed by the channel number's low byte ("a connection rarely has more than 256
+/// channels"), and a slot is tagged with the payload size it was encoded for, not with the channel. Channels whose
+/// numbers differ by a multiple of 256 (1 and 257, 2 and 258) share a slot: once channel 1 has sent a full body frame,
+/// a full body frame on channel 257 goes out with channel 1's header, so the broker sees a body on another channel
+/// (closed, or in the middle of another command). A connection whose channels span fewer than 257 numbers, however many
+/// it has, sees nothing wrong.
 /// </summary>
 public sealed class BodyHeaderCacheWriter(WriterContext context) : InlineZooWriter(context, "body-header-cache")
 {
@@ -27,7 +28,8 @@ public sealed class BodyHeaderCacheWriter(WriterContext context) : InlineZooWrit
         while (!body.IsEmpty)
         {
             var chunk = body[..Math.Min(max, body.Length)];
-            if (chunk.Length == max) output.Write(FullFrameHeader(command.Channel, max));
+            if (chunk.Length == max)
+                output.Write(FullFrameHeader(command.Channel, max));
             else
             {
                 Span<byte> header = output.GetSpan(AmqpConstants.FrameHeaderSize);
@@ -45,7 +47,8 @@ public sealed class BodyHeaderCacheWriter(WriterContext context) : InlineZooWrit
     {
         int slot = channel & 0xFF;
         // BUG: the slot is checked for the size it was encoded for, not for the channel: channels 256 apart share it.
-        if (_headers[slot] is { } cached && _sizes[slot] == size) return cached;
+        if (_headers[slot] is { } cached && _sizes[slot] == size)
+            return cached;
         var header = new byte[AmqpConstants.FrameHeaderSize];
         FrameFormat.WriteHeader(header, FrameType.Body, channel, size);
         _headers[slot] = header;

@@ -1,15 +1,15 @@
-using System.IO.Pipelines;
 using System.Buffers.Binary;
-using AmqpConformance.Protocol;
+using System.IO.Pipelines;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.SelfTest.Zoo.WireFormat;
 
 /// <summary>
-/// DELIBERATELY BROKEN: an inline writer with its own body-frame encoder, whose channel field was copied from a heartbeat
-/// encoder (channel 0, so "the high byte is always zero"): it writes only the low byte of the channel number. Every frame on
-/// channels 1 to 255 is correct; a body frame on channel 256 or above goes out on the channel number modulo 256, so the broker
-/// sees a body on another channel (closed, or in the middle of another command).
+/// DELIBERATELY BROKEN: an inline writer with its own body-frame encoder, whose channel field was copied from a
+/// heartbeat encoder (channel 0, so "the high byte is always zero"): it writes only the low byte of the channel number.
+/// Every frame on channels 1 to 255 is correct; a body frame on channel 256 or above goes out on the channel number
+/// modulo 256, so the broker sees a body on another channel (closed, or in the middle of another command).
 /// </summary>
 public sealed class ChannelLowByteBodyWriter(WriterContext context) : InlineZooWriter(context, "channel-low-byte-body")
 {

@@ -6,12 +6,13 @@ using AmqpConformance.Protocol;
 namespace AmqpConformance.SelfTest.Zoo.WireFormat;
 
 /// <summary>
-/// DELIBERATELY BROKEN: an inline writer that keeps, per channel, the content header frame it sent last, and when the next
-/// publish on that channel brings a header frame of the same length with the same property flags ("the same properties, only the
-/// body size changes", the usual case of a publisher reusing one BasicProperties) writes the cached frame with the new body size
-/// patched in, instead of the caller's. Same flags and length do not make the same values: a message-id, correlation-id,
-/// timestamp or header value that changed but kept its encoded length goes out as the previous message's. Publishes without
-/// properties, and properties whose flags or encoded length change, are right.
+/// DELIBERATELY BROKEN: an inline writer that keeps, per channel, the content header frame it sent last, and when the
+/// next publish on that channel brings a header frame of the same length with the same property flags ("the same
+/// properties, only the body size changes", the usual case of a publisher reusing one BasicProperties) writes the
+/// cached frame with the new body size patched in, instead of the caller's. Same flags and length do not make the same
+/// values: a message-id, correlation-id, timestamp or header value that changed but kept its encoded length goes out as
+/// the previous message's. Publishes without properties, and properties whose flags or encoded length change, are
+/// right.
 /// </summary>
 public sealed class HeaderShapeCacheWriter(WriterContext context) : InlineZooWriter(context, "header-shape-cache")
 {
@@ -31,8 +32,13 @@ public sealed class HeaderShapeCacheWriter(WriterContext context) : InlineZooWri
         int methodLength = AmqpConstants.FrameOverhead + BinaryPrimitives.ReadInt32BigEndian(frames[3..]);
         var header = frames[methodLength..];
         output.Write(frames[..methodLength]);
-        if (_lastHeader.TryGetValue(command.Channel, out var cached) && cached.Length == header.Length && header.Length > FlagsOffset + 1
-            && BinaryPrimitives.ReadUInt16BigEndian(cached.AsSpan(FlagsOffset)) == BinaryPrimitives.ReadUInt16BigEndian(header[FlagsOffset..]))
+        if (
+            _lastHeader.TryGetValue(command.Channel, out var cached)
+            && cached.Length == header.Length
+            && header.Length > FlagsOffset + 1
+            && BinaryPrimitives.ReadUInt16BigEndian(cached.AsSpan(FlagsOffset))
+                == BinaryPrimitives.ReadUInt16BigEndian(header[FlagsOffset..])
+        )
         {
             // BUG: same length and flags are taken for the same property values; only the body size is patched.
             var span = output.GetSpan(cached.Length);

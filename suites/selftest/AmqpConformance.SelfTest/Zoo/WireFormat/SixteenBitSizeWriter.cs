@@ -1,15 +1,15 @@
-using System.IO.Pipelines;
 using System.Buffers.Binary;
-using AmqpConformance.Protocol;
+using System.IO.Pipelines;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.Protocol;
 
 namespace AmqpConformance.SelfTest.Zoo.WireFormat;
 
 /// <summary>
-/// DELIBERATELY BROKEN: an inline writer with its own body-frame encoder, which writes the payload size into the low two
-/// bytes of the four-byte size field (the high two left zero), as its 16-bit channel field beside it. Every frame up to 65,535
-/// payload bytes is correct; a body frame over 64 KiB, possible only when frame_max is 0 (unlimited) or above 65,543, claims
-/// its size modulo 65,536, and the broker reads the rest of the payload as the next frames.
+/// DELIBERATELY BROKEN: an inline writer with its own body-frame encoder, which writes the payload size into the low
+/// two bytes of the four-byte size field (the high two left zero), as its 16-bit channel field beside it. Every frame
+/// up to 65,535 payload bytes is correct; a body frame over 64 KiB, possible only when frame_max is 0 (unlimited) or
+/// above 65,543, claims its size modulo 65,536, and the broker reads the rest of the payload as the next frames.
 /// </summary>
 public sealed class SixteenBitSizeWriter(WriterContext context) : InlineZooWriter(context, "sixteen-bit-size")
 {

@@ -5,12 +5,12 @@ using AmqpConformance.Protocol;
 namespace AmqpConformance.SelfTest.Zoo.WireFormat;
 
 /// <summary>
-/// DELIBERATELY BROKEN: an inline writer with a fast path for small bodies (up to 64 bytes): it asks the pipe for the 7-byte frame
-/// header only (<c>GetSpan(7)</c>) and then encodes the whole body frame, header, payload and frame end, into what it got,
-/// trusting that "a pipe always has room for a small frame". A <see cref="PipeWriter"/> promises only the size asked for: near
-/// the end of a segment, or from any writer that hands out exactly the hint, the payload does not fit and the copy throws with
-/// the command's method and header frames already in the pipe; the writer takes that for a broken output and stops. Larger
-/// bodies go through the pipe's own <c>Write</c>, which is right.
+/// DELIBERATELY BROKEN: an inline writer with a fast path for small bodies (up to 64 bytes): it asks the pipe for the
+/// 7-byte frame header only (<c>GetSpan(7)</c>) and then encodes the whole body frame, header, payload and frame end,
+/// into what it got, trusting that "a pipe always has room for a small frame". A <see cref="PipeWriter"/> promises only
+/// the size asked for: near the end of a segment, or from any writer that hands out exactly the hint, the payload does
+/// not fit and the copy throws with the command's method and header frames already in the pipe; the writer takes that
+/// for a broken output and stops. Larger bodies go through the pipe's own <c>Write</c>, which is right.
 /// </summary>
 public sealed class SpanPastHintWriter(WriterContext context) : InlineZooWriter(context, "span-past-hint")
 {

@@ -9,9 +9,9 @@ using Xunit.Abstractions;
 namespace AmqpConformanceTests;
 
 /// <summary>
-/// Makes your client's frame writer for each connection the suite opens. It starts out wired to AmqpConformance's coalescing
-/// reference writer so that the suite passes out of the box: replace the body of <see cref="CreateWriter"/> with your own
-/// <see cref="IFrameWriter"/> (or an adapter from your client's writer to it).
+/// Makes your client's frame writer for each connection the suite opens. It starts out wired to AmqpConformance's
+/// coalescing reference writer so that the suite passes out of the box: replace the body of <see cref="CreateWriter"/>
+/// with your own <see cref="IFrameWriter"/> (or an adapter from your client's writer to it).
 /// </summary>
 public sealed class MyFrameWriterFactory : FrameWriterFactory
 {
@@ -19,9 +19,10 @@ public sealed class MyFrameWriterFactory : FrameWriterFactory
 
     public override IFrameWriter CreateWriter(WriterContext context) => new CoalescingWriter(context); // your writer here
 
-    /// <summary>When your writer completes a successful call. The coalescing writer completes it after the flush that delivered it,
-    /// and the harness holds it to that even when the connection fails. If yours completes calls as soon as it queues them, say
-    /// <see cref="WriterCompletion.OnAccept"/>; if you are not sure, remove this override (undeclared is judged leniently).</summary>
+    /// <summary>When your writer completes a successful call. The coalescing writer completes it after the flush that
+    /// delivered it, and the harness holds it to that even when the connection fails. If yours completes calls as soon
+    /// as it queues them, say <see cref="WriterCompletion.OnAccept"/>; if you are not sure, remove this override
+    /// (undeclared is judged leniently).</summary>
     public override WriterCompletion Completion => WriterCompletion.AfterFlush;
 }
 
