@@ -167,7 +167,7 @@ internal static class BrokerCommand
     )
     {
         ILogger log = loggers.CreateLogger(CliLog.Category);
-        var options = new FakeBrokerOptions
+        var options = new FakeAmqpBrokerOptions
         {
             LoggerFactory = loggers,
             Port = run.Port,
@@ -204,10 +204,10 @@ internal static class BrokerCommand
         {
             return CliApplication.BadInput(error, $"broker: --record {run.Record!.FullName}: {e.Message}");
         }
-        FakeBroker.FakeBroker broker;
+        FakeAmqpBroker broker;
         try
         {
-            broker = await FakeBroker.FakeBroker.StartAsync(options, stop);
+            broker = await FakeAmqpBroker.StartAsync(options, stop);
         }
         catch (Exception e) when (e is IOException or System.Net.Sockets.SocketException or ArgumentException)
         {

@@ -77,10 +77,8 @@ internal sealed class RunSession(
                             ReportFolder = ConformanceArtifacts.FolderFor(factory.Name, property, reportRoot), // a crash's report goes there
                             ReplayHint = token => ReplayHint(factory, property, token),
                         };
-                        var check = Task.Run(
-                            () => ConformanceProperties.Check(factory, property, options),
-                            CancellationToken.None
-                        );
+                        // On the check's own thread (FsCheck is synchronous): nothing here blocks.
+                        var check = ConformanceProperties.CheckAsync(factory, property, options);
                         if (await Task.WhenAny(check, interruption).ConfigureAwait(false) != check)
                         {
                             interrupted = true;

@@ -50,8 +50,8 @@ public sealed class CliErrorTests : IDisposable
             { ["fuzz", "proxy-api", "--requests", "0"], "--requests must be at least 1" },
             { ["fuzz", "broker", "--seconds", "0"], "--seconds must be positive" },
             { ["fuzz", "broker", "--parallel", "0"], "--parallel must be at least 1" },
-            // Values that do not convert: the parser's own error, not a validator's exception (which used to abort with
-            // exit 134).
+            // Values that do not convert: the parser's own error, not a validator's exception (which would abort the
+            // process with exit 134).
             { ["fuzz", "broker", "--seconds", "abc"], "abc" },
             { ["fuzz", "broker", "--frames", "abc"], "abc" },
             { ["fuzz", "proxy-api", "--requests", "abc"], "abc" },

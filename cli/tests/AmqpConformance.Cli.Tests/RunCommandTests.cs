@@ -348,7 +348,7 @@ public sealed class RunCommandTests : IDisposable
     }
 
     /// <summary>Output redirected to a file or a CI log carries no escape codes, even where TERM names a colour
-    /// terminal (it used to colour the verdicts: "\e[38;5;2mholds\e[0m").</summary>
+    /// terminal (where the verdicts are coloured: "\e[38;5;2mholds\e[0m").</summary>
     [Fact]
     public async Task Redirected_output_is_plain_text_even_under_a_colour_terminal()
     {

@@ -17,7 +17,7 @@ public sealed class ShardMergeTests : IDisposable
         {
             Directory.Delete(_folder, recursive: true);
         }
-        catch (IOException) { }
+        catch (IOException) { } // a temp folder still in use: the OS cleans its temp folder, and the test has its verdict
     }
 
     private static (int ExitCode, string Output, string Error) Invoke(Command command, params string[] args)

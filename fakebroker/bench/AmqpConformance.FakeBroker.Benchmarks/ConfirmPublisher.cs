@@ -65,7 +65,7 @@ internal sealed class ConfirmPublisher : IAsyncDisposable
     /// <see cref="PeerExpectationException.Method"/>).</exception>
     public static async Task<ConfirmPublisher> OpenAsync(
         EndPoint endpoint,
-        ClientHandshake? handshake,
+        TestPeerHandshake? handshake,
         int bodySize,
         int window,
         CancellationToken ct

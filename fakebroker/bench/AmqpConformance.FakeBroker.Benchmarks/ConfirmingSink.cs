@@ -52,9 +52,9 @@ internal sealed class ConfirmingSink : IAsyncDisposable
             {
                 socket = await _listener.AcceptAsync(_stop.Token).ConfigureAwait(false);
             }
-            catch (Exception)
+            catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException or SocketException)
             {
-                return;
+                return; // stopped (the listener is closed by DisposeAsync): anything else fails DisposeAsync
             }
             int id = Interlocked.Increment(ref _accepted);
             lock (_connections)

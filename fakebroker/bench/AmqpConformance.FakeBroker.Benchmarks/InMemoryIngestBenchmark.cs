@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.IO.Pipelines;
 using AmqpConformance.Protocol;
+using AmqpConformance.Protocol.Transport;
 using AmqpConformance.TestSupport;
 using AmqpConformance.TestSupport.Peers;
 
@@ -21,16 +22,14 @@ internal static class InMemoryIngestBenchmark
 {
     private const int FrameMax = 131072;
 
-    private sealed record DuplexPipe(PipeReader Input, PipeWriter Output) : IDuplexPipe;
-
     public static async Task<int> RunAsync(int size, int messages, int rounds)
     {
         var batch = new PublishBatch(size, Math.Max(1, 4 * 1024 * 1024 / (size + 64)), FrameMax);
         int repeats = Math.Max(1, messages / batch.Commands);
         long perRound = (long)repeats * batch.Commands;
         // The handshake must not time out under valgrind, which runs everything ~50x slower.
-        await using var broker = FakeBroker.CreateWithoutListener(
-            new FakeBrokerOptions
+        await using var broker = FakeAmqpBroker.CreateWithoutListener(
+            new FakeAmqpBrokerOptions
             {
                 FrameMax = FrameMax,
                 HeartbeatSeconds = 0,

@@ -194,8 +194,8 @@ internal static class IngestBenchmark
         CancellationToken ct
     )
     {
-        await using FakeBroker broker = await FakeBroker.StartAsync(
-            new FakeBrokerOptions
+        await using FakeAmqpBroker broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions
             {
                 FrameMax = FrameMax,
                 HeartbeatSeconds = 0,

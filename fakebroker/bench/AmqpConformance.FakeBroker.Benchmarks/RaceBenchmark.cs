@@ -199,7 +199,7 @@ internal static class RaceBenchmark
     /// <summary>A RabbitMQ measurement, or why it failed (the run goes on without it).</summary>
     private static async Task<(Result? Result, string? Failure)> TryMeasureAsync(
         EndPoint endpoint,
-        ClientHandshake handshake,
+        TestPeerHandshake handshake,
         int size,
         int connections,
         int messages,
@@ -218,7 +218,7 @@ internal static class RaceBenchmark
     }
 
     /// <summary>A fresh fake broker on 127.0.0.1: default options but frame_max 131072 (RabbitMQ's, stated here though
-    /// it is the default too) and <see cref="FakeBrokerOptions.KeepPublished"/> off (it would keep every body of a long
+    /// it is the default too) and <see cref="FakeAmqpBrokerOptions.KeepPublished"/> off (it would keep every body of a long
     /// run twice: in the queue and in the connection's list of publishes). Fails if the broker flagged the benchmark's
     /// own traffic.</summary>
     private static async Task<Result> MeasureFakeAsync(
@@ -230,13 +230,13 @@ internal static class RaceBenchmark
         AllocationSampler? sampler = null
     )
     {
-        await using FakeBroker broker = await FakeBroker.StartAsync(
-            new FakeBrokerOptions { FrameMax = FrameMax, KeepPublished = false },
+        await using FakeAmqpBroker broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions { FrameMax = FrameMax, KeepPublished = false },
             ct
         );
         Result result = await MeasureAsync(
             broker.Endpoint,
-            ClientHandshake.Default,
+            TestPeerHandshake.Default,
             size,
             connections,
             messages,
@@ -266,7 +266,7 @@ internal static class RaceBenchmark
         {
             result = await MeasureAsync(
                 sink.Endpoint,
-                ClientHandshake.Default,
+                TestPeerHandshake.Default,
                 size,
                 connections,
                 messages,
@@ -285,7 +285,7 @@ internal static class RaceBenchmark
     /// clock: <see cref="Result.Sampled"/>).</summary>
     private static async Task<Result> MeasureAsync(
         EndPoint endpoint,
-        ClientHandshake handshake,
+        TestPeerHandshake handshake,
         int size,
         int connections,
         int messages,

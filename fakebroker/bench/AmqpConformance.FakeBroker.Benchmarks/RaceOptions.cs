@@ -57,7 +57,7 @@ internal sealed record RaceOptions
     public string RabbitMqText { get; init; } = "127.0.0.1:5672";
 
     /// <summary>Credentials and vhost for RabbitMQ (guest/guest on "/" unless the URI says otherwise).</summary>
-    public ClientHandshake RabbitMqHandshake { get; init; } = ClientHandshake.Default;
+    public TestPeerHandshake RabbitMqHandshake { get; init; } = TestPeerHandshake.Default;
 
     /// <summary>The messages one measurement of <paramref name="bodySize"/> publishes in all.</summary>
     public int MessagesPerCell(int bodySize) => (int)Math.Clamp(Megabytes * 1_000_000L / bodySize, 1, MaxMessages);
@@ -205,7 +205,7 @@ internal sealed record RaceOptions
     {
         if (value == "none")
             return this with { RabbitMq = null, RabbitMqText = "none" };
-        ClientHandshake handshake = ClientHandshake.Default;
+        TestPeerHandshake handshake = TestPeerHandshake.Default;
         string host;
         int port;
         if (value.StartsWith("amqp://", StringComparison.OrdinalIgnoreCase))

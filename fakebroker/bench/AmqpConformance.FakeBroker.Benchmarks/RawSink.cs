@@ -44,9 +44,9 @@ internal sealed class RawSink : IAsyncDisposable
             {
                 socket = await _listener.AcceptAsync(_stop.Token);
             }
-            catch (Exception)
+            catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException or SocketException)
             {
-                return;
+                return; // stopped (the listener is closed by DisposeAsync): anything else fails DisposeAsync
             }
             lock (_readers)
                 _readers.Add(Task.Run(() => ReadLoopAsync(socket)));
@@ -65,9 +65,9 @@ internal sealed class RawSink : IAsyncDisposable
                 {
                     read = await socket.ReceiveAsync(buffer, SocketFlags.None, _stop.Token);
                 }
-                catch (Exception)
+                catch (Exception e) when (e is OperationCanceledException or ObjectDisposedException or SocketException)
                 {
-                    return;
+                    return; // stopped, or the client reset the connection: the bytes counted so far are the measure
                 }
                 if (read == 0)
                     return;

@@ -31,8 +31,8 @@ internal static class RetentionBenchmark
             )
         );
 
-        await using FakeBroker broker = await FakeBroker.StartAsync(
-            new FakeBrokerOptions { HeartbeatSeconds = 0, Retention = retention },
+        await using FakeAmqpBroker broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 0, Retention = retention },
             ct
         );
         Outcome warm = await CycleAsync(broker, warmup, parallel, ct);
@@ -92,7 +92,7 @@ internal static class RetentionBenchmark
 
     /// <summary>Runs <paramref name="count"/> cycles, <paramref name="parallel"/> at a time. A cycle fails when any
     /// step fails; one ending in connection.close 541 also counts as an internal error.</summary>
-    private static async Task<Outcome> CycleAsync(FakeBroker broker, int count, int parallel, CancellationToken ct)
+    private static async Task<Outcome> CycleAsync(FakeAmqpBroker broker, int count, int parallel, CancellationToken ct)
     {
         var outcome = new Outcome();
         int next = -1;
@@ -136,7 +136,7 @@ internal static class RetentionBenchmark
 
     /// <summary>Waits until the broker has ended every connection (a client's close-ok arrives before the broker's side
     /// ends).</summary>
-    private static async Task WaitUntilAllEndedAsync(FakeBroker broker, CancellationToken ct)
+    private static async Task WaitUntilAllEndedAsync(FakeAmqpBroker broker, CancellationToken ct)
     {
         foreach (BrokerConnection connection in broker.Connections)
             await connection.Completion.WaitAsync(ct);

@@ -251,7 +251,7 @@ public sealed partial class BrokerConnection
     }
 
     /// <summary>Sends the publisher confirms due after a read batch: one basic.ack per publish, or one with
-    /// multiple=true covering them all when <see cref="FakeBrokerOptions.CoalesceConfirms"/> is on.</summary>
+    /// multiple=true covering them all when <see cref="FakeAmqpBrokerOptions.CoalesceConfirms"/> is on.</summary>
     private void FlushConfirms()
     {
         if (_confirmsDue.Count == 0)

@@ -147,7 +147,7 @@ public sealed partial class BrokerConnection
         }
         catch (Exception ex) when (ex is AmqpDecodeException or InvalidOperationException or InvalidCastException)
         {
-            return (null, null);
+            return (null, null); // undecodable: the caller reports "response could not be parsed" (a syntax error)
         }
         return (user, password);
     }

@@ -199,7 +199,7 @@ public sealed partial class BrokerConnection
         {
             ["capabilities"] = FieldValue.Table(capabilities),
             ["product"] = FieldValue.LongString("AmqpConformance FakeBroker"),
-            ["version"] = FieldValue.LongString(typeof(FakeBroker).Assembly.GetName().Version?.ToString() ?? "0"),
+            ["version"] = FieldValue.LongString(typeof(FakeAmqpBroker).Assembly.GetName().Version?.ToString() ?? "0"),
             ["platform"] = FieldValue.LongString(".NET " + Environment.Version),
             ["information"] = FieldValue.LongString(
                 "An in-process AMQP 0-9-1 broker for frame-writer conformance tests."

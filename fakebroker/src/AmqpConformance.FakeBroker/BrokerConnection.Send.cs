@@ -160,7 +160,7 @@ public sealed partial class BrokerConnection
     private long _heartbeatTicks;
 
     /// <summary>How many timer ticks the heartbeat loop has decided on (sent a heartbeat or not): lets a test on a fake
-    /// <see cref="FakeBrokerOptions.HeartbeatClock"/> know a tick was handled before it moves the clock on.</summary>
+    /// <see cref="FakeAmqpBrokerOptions.HeartbeatClock"/> know a tick was handled before it moves the clock on.</summary>
     internal long HeartbeatTicksHandled => Interlocked.Read(ref _heartbeatTicks);
 
     private readonly TaskCompletionSource _heartbeatArmed = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -174,7 +174,7 @@ public sealed partial class BrokerConnection
     /// a heartbeat only if it wrote nothing (a heartbeat included) during that half interval, so a connection with
     /// other traffic sees none and two heartbeats are never closer than about half an interval; and it closes the
     /// socket, without connection.close, once nothing arrived for two whole intervals. Runs on
-    /// <see cref="FakeBrokerOptions.HeartbeatClock"/>.
+    /// <see cref="FakeAmqpBrokerOptions.HeartbeatClock"/>.
     /// </summary>
     private async Task HeartbeatLoopAsync(int seconds)
     {

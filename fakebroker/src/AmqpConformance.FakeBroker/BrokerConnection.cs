@@ -8,7 +8,7 @@ using Microsoft.Extensions.Logging;
 namespace AmqpConformance.FakeBroker;
 
 /// <summary>
-/// One client connection to the <see cref="FakeBroker"/>, served over any <see cref="IDuplexPipe"/> (a TCP socket or
+/// One client connection to the <see cref="FakeAmqpBroker"/>, served over any <see cref="IDuplexPipe"/> (a TCP socket or
 /// an in-memory pipe). Records every frame in <see cref="Log"/>, validates like RabbitMQ 3.x (and, in the strict
 /// profile, reports more), and keeps what was published.
 /// </summary>
@@ -21,8 +21,8 @@ namespace AmqpConformance.FakeBroker;
 /// </remarks>
 public sealed partial class BrokerConnection
 {
-    private readonly FakeBroker _broker;
-    private readonly FakeBrokerOptions _options;
+    private readonly FakeAmqpBroker _broker;
+    private readonly FakeAmqpBrokerOptions _options;
     private readonly IDuplexPipe _transport;
     private readonly Action? _onEnded;
     private readonly Channel<OutboundItem> _outbound = Channel.CreateUnbounded<OutboundItem>(
@@ -40,7 +40,7 @@ public sealed partial class BrokerConnection
     private readonly TimeProvider _clock;
     private readonly ILogger _logger;
 
-    internal BrokerConnection(FakeBroker broker, long id, IDuplexPipe transport, Action? onEnded)
+    internal BrokerConnection(FakeAmqpBroker broker, long id, IDuplexPipe transport, Action? onEnded)
     {
         _broker = broker;
         _options = broker.Options;
@@ -100,7 +100,7 @@ public sealed partial class BrokerConnection
     public FieldTable? ClientProperties { get; private set; }
 
     /// <summary>Every publish completed on this connection (method, header and whole body), in completion order,
-    /// whether or not it was routed. Empty when <see cref="FakeBrokerOptions.KeepPublished"/> is off.</summary>
+    /// whether or not it was routed. Empty when <see cref="FakeAmqpBrokerOptions.KeepPublished"/> is off.</summary>
     public IReadOnlyList<DeliveredMessage> Published
     {
         get
@@ -129,7 +129,7 @@ public sealed partial class BrokerConnection
 
     /// <summary>Asks the connection to close: sends connection.close with <paramref name="replyCode"/> and
     /// <paramref name="replyText"/> (cut to 252 bytes and "..." when longer than a short string holds, as RabbitMQ
-    /// does), waits up to <see cref="FakeBrokerOptions.CloseTimeout"/> for close-ok, then closes the transport.
+    /// does), waits up to <see cref="FakeAmqpBrokerOptions.CloseTimeout"/> for close-ok, then closes the transport.
     /// Completes with <see cref="Completion"/>. Does nothing more if the connection is already closing.</summary>
     public Task CloseAsync(
         ushort replyCode = ReplyCodes.ConnectionForced,
@@ -316,15 +316,19 @@ public sealed partial class BrokerConnection
             {
                 await _transport.Output.CompleteAsync().ConfigureAwait(false);
             }
-            catch (Exception)
-            { /* the peer may be gone */
+            catch (Exception ex)
+            {
+                // the peer may be gone: the connection ends either way
+                BrokerLog.ExceptionSetAside(_logger, $"connection {Id}: completing the transport's output", ex);
             }
             try
             {
                 await _transport.Input.CompleteAsync().ConfigureAwait(false);
             }
-            catch (Exception)
-            { /* the peer may be gone */
+            catch (Exception ex)
+            {
+                // the peer may be gone: the connection ends either way
+                BrokerLog.ExceptionSetAside(_logger, $"connection {Id}: completing the transport's input", ex);
             }
             EndTransport();
             lock (_stateGate)
@@ -364,8 +368,10 @@ public sealed partial class BrokerConnection
         {
             _onEnded?.Invoke();
         }
-        catch (Exception)
-        { /* closing a socket cannot fail the connection's end */
+        catch (Exception ex)
+        {
+            // closing a socket cannot fail the connection's end
+            BrokerLog.ExceptionSetAside(_logger, $"connection {Id}: ending the transport", ex);
         }
     }
 

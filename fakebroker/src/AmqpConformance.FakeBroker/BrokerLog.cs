@@ -138,4 +138,15 @@ internal static partial class BrokerLog
         EventName = "CloseAborted"
     )]
     public static partial void CloseAborted(ILogger logger, int count, TimeSpan timeout);
+
+    /// <summary>An exception the broker caught and did not rethrow while tearing something down (completing a
+    /// transport whose peer is gone, closing a socket): the repository's policy for exceptions set aside, in the
+    /// broker's own log (it cannot reach the harness's <c>SwallowedExceptions</c>).</summary>
+    [LoggerMessage(
+        15,
+        LogLevel.Debug,
+        "{Where}: an exception was caught and set aside",
+        EventName = "ExceptionSetAside"
+    )]
+    public static partial void ExceptionSetAside(ILogger logger, string where, Exception exception);
 }

@@ -1,12 +1,12 @@
 namespace AmqpConformance.FakeBroker;
 
 /// <summary>
-/// How much a <see cref="FakeBroker"/> keeps of connections that have ended. Open connections are always kept. An ended
+/// How much a <see cref="FakeAmqpBroker"/> keeps of connections that have ended. Open connections are always kept. An ended
 /// connection keeps its whole <see cref="BrokerConnection"/> (frame log, findings, published messages) in
-/// <see cref="FakeBroker.Connections"/> while it fits both budgets below; past them the oldest-ended are evicted first,
-/// and only their <see cref="ConnectionSummary"/> remains (in <see cref="FakeBroker.ConnectionSummaries"/>, itself
-/// bounded by <see cref="MaxSummaries"/>). The counters (<see cref="FakeBroker.AcceptedConnections"/>,
-/// <see cref="FakeBroker.EvictedConnections"/>) count every connection. Immutable.
+/// <see cref="FakeAmqpBroker.Connections"/> while it fits both budgets below; past them the oldest-ended are evicted first,
+/// and only their <see cref="ConnectionSummary"/> remains (in <see cref="FakeAmqpBroker.ConnectionSummaries"/>, itself
+/// bounded by <see cref="MaxSummaries"/>). The counters (<see cref="FakeAmqpBroker.AcceptedConnections"/>,
+/// <see cref="FakeAmqpBroker.EvictedConnections"/>) count every connection. Immutable.
 /// </summary>
 /// <remarks>
 /// The defaults (100 ended connections, 64 MiB of estimated frame logs, 10,000 summaries) keep everything a test
@@ -48,7 +48,7 @@ public sealed record ConnectionRetention
                 );
     } = 64L * 1024 * 1024;
 
-    /// <summary>How many summaries of ended connections <see cref="FakeBroker.ConnectionSummaries"/> keeps (the newest;
+    /// <summary>How many summaries of ended connections <see cref="FakeAmqpBroker.ConnectionSummaries"/> keeps (the newest;
     /// each is a few hundred bytes). Default 10,000; 0 keeps none.</summary>
     public int MaxSummaries
     {

@@ -2,7 +2,7 @@ using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.FakeBroker;
 
-/// <summary>What a <see cref="FakeBroker"/> remembers of a connection that ended, after its frame log may have been
+/// <summary>What a <see cref="FakeAmqpBroker"/> remembers of a connection that ended, after its frame log may have been
 /// evicted (<see cref="ConnectionRetention"/>). Immutable; taken once, when the connection ended.</summary>
 /// <param name="Id">The connection's <see cref="BrokerConnection.Id"/> (1, 2, 3, ... in arrival order).</param>
 /// <param name="AcceptedAt">When it was accepted (its log's <see cref="FrameLog.StartedAt"/>).</param>

@@ -37,7 +37,7 @@ public sealed record DeliveredMessage
     /// <remarks>Ownership: the bytes stay valid and unchanged for as long as anybody holds this message. A small body
     /// (up to 4 KiB) is a slice of an array the publishing connection packs small bodies into, end to end, and never
     /// reuses; the array lives while any of its bodies is referred to. A large body (64 KiB to 16 MiB) of a message
-    /// that went only to queues, with <see cref="FakeBrokerOptions.KeepPublished"/> off, lives in an array of the
+    /// that went only to queues, with <see cref="FakeAmqpBrokerOptions.KeepPublished"/> off, lives in an array of the
     /// process-wide <see cref="BodyPool"/> (so it may be a slice of a longer array), and that array is reused for later
     /// bodies only if every queue dropped the message unread (purge, queue deletion, an exclusive queue's connection
     /// ending) and it never became reachable from outside the queues: a delivery, basic.get,

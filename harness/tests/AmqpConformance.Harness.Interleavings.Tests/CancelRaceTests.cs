@@ -13,7 +13,7 @@ namespace AmqpConformance.Harness.Interleavings.Tests;
 /// waits for a cancellation callback already running. Coyote does not control that wait, so the interleavings where the
 /// callback is paused inside it end as potential hangs, which are not reported (see
 /// <see cref="InterleavingExplorer"/>), and are not explored further. The same check-then-set bug planted in the
-/// coalescing writer itself (the red team's third round) is therefore not caught here; the broken writer below
+/// coalescing writer itself is therefore not caught here; the broken writer below
 /// unregisters without waiting, as a writer may, and is.</remarks>
 public sealed class CancelRaceTests
 {

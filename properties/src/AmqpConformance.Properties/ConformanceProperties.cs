@@ -18,16 +18,16 @@ namespace AmqpConformance.Properties;
 /// Failing cases are shrunk to a small scenario and come back with their run, verdict and replay token; every run
 /// counts the events it produced (<see cref="RunEvents"/>).
 /// </summary>
-public static class ConformanceProperties
+public static partial class ConformanceProperties
 {
     /// <summary>The property that draws from the mixed profile (<see cref="ScenarioProfile.Mixed"/>): the cheap way to
     /// put many cases through a writer, such as the 10,000-case false-positive check and the self-test.</summary>
     public const string AllAtOnce = "all";
 
     /// <summary>Checks <paramref name="invariant"/>'s property against writers from <paramref name="factory"/> at
-    /// writer level.</summary>
-    /// <exception cref="ArgumentException">Unknown invariant.</exception>
-    public static PropertyOutcome Check(
+    /// writer level, on the check's own thread (<see cref="CheckOnOwnThread"/>); completes with the outcome.</summary>
+    /// <exception cref="ArgumentException">Unknown invariant (thrown at once).</exception>
+    public static Task<PropertyOutcome> CheckAsync(
         FrameWriterFactory factory,
         string invariant,
         PropertyRunOptions? options = null
@@ -41,7 +41,7 @@ public static class ConformanceProperties
         // red; their first failure is reported unshrunk), and for shrink candidates (the shrunk case is then confirmed
         // at full bounds before it is reported).
         bool later = options.ShrinkOncePerWriter && options.Replay is null && ShrunkFailures.Of(identity) is not null;
-        return CheckCore(
+        return CheckOnOwnThread(
             factory.Name,
             identity,
             invariant,
@@ -55,15 +55,27 @@ public static class ConformanceProperties
                             ProvenRules = ShrunkFailures.ProvenRules(identity),
                         }
                         : options.Runner;
-                return WriterLevelRunner.RunAsync(factory, scenario, runner).GetAwaiter().GetResult();
+                return WriterLevelRunner.RunAsync(factory, scenario, runner);
             },
             null
         );
     }
 
-    /// <summary>Checks <paramref name="invariant"/>'s property against <paramref name="client"/> at client level,
-    /// through <paramref name="runner"/>'s fault proxy and fake broker.</summary>
+    /// <summary><see cref="CheckAsync(FrameWriterFactory, string, PropertyRunOptions?)"/> for a synchronous caller (a
+    /// test method that returns nothing): blocks the calling thread until the check's own thread has ended, and nothing
+    /// the check does waits for the calling thread.</summary>
+    /// <exception cref="ArgumentException">Unknown invariant.</exception>
     public static PropertyOutcome Check(
+        FrameWriterFactory factory,
+        string invariant,
+        PropertyRunOptions? options = null
+    ) => CheckAsync(factory, invariant, options).GetAwaiter().GetResult();
+
+    /// <summary>Checks <paramref name="invariant"/>'s property against <paramref name="client"/> at client level,
+    /// through <paramref name="runner"/>'s fault proxy and fake broker, on the check's own thread
+    /// (<see cref="CheckOnOwnThread"/>); completes with the outcome.</summary>
+    /// <exception cref="ArgumentException">Unknown invariant (thrown at once).</exception>
+    public static Task<PropertyOutcome> CheckAsync(
         Clients.ClientAdapter client,
         Clients.ClientLevelRunner runner,
         string invariant,
@@ -72,19 +84,19 @@ public static class ConformanceProperties
     {
         ArgumentNullException.ThrowIfNull(client);
         ArgumentNullException.ThrowIfNull(runner);
-        options ??= new PropertyRunOptions();
-        return CheckCore(
+        return CheckOnOwnThread(
             client.Name,
             (client.GetType(), client.Name),
             invariant,
-            options,
-            (scenario, _) => runner.RunAsync(client, scenario).GetAwaiter().GetResult(),
+            options ?? new PropertyRunOptions(),
+            (scenario, _) => runner.RunAsync(client, scenario),
             ScenarioGenerators.ClientArbitrary
         );
     }
 
     /// <summary>Checks <paramref name="invariant"/>'s property with any way of running a scenario (writer level, client
-    /// level...).</summary>
+    /// level...), on the calling thread: <paramref name="run"/> is synchronous, so nothing here blocks on async
+    /// code.</summary>
     /// <param name="subject">The name reported for what is being checked.</param>
     /// <param name="invariant">The property: an invariant's name (its generation profile) or
     /// <see cref="AllAtOnce"/>.</param>
@@ -122,11 +134,7 @@ public static class ConformanceProperties
         ArgumentNullException.ThrowIfNull(subject);
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(run);
-        if (invariant != AllAtOnce && !InvariantNames.All.Contains(invariant))
-            throw new ArgumentException(
-                $"Unknown invariant \"{invariant}\"; known: {string.Join(", ", InvariantNames.All)} (or \"{AllAtOnce}\").",
-                nameof(invariant)
-            );
+        RequireKnown(invariant);
         arbitrary ??= ScenarioGenerators.ArbitraryFor(
             invariant == AllAtOnce ? ScenarioProfile.Mixed : ScenarioProfile.For(invariant)
         );

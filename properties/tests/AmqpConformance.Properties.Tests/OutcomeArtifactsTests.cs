@@ -21,7 +21,7 @@ public sealed class OutcomeArtifactsTests : IDisposable
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(10)],
+                [new CallStep(10)],
             ],
             FaultPlan.Empty
         );

@@ -65,6 +65,18 @@ public sealed class FaultProxy
         }
     }
 
+    /// <summary>The address and port the proxy listens on while it is enabled (the real port when it was asked for port
+    /// 0), for code that connects to it; null while it is disabled. <see cref="Listen"/> is the same as Toxiproxy's
+    /// "host:port" text.</summary>
+    public IPEndPoint? ListenEndpoint
+    {
+        get
+        {
+            lock (_gate)
+                return (IPEndPoint?)_listener?.LocalEndPoint;
+        }
+    }
+
     /// <summary>Connections accepted since the proxy was created.</summary>
     public long AcceptedConnections => Interlocked.Read(ref _connectionIds);
 

@@ -14,7 +14,7 @@ internal sealed class AmqpThroughProxy : IAsyncDisposable
 {
     public const string Queue = "faults";
 
-    private AmqpThroughProxy(ToxiproxyTarget target, FakeBroker.FakeBroker broker, ByteTap tap, ProxyConfig proxy)
+    private AmqpThroughProxy(ToxiproxyTarget target, FakeAmqpBroker broker, ByteTap tap, ProxyConfig proxy)
     {
         Target = target;
         Broker = broker;
@@ -23,7 +23,7 @@ internal sealed class AmqpThroughProxy : IAsyncDisposable
     }
 
     public ToxiproxyTarget Target { get; }
-    public FakeBroker.FakeBroker Broker { get; }
+    public FakeAmqpBroker Broker { get; }
     public ByteTap Tap { get; }
     public ProxyConfig Proxy { get; }
     public IConnection Connection { get; private set; } = null!;
@@ -34,7 +34,7 @@ internal sealed class AmqpThroughProxy : IAsyncDisposable
     public static async Task<AmqpThroughProxy> StartAsync(CancellationToken ct)
     {
         var target = await ToxiproxyTarget.StartAsync();
-        var broker = await FakeBroker.FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 }, ct);
+        var broker = await FakeAmqpBroker.StartAsync(new FakeAmqpBrokerOptions { HeartbeatSeconds = 0 }, ct);
         var tap = new ByteTap(new IPEndPoint(IPAddress.Loopback, broker.Port));
         ProxyConfig proxy = await target.CreateProxyAsync(tap.Port, ct);
         var setup = new AmqpThroughProxy(target, broker, tap, proxy);
@@ -95,7 +95,7 @@ internal sealed class AmqpThroughProxy : IAsyncDisposable
         {
             await Connection.AbortAsync(TimeSpan.FromSeconds(2));
         }
-        catch (Exception) { }
+        catch (Exception) { } // a connection the test broke already: disposed below either way
         Connection.Dispose();
         await Target.DisposeAsync();
         await Tap.DisposeAsync();

@@ -162,7 +162,7 @@ internal sealed class ByteTap : IAsyncDisposable
             {
                 to.Shutdown(SocketShutdown.Send);
             }
-            catch (Exception) { }
+            catch (Exception e) when (e is SocketException or ObjectDisposedException) { } // reset or closed already: the peer sees the end either way
             return error;
         }
 

@@ -46,7 +46,7 @@ public sealed class RequiresDockerFactAttribute : FactAttribute
                 {
                     process.Kill(entireProcessTree: true);
                 }
-                catch (InvalidOperationException) { }
+                catch (InvalidOperationException) { } // it exited meanwhile: nothing left to kill
                 return false;
             }
             return process.ExitCode == 0;

@@ -62,8 +62,8 @@ internal sealed class ToxiproxyTarget : IAsyncDisposable
             {
                 await Client.DeleteProxyAsync(name);
             }
-            catch (ToxiproxyApiException) { }
-            catch (HttpRequestException) { }
+            catch (ToxiproxyApiException) { } // deleted already (by the test itself): nothing left to clean
+            catch (HttpRequestException) { } // the Toxiproxy container is gone, and its proxies with it
         }
         Client.Dispose();
         if (Embedded is not null)

@@ -4,12 +4,13 @@ using AmqpConformance.FakeBroker;
 using AmqpConformance.Harness.Client;
 using AmqpConformance.Properties;
 using AmqpConformance.Protocol.Recording;
+using AmqpConformance.Protocol.Transport;
 
 namespace AmqpConformance.Cli.Fuzzing;
 
 /// <summary>
 /// Fuzzes the fake broker in process: each case is one connection served over in-memory pipes
-/// (<see cref="FakeBroker.FakeBroker.Serve"/>), fed a mutated session (<see cref="AmqpSessionGenerator"/>,
+/// (<see cref="FakeAmqpBroker.Serve"/>), fed a mutated session (<see cref="AmqpSessionGenerator"/>,
 /// <see cref="SessionMutator"/>) in random-sized writes, then end of stream, while the broker's output is drained.
 /// Cases alternate between a strict and a RabbitMQ-profile broker (those asking for frame_max 0 go to a third that
 /// offers it) and run <see cref="FuzzBudget.Parallel"/> at a time.
@@ -32,7 +33,7 @@ internal static class BrokerFuzzer
             Seed = budget.Seed,
             Unit = "frames",
         };
-        var options = new FakeBrokerOptions
+        var options = new FakeAmqpBrokerOptions
         {
             HeartbeatSeconds = 0,
             CloseTimeout = TimeSpan.FromMilliseconds(200),
@@ -41,11 +42,11 @@ internal static class BrokerFuzzer
         };
         // Strict and RabbitMQ profiles offering RabbitMQ's frame_max, and a strict one offering 0 (unlimited) for the
         // sessions that ask for it (the others refuse a tune-ok of 0).
-        FakeBroker.FakeBroker[] brokers =
+        FakeAmqpBroker[] brokers =
         [
-            FakeBroker.FakeBroker.CreateWithoutListener(options),
-            FakeBroker.FakeBroker.CreateWithoutListener(options with { Strictness = Strictness.RabbitMq }),
-            FakeBroker.FakeBroker.CreateWithoutListener(options with { FrameMax = 0 }),
+            FakeAmqpBroker.CreateWithoutListener(options),
+            FakeAmqpBroker.CreateWithoutListener(options with { Strictness = Strictness.RabbitMq }),
+            FakeAmqpBroker.CreateWithoutListener(options with { FrameMax = 0 }),
         ];
         report.HeapBefore = GC.GetTotalMemory(forceFullCollection: true);
         report.RssBefore = Environment.WorkingSet;
@@ -84,7 +85,7 @@ internal static class BrokerFuzzer
                                         sent += frames.Count - 1;
                                     }
                                     (byte[] bytes, string mutation) = SessionMutator.Mutate(frames, random);
-                                    FakeBroker.FakeBroker broker = frameMax == 0 ? brokers[2] : brokers[index % 2];
+                                    FakeAmqpBroker broker = frameMax == 0 ? brokers[2] : brokers[index % 2];
                                     await RunCaseAsync(
                                             broker,
                                             bytes,
@@ -105,7 +106,7 @@ internal static class BrokerFuzzer
         lock (gate)
             (report.Sent, report.Cases) = (sent, nextCase);
 
-        foreach (FakeBroker.FakeBroker broker in brokers)
+        foreach (FakeAmqpBroker broker in brokers)
         {
             Task dispose = broker.DisposeAsync().AsTask();
             if (
@@ -126,7 +127,7 @@ internal static class BrokerFuzzer
     }
 
     private static async Task RunCaseAsync(
-        FakeBroker.FakeBroker broker,
+        FakeAmqpBroker broker,
         byte[] bytes,
         Random random,
         TimeSpan bound,

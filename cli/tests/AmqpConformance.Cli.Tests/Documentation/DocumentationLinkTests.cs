@@ -90,7 +90,7 @@ public sealed partial class DocumentationLinkTests
     public void Slugs_follow_GitHub()
     {
         Assert.Equal("where-reports-go", Slug("Where reports go"));
-        Assert.Equal("options-fakebrokeroptions", Slug("Options (`FakeBrokerOptions`)"));
+        Assert.Equal("options-fakeamqpbrokeroptions", Slug("Options (`FakeAmqpBrokerOptions`)"));
         Assert.Equal(
             "faults-faultplan-in-process-transport-tcp-fault-proxy-toxiproxy",
             Slug("Faults: FaultPlan, in-process transport, TCP fault proxy, Toxiproxy")

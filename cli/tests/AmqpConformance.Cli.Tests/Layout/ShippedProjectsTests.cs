@@ -19,7 +19,7 @@ public sealed class ShippedProjectsTests : IDisposable
         {
             Directory.Delete(Path.GetDirectoryName(_parent)!, recursive: true);
         }
-        catch (IOException) { }
+        catch (IOException) { } // a temp folder still in use: the OS cleans its temp folder, and the test has its verdict
     }
 
     [Theory]

@@ -38,6 +38,7 @@ public sealed class PackageContentsTests(PackedFeed feed, ITestOutputHelper outp
     /// <summary>Extra dependencies of the net8.0 build only (what the .NET 8 shared framework lacks).</summary>
     private static readonly Dictionary<string, string[]> Net8Extras = new()
     {
+        ["AmqpConformance.Protocol"] = ["System.IO.Pipelines"],
         ["AmqpConformance.Harness"] = ["System.IO.Pipelines"],
         ["AmqpConformance.FakeBroker"] = ["System.IO.Pipelines"],
     };

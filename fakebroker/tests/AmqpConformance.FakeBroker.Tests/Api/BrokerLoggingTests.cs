@@ -2,7 +2,7 @@ using Microsoft.Extensions.Logging;
 
 namespace AmqpConformance.FakeBroker.Tests.Api;
 
-/// <summary>The broker logs through <see cref="FakeBrokerOptions.LoggerFactory"/>: a connection's arrival and end at
+/// <summary>The broker logs through <see cref="FakeAmqpBrokerOptions.LoggerFactory"/>: a connection's arrival and end at
 /// Information, a violation that closes it at Warning, with their structured values; and nothing without a
 /// factory.</summary>
 public sealed class BrokerLoggingTests
@@ -14,8 +14,8 @@ public sealed class BrokerLoggingTests
     {
         using var cts = new CancellationTokenSource(Timeout);
         var loggers = new CapturingLoggerFactory();
-        await using var broker = await FakeBroker.StartAsync(
-            new FakeBrokerOptions { HeartbeatSeconds = 0, LoggerFactory = loggers }
+        await using var broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 0, LoggerFactory = loggers }
         );
         await using (var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token))
         {
@@ -59,8 +59,8 @@ public sealed class BrokerLoggingTests
     {
         using var cts = new CancellationTokenSource(Timeout);
         var loggers = new CapturingLoggerFactory();
-        await using var broker = await FakeBroker.StartAsync(
-            new FakeBrokerOptions
+        await using var broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions
             {
                 HeartbeatSeconds = 0,
                 FrameMax = 4096,

@@ -2,12 +2,12 @@ using AmqpConformance.FakeBroker.Tests.Support;
 
 namespace AmqpConformance.FakeBroker.Tests.Api;
 
-/// <summary><see cref="FakeBrokerOptions.Retention"/>: ended connections are kept within a budget, oldest-ended evicted
+/// <summary><see cref="FakeAmqpBrokerOptions.Retention"/>: ended connections are kept within a budget, oldest-ended evicted
 /// first, open ones always kept; summaries and counters cover the evicted ones.</summary>
 public sealed class ConnectionRetentionTests
 {
     private static async Task<BrokerConnection> ServeOneAsync(
-        FakeBroker broker,
+        FakeAmqpBroker broker,
         CancellationToken ct,
         bool close = true
     )
@@ -26,8 +26,8 @@ public sealed class ConnectionRetentionTests
     public async Task Ended_connections_beyond_the_count_budget_are_evicted_oldest_first_and_open_ones_stay()
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        await using var broker = FakeBroker.CreateWithoutListener(
-            new FakeBrokerOptions
+        await using var broker = FakeAmqpBroker.CreateWithoutListener(
+            new FakeAmqpBrokerOptions
             {
                 HeartbeatSeconds = 0,
                 Retention = new ConnectionRetention { MaxEndedConnections = 3, MaxSummaries = 4 },
@@ -73,8 +73,8 @@ public sealed class ConnectionRetentionTests
     public async Task The_byte_budget_evicts_all_but_the_connection_that_ended_last()
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        await using var broker = FakeBroker.CreateWithoutListener(
-            new FakeBrokerOptions
+        await using var broker = FakeAmqpBroker.CreateWithoutListener(
+            new FakeAmqpBrokerOptions
             {
                 HeartbeatSeconds = 0,
                 Retention = new ConnectionRetention { MaxEndedConnections = null, MaxEndedLogBytes = 1 },
@@ -95,8 +95,8 @@ public sealed class ConnectionRetentionTests
     public async Task Unlimited_retention_keeps_every_connection()
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        await using var broker = FakeBroker.CreateWithoutListener(
-            new FakeBrokerOptions { HeartbeatSeconds = 0, Retention = ConnectionRetention.Unlimited }
+        await using var broker = FakeAmqpBroker.CreateWithoutListener(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 0, Retention = ConnectionRetention.Unlimited }
         );
         for (int i = 0; i < 5; i++)
             await ServeOneAsync(broker, cts.Token);

@@ -12,7 +12,9 @@ public sealed class ConnectionSummaryTests
     public async Task Summarizing_an_ended_connection_allocates_the_summary_and_not_a_batch_of_facts()
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        await using var broker = FakeBroker.CreateWithoutListener(new FakeBrokerOptions { HeartbeatSeconds = 0 });
+        await using var broker = FakeAmqpBroker.CreateWithoutListener(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 0 }
+        );
         var served = InMemoryClient.Serve(broker);
         await served.Client.HandshakeAsync(cancellationToken: cts.Token);
         await served.Client.CloseAsync(cts.Token);

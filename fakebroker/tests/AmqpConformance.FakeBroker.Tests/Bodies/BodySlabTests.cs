@@ -81,8 +81,8 @@ public sealed class BodySlabTests
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(30));
         var ct = cts.Token;
-        await using var broker = await FakeBroker.StartAsync(
-            new FakeBrokerOptions { HeartbeatSeconds = 0, KeepPublished = false },
+        await using var broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 0, KeepPublished = false },
             ct
         );
         await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, ct);

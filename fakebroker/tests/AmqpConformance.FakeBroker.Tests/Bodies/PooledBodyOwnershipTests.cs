@@ -2,17 +2,17 @@ using AmqpConformance.Protocol;
 
 namespace AmqpConformance.FakeBroker.Tests.Bodies;
 
-/// <summary>Over a real connection, with <see cref="FakeBrokerOptions.KeepPublished"/> off (the setting under which
+/// <summary>Over a real connection, with <see cref="FakeAmqpBrokerOptions.KeepPublished"/> off (the setting under which
 /// large routed bodies come from the shared <see cref="BodyPool"/>): every body a test or a consumer was given keeps
 /// its own bytes while later publishes of the same size reuse whatever queues gave back.</summary>
 public sealed class PooledBodyOwnershipTests
 {
     private const int Size = 300 * 1024; // pooled, and spread over several body frames
 
-    private static async Task<(FakeBroker Broker, AmqpTestClient Client)> StartAsync(CancellationToken ct)
+    private static async Task<(FakeAmqpBroker Broker, AmqpTestClient Client)> StartAsync(CancellationToken ct)
     {
-        var broker = await FakeBroker.StartAsync(
-            new FakeBrokerOptions { HeartbeatSeconds = 0, KeepPublished = false },
+        var broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 0, KeepPublished = false },
             ct
         );
         var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, ct);

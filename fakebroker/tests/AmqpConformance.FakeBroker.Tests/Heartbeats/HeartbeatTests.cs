@@ -11,17 +11,21 @@ namespace AmqpConformance.FakeBroker.Tests.Heartbeats;
 public sealed class HeartbeatTests
 {
     /// <summary>Connects and completes the handshake, sending <paramref name="heartbeat"/> back in tune-ok.</summary>
-    private static async Task<AmqpTestClient> ConnectAsync(FakeBroker broker, CancellationToken ct, ushort heartbeat)
+    private static async Task<AmqpTestClient> ConnectAsync(
+        FakeAmqpBroker broker,
+        CancellationToken ct,
+        ushort heartbeat
+    )
     {
         var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, ct);
-        await client.HandshakeAsync(new ClientHandshake { Heartbeat = heartbeat }, cancellationToken: ct);
+        await client.HandshakeAsync(new TestPeerHandshake { Heartbeat = heartbeat }, cancellationToken: ct);
         return client;
     }
 
     [Fact]
     public async Task Broker_sends_heartbeats_and_keeps_a_chatty_client()
     {
-        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 1 });
+        await using var broker = await FakeAmqpBroker.StartAsync(new FakeAmqpBrokerOptions { HeartbeatSeconds = 1 });
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(15));
         await using var client = await ConnectAsync(broker, cts.Token, heartbeat: 1);
         Assert.Equal((ushort)1, client.Tune!.Heartbeat);
@@ -89,8 +93,8 @@ public sealed class HeartbeatTests
     public async Task A_late_timer_tick_followed_by_an_on_time_one_sends_one_heartbeat_not_two()
     {
         var clock = new FakeTimeProvider();
-        await using var broker = await FakeBroker.StartAsync(
-            new FakeBrokerOptions { HeartbeatSeconds = 1, HeartbeatClock = clock }
+        await using var broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 1, HeartbeatClock = clock }
         );
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(30));
         await using var client = await ConnectAsync(broker, cts.Token, heartbeat: 1);
@@ -136,7 +140,7 @@ public sealed class HeartbeatTests
     [Fact]
     public async Task Broker_sends_no_heartbeat_while_it_sends_other_frames_and_resumes_when_idle()
     {
-        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 1 });
+        await using var broker = await FakeAmqpBroker.StartAsync(new FakeAmqpBrokerOptions { HeartbeatSeconds = 1 });
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(15));
         await using var client = await ConnectAsync(broker, cts.Token, heartbeat: 1);
         await client.OpenChannelAsync(1, cts.Token);
@@ -209,7 +213,7 @@ public sealed class HeartbeatTests
     [Fact]
     public async Task Silent_client_is_dropped_after_two_missed_intervals()
     {
-        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 1 });
+        await using var broker = await FakeAmqpBroker.StartAsync(new FakeAmqpBrokerOptions { HeartbeatSeconds = 1 });
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(15));
         await using var client = await ConnectAsync(broker, cts.Token, heartbeat: 1);
         var connection = broker.Connections[^1];
@@ -235,7 +239,7 @@ public sealed class HeartbeatTests
     [Fact]
     public async Task Heartbeat_zero_in_tune_ok_means_none()
     {
-        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 1 });
+        await using var broker = await FakeAmqpBroker.StartAsync(new FakeAmqpBrokerOptions { HeartbeatSeconds = 1 });
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(15));
         await using var client = await ConnectAsync(broker, cts.Token, heartbeat: 0);
         var connection = broker.Connections[^1];

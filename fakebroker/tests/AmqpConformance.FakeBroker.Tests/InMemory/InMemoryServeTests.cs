@@ -5,7 +5,7 @@ using AmqpConformance.Protocol.Recording;
 
 namespace AmqpConformance.FakeBroker.Tests.InMemory;
 
-/// <summary><see cref="FakeBroker.Serve"/> over an in-memory pipe pair behaves exactly as a TCP connection.</summary>
+/// <summary><see cref="FakeAmqpBroker.Serve"/> over an in-memory pipe pair behaves exactly as a TCP connection.</summary>
 public sealed class InMemoryServeTests
 {
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(15);
@@ -15,7 +15,7 @@ public sealed class InMemoryServeTests
     private static async Task<List<IAmqpMethod>> RunScriptAsync(AmqpTestClient client, CancellationToken ct)
     {
         var seen = new List<IAmqpMethod>();
-        await client.HandshakeAsync(new ClientHandshake { FrameMax = 4096 }, cancellationToken: ct);
+        await client.HandshakeAsync(new TestPeerHandshake { FrameMax = 4096 }, cancellationToken: ct);
         await client.OpenChannelAsync(1, ct);
         await client.SendMethodAsync(1, new ConfirmSelect(), ct);
         await client.ExpectAsync<ConfirmSelectOk>(ct);
@@ -56,16 +56,16 @@ public sealed class InMemoryServeTests
     public async Task Serve_over_pipes_records_the_same_frames_as_TCP()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        var options = new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 4096 };
+        var options = new FakeAmqpBrokerOptions { HeartbeatSeconds = 0, FrameMax = 4096 };
 
-        await using var tcpBroker = await FakeBroker.StartAsync(options);
+        await using var tcpBroker = await FakeAmqpBroker.StartAsync(options);
         List<IAmqpMethod> tcpSeen;
         await using (var tcpClient = await AmqpTestClient.ConnectAsync(tcpBroker.Endpoint, cts.Token))
             tcpSeen = await RunScriptAsync(tcpClient, cts.Token);
         var tcpConnection = tcpBroker.Connections.Single();
         await tcpConnection.Completion.WaitAsync(cts.Token);
 
-        await using var memoryBroker = FakeBroker.CreateWithoutListener(options);
+        await using var memoryBroker = FakeAmqpBroker.CreateWithoutListener(options);
         await using var served = InMemoryClient.Serve(memoryBroker);
         var memoryConnection = served.Connection;
         List<IAmqpMethod> memorySeen = await RunScriptAsync(served.Client, cts.Token);
@@ -97,7 +97,9 @@ public sealed class InMemoryServeTests
     public async Task Serve_over_pipes_validates_like_TCP()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var broker = FakeBroker.CreateWithoutListener(new FakeBrokerOptions { HeartbeatSeconds = 0 });
+        await using var broker = FakeAmqpBroker.CreateWithoutListener(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 0 }
+        );
         await using var served = InMemoryClient.Serve(broker);
         var (connection, client) = (served.Connection, served.Client);
         await client.HandshakeAsync(cancellationToken: cts.Token);
@@ -114,8 +116,8 @@ public sealed class InMemoryServeTests
     public async Task Dispose_returns_even_when_the_client_stopped_reading()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        var broker = FakeBroker.CreateWithoutListener(
-            new FakeBrokerOptions { HeartbeatSeconds = 0, CloseTimeout = TimeSpan.FromMilliseconds(300) }
+        var broker = FakeAmqpBroker.CreateWithoutListener(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 0, CloseTimeout = TimeSpan.FromMilliseconds(300) }
         );
         var served = InMemoryClient.Serve(
             broker,
@@ -145,8 +147,8 @@ public sealed class InMemoryServeTests
     public async Task Dispose_closes_every_connection_with_320_and_returns()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        var broker = await FakeBroker.StartAsync(
-            new FakeBrokerOptions { HeartbeatSeconds = 0, CloseTimeout = TimeSpan.FromMilliseconds(500) }
+        var broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 0, CloseTimeout = TimeSpan.FromMilliseconds(500) }
         );
         await using var polite = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
         await polite.HandshakeAsync(cancellationToken: cts.Token);

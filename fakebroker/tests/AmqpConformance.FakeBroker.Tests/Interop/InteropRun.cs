@@ -25,8 +25,8 @@ internal static class InteropRun
         ITestOutputHelper output
     )
     {
-        await using FakeBroker broker = await FakeBroker.StartAsync(
-            new FakeBrokerOptions
+        await using FakeAmqpBroker broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions
             {
                 FrameMax = frameMax,
                 HeartbeatSeconds = 0,

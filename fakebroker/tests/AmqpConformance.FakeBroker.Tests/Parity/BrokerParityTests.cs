@@ -22,7 +22,9 @@ public sealed class BrokerParityTests(ITestOutputHelper output)
         ParityAnswer rabbit = await ParityProbe.RunAsync(parityCase, host, port);
         ParityAnswer fake;
         await using (
-            FakeBroker broker = await FakeBroker.StartAsync(new FakeBrokerOptions { Strictness = Strictness.RabbitMq })
+            FakeAmqpBroker broker = await FakeAmqpBroker.StartAsync(
+                new FakeAmqpBrokerOptions { Strictness = Strictness.RabbitMq }
+            )
         )
             fake = await ParityProbe.RunAsync(parityCase, "127.0.0.1", broker.Port);
 

@@ -22,7 +22,7 @@ internal static class ParityProbe
             return await ObserveAsync(client, ct);
         }
 
-        var handshake = new ClientHandshake
+        var handshake = new TestPeerHandshake
         {
             Password = parityCase.Password,
             AuthenticationFailureClose = parityCase.AuthenticationFailureClose,

@@ -38,8 +38,8 @@ public sealed class RabbitMqClientRoundTripTests(ITestOutputHelper output)
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(60));
         var ct = cts.Token;
-        await using var broker = await FakeBroker.StartAsync(
-            new FakeBrokerOptions { FrameMax = frameMax, HeartbeatSeconds = 0 }
+        await using var broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions { FrameMax = frameMax, HeartbeatSeconds = 0 }
         );
         var factory = new ConnectionFactory
         {

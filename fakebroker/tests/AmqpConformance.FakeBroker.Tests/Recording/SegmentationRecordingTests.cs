@@ -1,6 +1,7 @@
 using System.IO.Pipelines;
 using AmqpConformance.Protocol;
 using AmqpConformance.Protocol.Recording;
+using AmqpConformance.Protocol.Transport;
 
 namespace AmqpConformance.FakeBroker.Tests.Recording;
 
@@ -8,8 +9,6 @@ namespace AmqpConformance.FakeBroker.Tests.Recording;
 /// segments through the general reader: the log and the findings must not depend on which way a frame came.</summary>
 public sealed class SegmentationRecordingTests
 {
-    private sealed record DuplexPipe(PipeReader Input, PipeWriter Output) : IDuplexPipe;
-
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(15);
 
     /// <summary>After the handshake (frame_max 4096) and channels 1 and 2: a 5000-byte publish (two body frames), a
@@ -38,14 +37,14 @@ public sealed class SegmentationRecordingTests
     private static async Task<FrameLog> RecordAsync(int chunk, int segmentSize)
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var broker = FakeBroker.CreateWithoutListener(
-            new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 4096 }
+        await using var broker = FakeAmqpBroker.CreateWithoutListener(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 0, FrameMax = 4096 }
         );
         var toBroker = new Pipe(new PipeOptions(minimumSegmentSize: segmentSize));
         var fromBroker = new Pipe();
         var connection = broker.Serve(new DuplexPipe(toBroker.Reader, fromBroker.Writer));
         await using var client = AmqpTestClient.Over(fromBroker.Reader, toBroker.Writer);
-        await client.HandshakeAsync(new ClientHandshake { FrameMax = 4096 }, cancellationToken: cts.Token);
+        await client.HandshakeAsync(new TestPeerHandshake { FrameMax = 4096 }, cancellationToken: cts.Token);
         await client.OpenChannelAsync(1, cts.Token);
         await client.OpenChannelAsync(2, cts.Token);
         byte[] traffic = Traffic();

@@ -16,8 +16,8 @@ public sealed class SentFrameRecordingTests
     private static async Task<BrokerConnection> RunAsync(FrameLogOptions log, byte[] body)
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var broker = await FakeBroker.StartAsync(
-            new FakeBrokerOptions
+        await using var broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions
             {
                 HeartbeatSeconds = 0,
                 FrameMax = 4096,
@@ -96,7 +96,7 @@ public sealed class SentFrameRecordingTests
     public async Task A_live_subscriber_attached_on_accept_sees_every_frame_the_log_keeps()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
+        await using var broker = await FakeAmqpBroker.StartAsync(new FakeAmqpBrokerOptions { HeartbeatSeconds = 0 });
         var seen = new System.Collections.Concurrent.ConcurrentQueue<FrameRecord>();
         broker.ConnectionAccepted += c => c.Log.Subscribe(seen.Enqueue);
         await using (var client = await AmqpTestClient.ConnectOpenAsync(broker.Endpoint, cts.Token))

@@ -14,12 +14,12 @@ public sealed class TruncatedFrameTests
     public async Task Stream_closed_half_way_through_a_body_frame_is_reported_with_the_bytes_that_came()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var broker = FakeBroker.CreateWithoutListener(
-            new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 4096 }
+        await using var broker = FakeAmqpBroker.CreateWithoutListener(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 0, FrameMax = 4096 }
         );
         await using var served = InMemoryClient.Serve(broker);
         var (connection, client) = (served.Connection, served.Client);
-        await client.HandshakeAsync(new ClientHandshake { FrameMax = 4096 }, cancellationToken: cts.Token);
+        await client.HandshakeAsync(new TestPeerHandshake { FrameMax = 4096 }, cancellationToken: cts.Token);
         await client.OpenChannelAsync(1, cts.Token);
         var draining = Task.Run(() => client.ReadUntilClosedAsync(cts.Token), cts.Token);
 
@@ -51,7 +51,9 @@ public sealed class TruncatedFrameTests
     public async Task Fewer_than_seven_bytes_of_a_frame_are_reported_too()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var broker = FakeBroker.CreateWithoutListener(new FakeBrokerOptions { HeartbeatSeconds = 0 });
+        await using var broker = FakeAmqpBroker.CreateWithoutListener(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 0 }
+        );
         await using var served = InMemoryClient.Serve(broker);
         var (connection, client) = (served.Connection, served.Client);
         await client.HandshakeAsync(cancellationToken: cts.Token);
@@ -67,7 +69,7 @@ public sealed class TruncatedFrameTests
     public async Task Peer_reset_after_half_a_body_frame_over_TCP_is_reported_and_other_connections_carry_on()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
+        await using var broker = await FakeAmqpBroker.StartAsync(new FakeAmqpBrokerOptions { HeartbeatSeconds = 0 });
         await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
         await client.HandshakeAsync(cancellationToken: cts.Token);
         await client.OpenChannelAsync(1, cts.Token);

@@ -14,9 +14,12 @@ public sealed class InternalFailureTests
     /// <summary>A broker whose connections' logs have a subscriber that throws on the first
     /// <paramref name="methodName"/> frame going <paramref name="direction"/>: a stand-in for any failure inside the
     /// broker's loops.</summary>
-    private static async Task<FakeBroker> StartWithFailingSubscriberAsync(FrameDirection direction, string methodName)
+    private static async Task<FakeAmqpBroker> StartWithFailingSubscriberAsync(
+        FrameDirection direction,
+        string methodName
+    )
     {
-        var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
+        var broker = await FakeAmqpBroker.StartAsync(new FakeAmqpBrokerOptions { HeartbeatSeconds = 0 });
         broker.ConnectionAccepted += c =>
             c.Log.Subscribe(f =>
             {

@@ -83,8 +83,8 @@ public sealed class RandomFrameTests
     [Fact]
     public async Task Random_frame_streams_always_end_cleanly()
     {
-        await using var broker = FakeBroker.CreateWithoutListener(
-            new FakeBrokerOptions { HeartbeatSeconds = 0, CloseTimeout = TimeSpan.FromMilliseconds(200) }
+        await using var broker = FakeAmqpBroker.CreateWithoutListener(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 0, CloseTimeout = TimeSpan.FromMilliseconds(200) }
         );
         for (int seed = 1; seed <= 150; seed++)
         {
@@ -92,7 +92,7 @@ public sealed class RandomFrameTests
             var random = new Random(seed);
             await using var served = InMemoryClient.Serve(broker);
             var (connection, client) = (served.Connection, served.Client);
-            await client.HandshakeAsync(new ClientHandshake { FrameMax = 4096 }, cancellationToken: cts.Token);
+            await client.HandshakeAsync(new TestPeerHandshake { FrameMax = 4096 }, cancellationToken: cts.Token);
             await client.OpenChannelAsync(1, cts.Token);
             var draining = Task.Run(() => client.ReadUntilClosedAsync(cts.Token), cts.Token); // never let the broker's output stall
             int frames = random.Next(1, 30);

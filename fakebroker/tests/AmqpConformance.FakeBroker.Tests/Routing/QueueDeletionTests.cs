@@ -8,10 +8,10 @@ namespace AmqpConformance.FakeBroker.Tests.Routing;
 public sealed class QueueDeletionTests : IAsyncLifetime
 {
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(15);
-    private FakeBroker _broker = null!;
+    private FakeAmqpBroker _broker = null!;
 
     public async Task InitializeAsync() =>
-        _broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
+        _broker = await FakeAmqpBroker.StartAsync(new FakeAmqpBrokerOptions { HeartbeatSeconds = 0 });
 
     public async Task DisposeAsync() => await _broker.DisposeAsync();
 
@@ -19,7 +19,7 @@ public sealed class QueueDeletionTests : IAsyncLifetime
     {
         var client = await AmqpTestClient.ConnectAsync(_broker.Endpoint, ct);
         await client.HandshakeAsync(
-            new ClientHandshake { Capabilities = cancelNotify ? ["consumer_cancel_notify"] : [] },
+            new TestPeerHandshake { Capabilities = cancelNotify ? ["consumer_cancel_notify"] : [] },
             cancellationToken: ct
         );
         await client.OpenChannelAsync(1, ct);

@@ -17,8 +17,8 @@ public sealed class RepeatedPublishTests
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(20));
         var ct = cts.Token;
-        await using var broker = await FakeBroker.StartAsync(
-            new FakeBrokerOptions { HeartbeatSeconds = 0, KeepPublished = keepPublished },
+        await using var broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 0, KeepPublished = keepPublished },
             ct
         );
         await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, ct);

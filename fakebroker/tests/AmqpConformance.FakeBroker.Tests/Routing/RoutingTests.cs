@@ -7,13 +7,13 @@ namespace AmqpConformance.FakeBroker.Tests.Routing;
 /// <summary>Exchanges, bindings, mandatory returns, basic.get and requeueing, over the raw client.</summary>
 public sealed class RoutingTests : IAsyncLifetime
 {
-    private FakeBroker _broker = null!;
+    private FakeAmqpBroker _broker = null!;
     private AmqpTestClient _client = null!;
     private readonly CancellationTokenSource _cts = new(TimeSpan.FromSeconds(20));
 
     public async Task InitializeAsync()
     {
-        _broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
+        _broker = await FakeAmqpBroker.StartAsync(new FakeAmqpBrokerOptions { HeartbeatSeconds = 0 });
         _client = await AmqpTestClient.ConnectAsync(_broker.Endpoint, _cts.Token);
         await _client.HandshakeAsync(cancellationToken: _cts.Token);
         await _client.OpenChannelAsync(1, _cts.Token);
@@ -328,8 +328,8 @@ public sealed class RoutingTests : IAsyncLifetime
     [Fact]
     public async Task Without_coalescing_each_publish_gets_its_own_single_ack()
     {
-        await using var broker = await FakeBroker.StartAsync(
-            new FakeBrokerOptions { HeartbeatSeconds = 0, CoalesceConfirms = false }
+        await using var broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 0, CoalesceConfirms = false }
         );
         await using var client = await AmqpTestClient.ConnectOpenAsync(broker.Endpoint, Ct);
         await client.SendMethodAsync(1, new ConfirmSelect(), Ct);

@@ -23,8 +23,8 @@ public sealed class StrictProfileTests
         int frameMax = 4096
     )
     {
-        await using var broker = await FakeBroker.StartAsync(
-            new FakeBrokerOptions
+        await using var broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions
             {
                 HeartbeatSeconds = 0,
                 FrameMax = frameMax,

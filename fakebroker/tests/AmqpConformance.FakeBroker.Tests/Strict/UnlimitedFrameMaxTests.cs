@@ -12,11 +12,11 @@ public sealed class UnlimitedFrameMaxTests
     public async Task A_one_mebibyte_body_frame_round_trips_in_one_frame()
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(15));
-        await using var broker = await FakeBroker.StartAsync(
-            new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 0 }
+        await using var broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 0, FrameMax = 0 }
         );
         await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
-        await client.HandshakeAsync(new ClientHandshake { FrameMax = 0 }, cancellationToken: cts.Token);
+        await client.HandshakeAsync(new TestPeerHandshake { FrameMax = 0 }, cancellationToken: cts.Token);
         Assert.Equal(0u, client.Tune!.FrameMax);
         await client.OpenChannelAsync(1, cts.Token);
         await client.SendMethodAsync(1, new QueueDeclare { Queue = "big" }, cts.Token);

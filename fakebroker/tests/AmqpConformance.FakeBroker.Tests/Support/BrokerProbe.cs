@@ -6,7 +6,7 @@ namespace AmqpConformance.FakeBroker.Tests.Support;
 /// gets the message back byte-exact with basic.get.</summary>
 internal static class BrokerProbe
 {
-    public static async Task AssertServesAsync(FakeBroker broker, CancellationToken cancellationToken)
+    public static async Task AssertServesAsync(FakeAmqpBroker broker, CancellationToken cancellationToken)
     {
         await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cancellationToken);
         await client.HandshakeAsync(cancellationToken: cancellationToken);

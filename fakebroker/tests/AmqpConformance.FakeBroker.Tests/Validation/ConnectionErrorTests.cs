@@ -11,10 +11,10 @@ namespace AmqpConformance.FakeBroker.Tests.Validation;
 public sealed class ConnectionErrorTests : IAsyncLifetime
 {
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(15);
-    private FakeBroker _broker = null!;
+    private FakeAmqpBroker _broker = null!;
 
     public async Task InitializeAsync() =>
-        _broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 4096 });
+        _broker = await FakeAmqpBroker.StartAsync(new FakeAmqpBrokerOptions { HeartbeatSeconds = 0, FrameMax = 4096 });
 
     public async Task DisposeAsync() => await _broker.DisposeAsync();
 
@@ -217,8 +217,8 @@ public sealed class ConnectionErrorTests : IAsyncLifetime
     [Fact]
     public async Task Channel_max_reached_is_530()
     {
-        await using var broker = await FakeBroker.StartAsync(
-            new FakeBrokerOptions { HeartbeatSeconds = 0, ChannelMax = 2 }
+        await using var broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 0, ChannelMax = 2 }
         );
         using var cts = new CancellationTokenSource(Timeout);
         await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);

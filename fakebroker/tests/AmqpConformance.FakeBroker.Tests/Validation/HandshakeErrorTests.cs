@@ -8,10 +8,10 @@ namespace AmqpConformance.FakeBroker.Tests.Validation;
 public sealed class HandshakeErrorTests : IAsyncLifetime
 {
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(15);
-    private FakeBroker _broker = null!;
+    private FakeAmqpBroker _broker = null!;
 
     public async Task InitializeAsync() =>
-        _broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
+        _broker = await FakeAmqpBroker.StartAsync(new FakeAmqpBrokerOptions { HeartbeatSeconds = 0 });
 
     public async Task DisposeAsync() => await _broker.DisposeAsync();
 
@@ -41,7 +41,7 @@ public sealed class HandshakeErrorTests : IAsyncLifetime
     {
         using var cts = new CancellationTokenSource(Timeout);
         await using var client = await AmqpTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
-        await client.HandshakeAsync(new ClientHandshake { Password = "wrong" }, HandshakeStep.StartOk, cts.Token);
+        await client.HandshakeAsync(new TestPeerHandshake { Password = "wrong" }, HandshakeStep.StartOk, cts.Token);
         var close = await client.ExpectConnectionCloseAsync(cts.Token);
         Assert.Equal(403, close.ReplyCode);
         Assert.Equal(
@@ -62,7 +62,7 @@ public sealed class HandshakeErrorTests : IAsyncLifetime
         using var cts = new CancellationTokenSource(Timeout);
         await using var client = await AmqpTestClient.ConnectAsync(_broker.Endpoint, cts.Token);
         await client.HandshakeAsync(
-            new ClientHandshake { User = "nobody", AuthenticationFailureClose = false },
+            new TestPeerHandshake { User = "nobody", AuthenticationFailureClose = false },
             HandshakeStep.StartOk,
             cts.Token
         );

@@ -4,7 +4,7 @@ using AmqpConformance.Protocol;
 namespace AmqpConformance.FakeBroker.Tests.Validation;
 
 /// <summary>A client that stalls in the handshake loses the socket after
-/// <see cref="FakeBrokerOptions.HandshakeTimeout"/> (RabbitMQ 3.10 resets after its 10 s handshake_timeout, checked
+/// <see cref="FakeAmqpBrokerOptions.HandshakeTimeout"/> (RabbitMQ 3.10 resets after its 10 s handshake_timeout, checked
 /// against it); one that completes it keeps it.</summary>
 public sealed class HandshakeTimeoutTests
 {
@@ -16,8 +16,8 @@ public sealed class HandshakeTimeoutTests
     public async Task Stalled_handshake_is_closed_without_connection_close(bool sendHeader)
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var broker = await FakeBroker.StartAsync(
-            new FakeBrokerOptions { HeartbeatSeconds = 0, HandshakeTimeout = TimeSpan.FromMilliseconds(300) }
+        await using var broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 0, HandshakeTimeout = TimeSpan.FromMilliseconds(300) }
         );
         await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
         if (sendHeader)
@@ -39,8 +39,8 @@ public sealed class HandshakeTimeoutTests
     public async Task Completed_handshake_outlives_the_timeout()
     {
         using var cts = new CancellationTokenSource(Timeout);
-        await using var broker = await FakeBroker.StartAsync(
-            new FakeBrokerOptions { HeartbeatSeconds = 0, HandshakeTimeout = TimeSpan.FromMilliseconds(300) }
+        await using var broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 0, HandshakeTimeout = TimeSpan.FromMilliseconds(300) }
         );
         await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
         await client.HandshakeAsync(cancellationToken: cts.Token);
@@ -53,7 +53,9 @@ public sealed class HandshakeTimeoutTests
     [Fact]
     public void Zero_or_negative_timeouts_are_refused()
     {
-        Assert.Throws<ArgumentException>(() => new FakeBrokerOptions { HandshakeTimeout = TimeSpan.Zero }.Validate());
-        new FakeBrokerOptions { HandshakeTimeout = System.Threading.Timeout.InfiniteTimeSpan }.Validate();
+        Assert.Throws<ArgumentException>(() =>
+            new FakeAmqpBrokerOptions { HandshakeTimeout = TimeSpan.Zero }.Validate()
+        );
+        new FakeAmqpBrokerOptions { HandshakeTimeout = System.Threading.Timeout.InfiniteTimeSpan }.Validate();
     }
 }

@@ -17,8 +17,8 @@ public sealed class HugeFrameClaimTests
     [Fact]
     public async Task Two_gigabyte_frame_claim_after_open_is_501_and_allocates_nothing_of_that_size()
     {
-        await using var broker = await FakeBroker.StartAsync(
-            new FakeBrokerOptions { HeartbeatSeconds = 0, FrameMax = 0 }
+        await using var broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions { HeartbeatSeconds = 0, FrameMax = 0 }
         );
         using var cts = new CancellationTokenSource(Timeout);
         await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
@@ -51,7 +51,7 @@ public sealed class HugeFrameClaimTests
     [Fact]
     public async Task Two_gigabyte_frame_claim_before_tune_drops_the_socket_like_RabbitMQ_3()
     {
-        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
+        await using var broker = await FakeAmqpBroker.StartAsync(new FakeAmqpBrokerOptions { HeartbeatSeconds = 0 });
         using var cts = new CancellationTokenSource(Timeout);
         await using var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
         await client.SendProtocolHeaderAsync(cts.Token);

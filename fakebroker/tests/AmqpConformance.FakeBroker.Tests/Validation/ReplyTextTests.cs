@@ -9,10 +9,10 @@ namespace AmqpConformance.FakeBroker.Tests.Validation;
 public sealed class ReplyTextTests : IAsyncLifetime
 {
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(15);
-    private FakeBroker _broker = null!;
+    private FakeAmqpBroker _broker = null!;
 
     public async Task InitializeAsync() =>
-        _broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
+        _broker = await FakeAmqpBroker.StartAsync(new FakeAmqpBrokerOptions { HeartbeatSeconds = 0 });
 
     public async Task DisposeAsync() => await _broker.DisposeAsync();
 

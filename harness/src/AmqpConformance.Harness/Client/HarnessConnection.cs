@@ -6,12 +6,13 @@ using System.Text;
 using AmqpConformance.Harness.Reports;
 using AmqpConformance.Harness.Writers;
 using AmqpConformance.Protocol;
+using AmqpConformance.Protocol.Transport;
 
 namespace AmqpConformance.Harness.Client;
 
 /// <summary>
 /// The harness's own minimal AMQP 0-9-1 client: just enough to drive a frame writer against a broker end to end.
-/// It connects over TCP or over any <see cref="IDuplexPipe"/> (pair it with <c>FakeBroker.Serve</c>), logs in with
+/// It connects over TCP or over any <see cref="IDuplexPipe"/> (pair it with <c>FakeAmqpBroker.Serve</c>), logs in with
 /// PLAIN, tunes, opens the virtual host, then sends every command through the <see cref="IFrameWriter"/> made by
 /// <see cref="HarnessClientOptions.WriterFactory"/>.
 /// </summary>
@@ -200,9 +201,10 @@ public sealed class HarnessConnection : IAsyncDisposable
                 await _writer.WriteAsync(close, timeout.Token).ConfigureAwait(false);
                 await _closeOk.Task.WaitAsync(timeout.Token).ConfigureAwait(false);
             }
-            catch (Exception)
+            catch (Exception e)
             {
                 // best effort: the transport is torn down below either way
+                SwallowedExceptions.Record("closing the connection: connection.close and its close-ok", e);
             }
         }
         _stopHeartbeats.Cancel();
@@ -389,9 +391,10 @@ public sealed class HarnessConnection : IAsyncDisposable
                     ?? new HarnessConnectionException($"Reading from the broker failed: {ex.Message}", ex)
             );
         }
-        catch (Exception)
+        catch (Exception e)
         {
             // reading stopped because this client is closing: not a failure
+            SwallowedExceptions.Record("closing the connection: reading from the broker", e);
         }
         _closeOk.TrySetResult();
         _ended.TrySetResult();
@@ -439,9 +442,10 @@ public sealed class HarnessConnection : IAsyncDisposable
             using var timeout = new CancellationTokenSource(_options.CloseTimeout);
             await Writer.WriteAsync(command, timeout.Token).ConfigureAwait(false);
         }
-        catch (Exception)
+        catch (Exception e)
         {
             // the connection is going away anyway
+            SwallowedExceptions.Record($"replying {reply.GetType().Name} to the broker (best effort)", e);
         }
     }
 
@@ -464,9 +468,14 @@ public sealed class HarnessConnection : IAsyncDisposable
                     .ConfigureAwait(false);
             }
         }
-        catch (Exception)
+        catch (OperationCanceledException) when (_stopHeartbeats.IsCancellationRequested)
         {
-            // stopped, or the writer failed (the reader or the next publish reports that)
+            // stopped: the connection is closing, and there is nothing left to send
+        }
+        catch (Exception e)
+        {
+            // the writer failed (the reader or the next publish reports that)
+            SwallowedExceptions.Record("sending a heartbeat", e);
         }
     }
 

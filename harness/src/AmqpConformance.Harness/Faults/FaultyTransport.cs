@@ -1,4 +1,5 @@
 using System.IO.Pipelines;
+using AmqpConformance.Protocol.Transport;
 
 namespace AmqpConformance.Harness.Faults;
 
@@ -197,11 +198,5 @@ public sealed class FaultyTransport : IAsyncDisposable
                 await sink.Writer.CompleteAsync(failReads ? t.ToException() : null).ConfigureAwait(false);
                 break;
         }
-    }
-
-    private sealed class DuplexPipe(PipeReader input, PipeWriter output) : IDuplexPipe
-    {
-        public PipeReader Input { get; } = input;
-        public PipeWriter Output { get; } = output;
     }
 }

@@ -6,19 +6,12 @@ namespace AmqpConformance.Harness.Verdicts;
 /// fail.</summary>
 /// <remarks>Holds trivially for runs that did not stall the output (<see cref="ConformanceEvidence.Backpressure"/> is
 /// null).</remarks>
-public sealed class BackpressureChecker : IInvariantChecker
+public sealed class BackpressureChecker() : InvariantChecker(InvariantNames.Backpressure)
 {
-    /// <inheritdoc />
-    public string Invariant => InvariantNames.Backpressure;
-
-    /// <inheritdoc />
-    public Verdict Check(ConformanceEvidence evidence, WireAssembly wire)
+    private protected override void Judge(ConformanceEvidence evidence, WireAssembly wire, ViolationList v)
     {
-        ArgumentNullException.ThrowIfNull(evidence);
-        ArgumentNullException.ThrowIfNull(wire);
-        var v = new ViolationList(Invariant);
         if (evidence.Backpressure is not { } b)
-            return v.ToVerdict();
+            return;
         if (b.AcceptedBound is { } bound && b.PeakAcceptedUnflushed > bound)
             v.Add(
                 "accepted-beyond-capacity",
@@ -32,6 +25,5 @@ public sealed class BackpressureChecker : IInvariantChecker
                 "unbounded-buffering",
                 $"With the output stalled the writer held {b.PeakBytesHeld} bytes, over the bound of {b.BoundBytes} ({b.Explanation})."
             );
-        return v.ToVerdict();
     }
 }

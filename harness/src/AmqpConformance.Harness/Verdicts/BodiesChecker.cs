@@ -9,17 +9,10 @@ namespace AmqpConformance.Harness.Verdicts;
 /// writer-level runner's publishes carry) names the call of its own command: a writer that sends another publish's
 /// properties (a cached header of the same shape) shows as <c>header-mismatch</c>.</summary>
 /// <remarks>Compares whole payloads when the log kept them, otherwise each body frame's digest.</remarks>
-public sealed class BodiesChecker : IInvariantChecker
+public sealed class BodiesChecker() : InvariantChecker(InvariantNames.Bodies)
 {
-    /// <inheritdoc />
-    public string Invariant => InvariantNames.Bodies;
-
-    /// <inheritdoc />
-    public Verdict Check(ConformanceEvidence evidence, WireAssembly wire)
+    private protected override void Judge(ConformanceEvidence evidence, WireAssembly wire, ViolationList v)
     {
-        ArgumentNullException.ThrowIfNull(evidence);
-        ArgumentNullException.ThrowIfNull(wire);
-        var v = new ViolationList(Invariant);
         var calls = evidence.Calls.ToDictionary(c => c.Id);
         foreach (var cmd in wire.Commands)
         {
@@ -47,7 +40,7 @@ public sealed class BodiesChecker : IInvariantChecker
                     int diff = FirstDifference(payload.Span, want);
                     if (diff >= 0)
                     {
-                        bool poison = call.PoisonedAfterCompletion && payload.Span[diff] == PublishCall.PoisonByte;
+                        bool poison = call.PoisonedAfterCompletion && payload.Span[diff] == CallRecord.PoisonByte;
                         v.Add(
                             poison ? "read-after-completion" : "body-mismatch",
                             $"Call {id}'s body differs from the caller's bytes at body offset {offset + diff} (frame {s}): wire 0x{payload.Span[diff]:X2}, caller 0x{want[diff]:X2}."
@@ -80,7 +73,6 @@ public sealed class BodiesChecker : IInvariantChecker
                 offset += f.Size;
             }
         }
-        return v.ToVerdict();
     }
 
     /// <summary>Reports a content header whose message-id names another call than its command's.</summary>

@@ -3,20 +3,13 @@ namespace AmqpConformance.Harness.Verdicts;
 /// <summary>Broker: the fake broker, validating like RabbitMQ 3.x, accepted the writer's stream: no connection error
 /// (what RabbitMQ would close the connection for) and no strict-profile finding (what RabbitMQ lets through but an
 /// atomic writer must not do). A frame cut short by an injected transport fault is excused.</summary>
-public sealed class BrokerChecker : IInvariantChecker
+public sealed class BrokerChecker() : InvariantChecker(InvariantNames.Broker)
 {
     /// <summary>The broker's rule for a stream that ended inside a frame.</summary>
     public const string TruncatedFrameRule = "truncated-frame";
 
-    /// <inheritdoc />
-    public string Invariant => InvariantNames.Broker;
-
-    /// <inheritdoc />
-    public Verdict Check(ConformanceEvidence evidence, WireAssembly wire)
+    private protected override void Judge(ConformanceEvidence evidence, WireAssembly wire, ViolationList v)
     {
-        ArgumentNullException.ThrowIfNull(evidence);
-        ArgumentNullException.ThrowIfNull(wire);
-        var v = new ViolationList(Invariant);
         foreach (var finding in evidence.Findings)
         {
             if (
@@ -30,7 +23,6 @@ public sealed class BrokerChecker : IInvariantChecker
                 : "strict profile";
             v.Add(finding.Rule, $"{what}: {finding.Message}", finding.Sequence >= 0 ? [finding.Sequence] : null);
         }
-        return v.ToVerdict();
     }
 
     /// <summary>How a fault record caused by the broker closing the connection starts; such a fault excuses nothing

@@ -7,17 +7,10 @@ namespace AmqpConformance.Harness.Verdicts;
 /// cancels this one is caught. And a call that writes nothing fails only with a cause: a cancelled one ends in
 /// <see cref="OperationCanceledException"/>, and one whose token was not cancelled fails only when the transport failed
 /// or the writer was disposed.</summary>
-public sealed class CancellationChecker : IInvariantChecker
+public sealed class CancellationChecker() : InvariantChecker(InvariantNames.Cancellation)
 {
-    /// <inheritdoc />
-    public string Invariant => InvariantNames.Cancellation;
-
-    /// <inheritdoc />
-    public Verdict Check(ConformanceEvidence evidence, WireAssembly wire)
+    private protected override void Judge(ConformanceEvidence evidence, WireAssembly wire, ViolationList v)
     {
-        ArgumentNullException.ThrowIfNull(evidence);
-        ArgumentNullException.ThrowIfNull(wire);
-        var v = new ViolationList(Invariant);
         foreach (var call in evidence.Calls)
         {
             if (!wire.ByCall.TryGetValue(call.Id, out var cmds))
@@ -106,6 +99,5 @@ public sealed class CancellationChecker : IInvariantChecker
                     cmd.CallId is { } id ? [id] : null
                 );
         }
-        return v.ToVerdict();
     }
 }

@@ -7,17 +7,10 @@ namespace AmqpConformance.Harness.Verdicts;
 /// none for an empty body; a call without content is its method frame alone, and each call's command is the kind the
 /// caller asked for.</summary>
 /// <remarks>A command cut short by an injected transport fault is not held against the writer.</remarks>
-public sealed class CommandShapeChecker : IInvariantChecker
+public sealed class CommandShapeChecker() : InvariantChecker(InvariantNames.CommandShape)
 {
-    /// <inheritdoc />
-    public string Invariant => InvariantNames.CommandShape;
-
-    /// <inheritdoc />
-    public Verdict Check(ConformanceEvidence evidence, WireAssembly wire)
+    private protected override void Judge(ConformanceEvidence evidence, WireAssembly wire, ViolationList v)
     {
-        ArgumentNullException.ThrowIfNull(evidence);
-        ArgumentNullException.ThrowIfNull(wire);
-        var v = new ViolationList(Invariant);
         var calls = evidence.Calls.ToDictionary(c => c.Id);
         int maxPayload = AmqpConstants.MaxBodyFramePayload(evidence.FrameMax);
         foreach (
@@ -98,9 +91,9 @@ public sealed class CommandShapeChecker : IInvariantChecker
                 if (f.Size == 0)
                     v.Add("empty-body-frame", $"Body frame {f.Sequence} is empty.", [f.Sequence], callIds);
                 else if (!isLast && evidence.FrameMax == 0)
-                    // frame_max 0 is unlimited, so a body goes out as one frame: a writer that reads 0 as "use the
-                    // default 131072" and cuts at 131064 (a seventh-round red-team writer) was let through when this
-                    // rule skipped frame_max 0.
+                    // frame_max 0 is unlimited, so a body goes out as one frame (as the reference writers and
+                    // RabbitMQ.Client send it): a non-final body frame here means the writer took 0 for some default
+                    // frame_max, such as 131072, and cut the body at it.
                     v.Add(
                         "body-frame-not-full",
                         $"Body frame {f.Sequence} carries {f.Size} bytes and is not the body's last; frame_max is 0 (unlimited), so a body is one body frame.",
@@ -116,7 +109,6 @@ public sealed class CommandShapeChecker : IInvariantChecker
                     );
             }
         }
-        return v.ToVerdict();
     }
 
     private static string Kind(bool hasContent) =>

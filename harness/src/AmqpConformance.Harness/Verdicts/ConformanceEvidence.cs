@@ -14,7 +14,7 @@ public sealed record ConformanceEvidence
     public required IReadOnlyList<FrameRecord> Frames { get; init; }
 
     /// <summary>Every publish call made, by id.</summary>
-    public required IReadOnlyList<PublishCall> Calls { get; init; }
+    public required IReadOnlyList<CallRecord> Calls { get; init; }
 
     /// <summary>The negotiated frame_max (0 = unlimited).</summary>
     public required int FrameMax { get; init; }
@@ -49,11 +49,11 @@ public sealed record ConformanceEvidence
     public BackpressureSample? Backpressure { get; init; }
 
     /// <summary>Whether publisher confirms were on (delivery tags must map to
-    /// <see cref="PublishCall.PublishSequenceNumber"/>).</summary>
+    /// <see cref="CallRecord.PublishSequenceNumber"/>).</summary>
     public bool ConfirmsEnabled { get; init; }
 
     /// <summary>The wire offset of the writer's first output byte (after the protocol header and the handshake);
-    /// relates <see cref="PublishCall.BodyOwnerDisposedAtOutputBytes"/> to
+    /// relates <see cref="CallRecord.BodyOwnerDisposedAtOutputBytes"/> to
     /// <see cref="FrameRecord.WireOffset"/>.</summary>
     public long OutputWireOffset { get; init; }
 
@@ -63,8 +63,8 @@ public sealed record ConformanceEvidence
     public Writers.WriterCompletion DeclaredCompletion { get; init; }
 
     /// <summary>Whether the harness followed the writer's output to the end (it owns the output and could read every
-    /// frame the writer committed), so that <see cref="PublishCall.OutputEndByte"/> and
-    /// <see cref="PublishCall.DeliveredOutputBytesAtCompletion"/> can be trusted; false at client level, and when the
+    /// frame the writer committed), so that <see cref="CallRecord.OutputEndByte"/> and
+    /// <see cref="CallRecord.DeliveredOutputBytesAtCompletion"/> can be trusted; false at client level, and when the
     /// output stopped making sense (the wire-format invariant says why).</summary>
     public bool OutputDeliveryTracked { get; init; }
 

@@ -6,7 +6,7 @@ namespace AmqpConformance.Harness.Verdicts;
 /// real-time grace too); failures carry a clear exception; pooled buffers still come back. For a writer whose factory
 /// declares <see cref="Writers.WriterCompletion.AfterFlush"/>, every call that reported success had its whole command
 /// delivered by a flush that returned successfully before it completed, fault or no fault.</summary>
-public sealed class FaultsChecker : IInvariantChecker
+public sealed class FaultsChecker() : InvariantChecker(InvariantNames.Faults)
 {
     private static readonly string[] BugExceptionTypes =
     [
@@ -18,9 +18,6 @@ public sealed class FaultsChecker : IInvariantChecker
         nameof(ArgumentNullException),
         "AggregateException",
     ];
-
-    /// <inheritdoc />
-    public string Invariant => InvariantNames.Faults;
 
     /// <summary>How long after the writer saw the fault it may still accept calls (a writer that completes calls on
     /// enqueue learns of the fault on its own loop): calls that start later must fail. Generous (default 1 s), so that
@@ -34,7 +31,7 @@ public sealed class FaultsChecker : IInvariantChecker
 
     /// <summary>The real time, in which the process could run, the writer also gets after it saw the fault before a
     /// call that succeeds is held against it (default 100 ms; judged where the harness measures it,
-    /// <see cref="PublishCall.RunnableAfterFaultSeen"/>). <see cref="Grace"/> is on the case's clock, which the harness
+    /// <see cref="CallRecord.RunnableAfterFaultSeen"/>). <see cref="Grace"/> is on the case's clock, which the harness
     /// skips: a writer whose own thread marks it faulted (a dedicated loop thread, a timer) needs that thread to have
     /// run, and on a loaded machine a second of the case's clock can pass in a moment of real time. A writer that keeps
     /// accepting calls after a fault does so whatever the time given.</summary>
@@ -44,12 +41,8 @@ public sealed class FaultsChecker : IInvariantChecker
     /// a call past <see cref="DefaultGrace"/>.</summary>
     public static readonly TimeSpan DefaultRealGrace = TimeSpan.FromMilliseconds(100);
 
-    /// <inheritdoc />
-    public Verdict Check(ConformanceEvidence evidence, WireAssembly wire)
+    private protected override void Judge(ConformanceEvidence evidence, WireAssembly wire, ViolationList v)
     {
-        ArgumentNullException.ThrowIfNull(evidence);
-        ArgumentNullException.ThrowIfNull(wire);
-        var v = new ViolationList(Invariant);
         foreach (var call in evidence.Calls.Where(c => c.BlockedCaller))
             v.Add(
                 "blocked-caller",
@@ -100,7 +93,6 @@ public sealed class FaultsChecker : IInvariantChecker
             foreach (var leak in (evidence.Pool?.Findings ?? []).Where(i => i.Kind == Pooling.PoolFindingKind.Leak))
                 v.Add("buffers-not-returned-after-fault", $"After the fault, a rental never came back: {leak.Message}");
         }
-        return v.ToVerdict();
     }
 
     /// <summary>A writer that declares it completes calls after their flush promises more than one that completes on

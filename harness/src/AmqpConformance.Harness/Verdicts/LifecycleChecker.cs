@@ -9,17 +9,10 @@ namespace AmqpConformance.Harness.Verdicts;
 /// cancels a caller's token) is kept there for ever.</summary>
 /// <remarks>Holds trivially where the harness did not dispose the writer (<see cref="ConformanceEvidence.Lifecycle"/>
 /// is null).</remarks>
-public sealed class LifecycleChecker : IInvariantChecker
+public sealed class LifecycleChecker() : InvariantChecker(InvariantNames.Lifecycle)
 {
-    /// <inheritdoc />
-    public string Invariant => InvariantNames.Lifecycle;
-
-    /// <inheritdoc />
-    public Verdict Check(ConformanceEvidence evidence, WireAssembly wire)
+    private protected override void Judge(ConformanceEvidence evidence, WireAssembly wire, ViolationList v)
     {
-        ArgumentNullException.ThrowIfNull(evidence);
-        ArgumentNullException.ThrowIfNull(wire);
-        var v = new ViolationList(Invariant);
         if (evidence.CaseHung is { } hung)
             v.Add(
                 "case-hung",
@@ -38,7 +31,7 @@ public sealed class LifecycleChecker : IInvariantChecker
                     + "sees the socket end without a close."
             );
         if (evidence.Lifecycle is not { DisposeInvokedAt: { } invoked } life)
-            return v.ToVerdict();
+            return;
         if (!life.DisposeCompleted)
             v.Add(
                 "dispose-hung",
@@ -116,6 +109,5 @@ public sealed class LifecycleChecker : IInvariantChecker
                 $"The writer flushed its output {life.FlushesAfterDispose} time(s) after DisposeAsync had returned; nothing may be "
                     + "written after disposal returned, and bytes committed before it must not be sent after it either."
             );
-        return v.ToVerdict();
     }
 }

@@ -89,6 +89,6 @@ public sealed record LifecycleRecord(
 
     /// <summary>Whether disposal may explain how <paramref name="call"/> ended: it was pending when disposal began, or
     /// ended after that. A call ended then may be cancelled, whatever its token said.</summary>
-    public bool MayHaveEndedCall(PublishCall call) =>
+    public bool MayHaveEndedCall(CallRecord call) =>
         DisposeInvokedAt is { } invoked && (call.Ended >= invoked || CallsPendingAtDispose.Contains(call.Id));
 }

@@ -3,17 +3,10 @@ namespace AmqpConformance.Harness.Verdicts;
 /// <summary>No interleaving, at two levels: writer level (each command's frames are contiguous on the wire, no other
 /// frame between them, whatever its channel) and protocol level (per channel, no method starts while content is
 /// unfinished).</summary>
-public sealed class NoInterleavingChecker : IInvariantChecker
+public sealed class NoInterleavingChecker() : InvariantChecker(InvariantNames.NoInterleaving)
 {
-    /// <inheritdoc />
-    public string Invariant => InvariantNames.NoInterleaving;
-
-    /// <inheritdoc />
-    public Verdict Check(ConformanceEvidence evidence, WireAssembly wire)
+    private protected override void Judge(ConformanceEvidence evidence, WireAssembly wire, ViolationList v)
     {
-        ArgumentNullException.ThrowIfNull(evidence);
-        ArgumentNullException.ThrowIfNull(wire);
-        var v = new ViolationList(Invariant);
         if (evidence.ConcurrentOutputUse is { } overlap)
             v.Add(
                 "concurrent-output-use",
@@ -71,6 +64,5 @@ public sealed class NoInterleavingChecker : IInvariantChecker
                 [.. cmd.CallId is { } x ? new[] { x } : [], .. others]
             );
         }
-        return v.ToVerdict();
     }
 }

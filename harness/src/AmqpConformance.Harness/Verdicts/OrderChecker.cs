@@ -5,18 +5,10 @@ namespace AmqpConformance.Harness.Verdicts;
 /// exactly once (unless the transport failed, the writer never finished disposing, or it gave up draining through no
 /// fault of its own); with confirms on, the n-th publish on a channel carries the client's sequence number n (the
 /// delivery tag the broker will use).</summary>
-public sealed class OrderChecker : IInvariantChecker
+public sealed class OrderChecker() : InvariantChecker(InvariantNames.Order)
 {
-    /// <inheritdoc />
-    public string Invariant => InvariantNames.Order;
-
-    /// <inheritdoc />
-    public Verdict Check(ConformanceEvidence evidence, WireAssembly wire)
+    private protected override void Judge(ConformanceEvidence evidence, WireAssembly wire, ViolationList v)
     {
-        ArgumentNullException.ThrowIfNull(evidence);
-        ArgumentNullException.ThrowIfNull(wire);
-        var v = new ViolationList(Invariant);
-
         foreach (var call in evidence.Calls)
         {
             wire.ByCall.TryGetValue(call.Id, out var cmds);
@@ -54,7 +46,7 @@ public sealed class OrderChecker : IInvariantChecker
             .ToList();
         var byEnd = onWire.OrderBy(x => x.Call.Ended).ToList();
         int e = 0;
-        (PublishCall Call, int Pos)? latest = null;
+        (CallRecord Call, int Pos)? latest = null;
         foreach (var b in onWire.OrderBy(x => x.Call.Started))
         {
             while (e < byEnd.Count && byEnd[e].Call.Ended < b.Call.Started)
@@ -110,6 +102,5 @@ public sealed class OrderChecker : IInvariantChecker
                 }
             }
         }
-        return v.ToVerdict();
     }
 }

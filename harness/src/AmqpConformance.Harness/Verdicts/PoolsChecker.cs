@@ -5,17 +5,10 @@ namespace AmqpConformance.Harness.Verdicts;
 /// <summary>Pools: after the writer is disposed every rental came back exactly once, nothing foreign came back, nothing
 /// was written after return; every body owner was disposed exactly once, and not before its last body byte was in the
 /// output.</summary>
-public sealed class PoolsChecker : IInvariantChecker
+public sealed class PoolsChecker() : InvariantChecker(InvariantNames.Pools)
 {
-    /// <inheritdoc />
-    public string Invariant => InvariantNames.Pools;
-
-    /// <inheritdoc />
-    public Verdict Check(ConformanceEvidence evidence, WireAssembly wire)
+    private protected override void Judge(ConformanceEvidence evidence, WireAssembly wire, ViolationList v)
     {
-        ArgumentNullException.ThrowIfNull(evidence);
-        ArgumentNullException.ThrowIfNull(wire);
-        var v = new ViolationList(Invariant);
         foreach (var finding in evidence.Pool?.Findings ?? [])
             v.Add(RuleOf(finding.Kind), finding.Message);
         foreach (var finding in evidence.CallerArrayFindings)
@@ -43,7 +36,6 @@ public sealed class PoolsChecker : IInvariantChecker
                     );
             }
         }
-        return v.ToVerdict();
     }
 
     /// <summary>The rule name reported for a pool finding.</summary>

@@ -6,7 +6,7 @@ namespace AmqpConformance.Harness.Verdicts;
 /// <param name="Message">A sentence a person can act on.</param>
 /// <param name="Frames">The <see cref="Protocol.Recording.FrameRecord.Sequence"/> numbers of the offending frames (may
 /// be empty).</param>
-/// <param name="Calls">The <see cref="PublishCall.Id"/>s of the calls involved (may be empty).</param>
+/// <param name="Calls">The <see cref="CallRecord.Id"/>s of the calls involved (may be empty).</param>
 public sealed record Violation(
     string Invariant,
     string Rule,

@@ -3,17 +3,10 @@ namespace AmqpConformance.Harness.Verdicts;
 /// <summary>Visibility: a call that completed successfully has its bytes flushed to the output's reader without any
 /// further action by the caller (no later call, no disposal, no completion of the output), within the harness's
 /// bound.</summary>
-public sealed class VisibilityChecker : IInvariantChecker
+public sealed class VisibilityChecker() : InvariantChecker(InvariantNames.Visibility)
 {
-    /// <inheritdoc />
-    public string Invariant => InvariantNames.Visibility;
-
-    /// <inheritdoc />
-    public Verdict Check(ConformanceEvidence evidence, WireAssembly wire)
+    private protected override void Judge(ConformanceEvidence evidence, WireAssembly wire, ViolationList v)
     {
-        ArgumentNullException.ThrowIfNull(evidence);
-        ArgumentNullException.ThrowIfNull(wire);
-        var v = new ViolationList(Invariant);
         foreach (var lapse in evidence.VisibilityLapses)
             v.Add(
                 "not-flushed",
@@ -23,6 +16,5 @@ public sealed class VisibilityChecker : IInvariantChecker
                 null,
                 lapse.Calls
             );
-        return v.ToVerdict();
     }
 }

@@ -5,17 +5,10 @@ namespace AmqpConformance.Harness.Verdicts;
 /// <summary>Wire format: every frame is type|channel|size|payload|0xCE with the size it claims, of a defined type, no
 /// larger than frame_max (method and header frames too), and the stream does not end inside a frame unless the
 /// transport failed.</summary>
-public sealed class WireFormatChecker : IInvariantChecker
+public sealed class WireFormatChecker() : InvariantChecker(InvariantNames.WireFormat)
 {
-    /// <inheritdoc />
-    public string Invariant => InvariantNames.WireFormat;
-
-    /// <inheritdoc />
-    public Verdict Check(ConformanceEvidence evidence, WireAssembly wire)
+    private protected override void Judge(ConformanceEvidence evidence, WireAssembly wire, ViolationList v)
     {
-        ArgumentNullException.ThrowIfNull(evidence);
-        ArgumentNullException.ThrowIfNull(wire);
-        var v = new ViolationList(Invariant);
         foreach (var f in wire.Frames)
         {
             if (!f.FrameEndValid)
@@ -48,6 +41,5 @@ public sealed class WireFormatChecker : IInvariantChecker
                 "partial-frame",
                 $"The stream ends with {evidence.TrailingPartialBytes} bytes that are not a whole frame, and no transport fault explains it."
             );
-        return v.ToVerdict();
     }
 }

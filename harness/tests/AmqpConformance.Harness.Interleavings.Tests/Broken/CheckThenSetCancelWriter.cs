@@ -8,8 +8,8 @@ namespace AmqpConformance.Harness.Interleavings.Tests.Broken;
 /// to be all or nothing: the loop claims a queued entry with a compare-exchange, but the cancellation callback only
 /// checks that the entry is still queued and then marks it cancelled ("the loop unregisters the callback before it
 /// writes"). A cancellation that checked just before the loop's claim releases the command and fails the call while the
-/// loop writes the released frames and releases them again. The red team's third round hid this bug in a copy of the
-/// coalescing writer; 600 property cases missed it.
+/// loop writes the released frames and releases them again. A black-box run reaches that window only by chance (600
+/// property cases missed it in a copy of the coalescing writer).
 /// </summary>
 public sealed class CheckThenSetCancelWriter : IFrameWriter
 {

@@ -5,9 +5,9 @@ namespace AmqpConformance.Harness.Interleavings.Tests.Broken;
 /// <summary>
 /// DELIBERATELY BROKEN: an inline writer (a gate around write-and-flush) that records its output's failure only after
 /// it let go of the gate. A call waiting for the gate takes it in between, finds no fault recorded, and writes to the
-/// failed output. The coalescing reference writer had this order until 26 Nov 2026 (its loop's <c>finally</c> released
-/// the gate before the outer <c>catch</c> recorded the fault); the property suites found it once in CI and missed it in
-/// 12,000 cases of a dedicated run.
+/// failed output. A loop whose <c>finally</c> releases the gate before the outer <c>catch</c> records the fault has
+/// this order; black-box property cases reach the window only by chance (0 in 12,000 cases of a dedicated run, see
+/// docs/decisions.md, "Coyote for this project's own writers").
 /// </summary>
 public sealed class GateReleasedBeforeFaultWriter(WriterContext context) : IFrameWriter
 {

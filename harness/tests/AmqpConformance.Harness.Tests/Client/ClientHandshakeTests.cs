@@ -1,9 +1,10 @@
+using AmqpConformance.FakeBroker;
 using AmqpConformance.Harness.Client;
 using AmqpConformance.Harness.Tests.Writers.Support;
 using AmqpConformance.Protocol;
 using AmqpConformance.Protocol.Recording;
+using AmqpConformance.Protocol.Transport;
 using AmqpConformance.TestSupport.Peers;
-using ClientHandshake = AmqpConformance.Harness.Client.ClientHandshake;
 
 namespace AmqpConformance.Harness.Tests.Client;
 
@@ -15,7 +16,7 @@ public sealed class ClientHandshakeTests
     public async Task OpenChannelsAsync_opens_every_channel_in_one_flush_and_reads_every_reply(bool confirms)
     {
         using var deadline = new CancellationTokenSource(WriterTestKit.TestTimeout);
-        await using var broker = FakeBroker.FakeBroker.CreateWithoutListener();
+        await using var broker = FakeAmqpBroker.CreateWithoutListener();
         var (client, server) = DuplexPipe.CreatePair();
         var connection = broker.Serve(server);
         await ClientHandshake.OpenAsync(client, new HarnessClientOptions(), deadline.Token);

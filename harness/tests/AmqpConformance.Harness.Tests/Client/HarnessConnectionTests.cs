@@ -5,6 +5,7 @@ using AmqpConformance.Harness.Pooling;
 using AmqpConformance.Harness.Tests.Writers.Support;
 using AmqpConformance.Harness.Writers;
 using AmqpConformance.Protocol;
+using AmqpConformance.Protocol.Transport;
 using AmqpConformance.TestSupport.Peers;
 
 namespace AmqpConformance.Harness.Tests.Client;
@@ -151,7 +152,7 @@ public sealed class HarnessConnectionTests
     public async Task A_refused_login_fails_ConnectAsync_with_the_brokers_reply()
     {
         using var deadline = Deadline();
-        await using var broker = FakeBroker.FakeBroker.CreateWithoutListener();
+        await using var broker = FakeAmqpBroker.CreateWithoutListener();
         var (client, server) = DuplexPipe.CreatePair();
         broker.Serve(server);
 
@@ -165,8 +166,8 @@ public sealed class HarnessConnectionTests
     public async Task The_fake_broker_over_TCP_receives_publishes_and_a_clean_close()
     {
         using var deadline = Deadline();
-        await using var broker = await FakeBroker.FakeBroker.StartAsync(
-            new FakeBrokerOptions { FrameMax = 4096 },
+        await using var broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions { FrameMax = 4096 },
             deadline.Token
         );
         var pool = new TrackingArrayPool();
@@ -194,7 +195,7 @@ public sealed class HarnessConnectionTests
     public async Task A_broker_channel_close_fails_only_that_channel()
     {
         using var deadline = Deadline();
-        await using var broker = FakeBroker.FakeBroker.CreateWithoutListener();
+        await using var broker = FakeAmqpBroker.CreateWithoutListener();
         var (client, server) = DuplexPipe.CreatePair();
         broker.Serve(server);
         await using var connection = await HarnessConnection.ConnectAsync(client, cancellationToken: deadline.Token);

@@ -19,7 +19,7 @@ public sealed class BrokerOverFaultyTransportTests
     public async Task Reset_mid_frame_leaves_the_broker_a_truncated_frame_and_fails_the_writer()
     {
         using var cts = Timeout(20);
-        await using var broker = FakeBroker.FakeBroker.CreateWithoutListener();
+        await using var broker = FakeAmqpBroker.CreateWithoutListener();
         int header = AmqpConstants.ProtocolHeader.Length;
         await using var transport = FaultyTransport.Create(
             new FaultPlan(1, [new ResetPeerFault(header + 50)]),
@@ -54,8 +54,8 @@ public sealed class BrokerOverFaultyTransportTests
     public async Task Writers_publish_intact_through_sliced_and_jittered_links(string mode)
     {
         using var cts = Timeout(30);
-        await using var broker = FakeBroker.FakeBroker.CreateWithoutListener(
-            new FakeBrokerOptions { FrameMax = 4096, HeartbeatSeconds = 0 }
+        await using var broker = FakeAmqpBroker.CreateWithoutListener(
+            new FakeAmqpBrokerOptions { FrameMax = 4096, HeartbeatSeconds = 0 }
         );
         var plan = new FaultPlan(
             77,

@@ -36,7 +36,7 @@ public class BodiesCheckerTests
         var b = new WireLogBuilder();
         byte[] body = WireLogBuilder.Bytes(100);
         byte[] wire = (byte[])body.Clone();
-        wire.AsSpan(50).Fill(PublishCall.PoisonByte);
+        wire.AsSpan(50).Fill(CallRecord.PoisonByte);
         body[50] = 0; // make sure the expected byte differs from the poison
         b.Publish(1, 0, wire);
         b.Replace(b.Call(0, body, 0, 1) with { PoisonedAfterCompletion = true });

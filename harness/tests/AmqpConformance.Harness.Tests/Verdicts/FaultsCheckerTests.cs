@@ -182,8 +182,8 @@ public class FaultsCheckerTests
     [Fact]
     public void A_success_whose_flush_failed_is_caught_for_an_after_flush_writer_even_with_a_fault()
     {
-        // The red-team writer: call 1's bytes (output 100..200) went in, its flush threw (the reset), and it reported
-        // success.
+        // A writer that reports success for the call whose flush failed (Zoo:SucceedsOnFailedFlush): call 1's bytes
+        // (output 100..200) went in, its flush threw (the reset), and it reported success.
         var b = new WireLogBuilder();
         b.Replace(b.Call(0, [1], 0, 1) with { OutputEndByte = 100, DeliveredOutputBytesAtCompletion = 100 });
         b.Replace(b.Call(1, [1], 9, 12) with { OutputEndByte = 200, DeliveredOutputBytesAtCompletion = 100 });

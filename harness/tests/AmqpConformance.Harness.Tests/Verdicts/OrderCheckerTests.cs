@@ -81,8 +81,8 @@ public class OrderCheckerTests
     [Fact]
     public void A_writer_on_its_own_timer_may_drop_what_it_accepted_when_it_gives_up_on_a_held_output_or_a_stopped_process()
     {
-        // Zoo:MonitorWaitThread in CI: its disposal's Thread.Join(1 s) ran out while the script held the output between
-        // pulses.
+        // As Zoo:MonitorWaitThread on a loaded machine: its disposal's Thread.Join(1 s) runs out while the script holds
+        // the output between pulses.
         var b = new WireLogBuilder();
         b.Publish(1, 0, [1]);
         b.Call(0, [1], 0, 1);

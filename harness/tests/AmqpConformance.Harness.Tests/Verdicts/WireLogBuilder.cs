@@ -8,7 +8,7 @@ namespace AmqpConformance.Harness.Tests.Verdicts;
 internal sealed class WireLogBuilder(int frameMax = 4096)
 {
     private readonly List<FrameRecord> _frames = [];
-    private readonly List<PublishCall> _calls = [];
+    private readonly List<CallRecord> _calls = [];
     private long _offset;
 
     public int FrameMax { get; } = frameMax;
@@ -95,7 +95,7 @@ internal sealed class WireLogBuilder(int frameMax = 4096)
         return [.. seqs];
     }
 
-    public PublishCall Call(
+    public CallRecord Call(
         int id,
         byte[] body,
         double startMs,
@@ -107,7 +107,7 @@ internal sealed class WireLogBuilder(int frameMax = 4096)
         string? error = null
     )
     {
-        var call = new PublishCall
+        var call = new CallRecord
         {
             Id = id,
             Publisher = publisher,
@@ -128,7 +128,7 @@ internal sealed class WireLogBuilder(int frameMax = 4096)
         return call;
     }
 
-    public void Replace(PublishCall call) => _calls[_calls.FindIndex(c => c.Id == call.Id)] = call;
+    public void Replace(CallRecord call) => _calls[_calls.FindIndex(c => c.Id == call.Id)] = call;
 
     public ConformanceEvidence Evidence(Func<ConformanceEvidence, ConformanceEvidence>? edit = null)
     {

@@ -200,9 +200,9 @@ public class CommandBuilderTests
             CommandBuilder.Build(pool, 4096, 1, publish, properties, body).Release(pool);
         }
 
-        // The runtime itself may allocate on this thread now and then while it tiers the code up (a loaded run once saw
-        // 7,480 B in one round): the least a round of 100 builds allocates is what building costs, and it must be
-        // nothing. A builder that allocates does so in every round.
+        // The runtime itself may allocate on this thread now and then while it tiers the code up (7,480 B in one round
+        // of a loaded run): the least a round of 100 builds allocates is what building costs, and it must be nothing.
+        // A builder that allocates does so in every round.
         long least = long.MaxValue;
         for (int round = 0; round < 5 && least > 0; round++)
         {

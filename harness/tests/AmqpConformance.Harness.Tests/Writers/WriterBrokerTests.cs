@@ -10,7 +10,7 @@ namespace AmqpConformance.Harness.Tests.Writers;
 
 /// <summary>
 /// The writer contract end to end: the harness client publishes through the writer under test to the fake broker,
-/// in memory (FakeBroker.Serve over a pipe pair) and over loopback TCP; the broker's record of what arrived, its
+/// in memory (FakeAmqpBroker.Serve over a pipe pair) and over loopback TCP; the broker's record of what arrived, its
 /// strict findings, the pool ledger and the body owners are checked after each test.
 /// </summary>
 public abstract class WriterBrokerTests

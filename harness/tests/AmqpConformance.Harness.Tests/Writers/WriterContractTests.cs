@@ -334,9 +334,8 @@ public abstract class WriterContractTests
     /// A call that arrives while the writer is still handling a failed flush must not reach the output. The racer
     /// starts the moment the output throws, after a spin that grows by 10 iterations per trial, so each of three sweeps
     /// passes every point of the writer's failure handling (on this project's machines the handling takes a few
-    /// hundred). The coalescing writer once released its output gate before recording the fault, and a fast-path call
-    /// slipped through that window (caught by the wire-format property in CI); with that order restored this test fails
-    /// in most runs. A correct writer passes every trial, whatever the timing.
+    /// hundred). A writer that releases its output gate before recording the fault lets a fast-path call through that
+    /// window, and this test fails on it in most runs. A correct writer passes every trial, whatever the timing.
     /// </summary>
     [Fact]
     public async Task A_call_racing_the_writers_fault_handling_writes_nothing()

@@ -1,8 +1,10 @@
 using AmqpConformance.FakeBroker;
 using AmqpConformance.Harness.Pooling;
+using AmqpConformance.Harness.Reports;
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Properties.Running;
 using AmqpConformance.Properties.Scenarios;
+using AmqpConformance.Protocol;
 using AmqpConformance.Protocol.Recording;
 using AmqpConformance.Toxiproxy;
 
@@ -11,21 +13,22 @@ namespace AmqpConformance.Properties.Clients;
 /// <summary>
 /// Runs scenarios against a whole client: one fake broker (strict, recording, any frame_max) and one embedded fault
 /// proxy in front of it live as long as this runner; each case sets the proxy's toxics from the scenario's fault plan,
-/// connects a fresh client through it, publishes as the scenario says, closes, and takes the broker's frame log of that
-/// connection as evidence.
+/// connects a fresh client through it (to the proxy's <see cref="FaultProxy.ListenEndpoint"/>), publishes as the
+/// scenario says, closes, and takes the broker's frame log of that connection as evidence, assembled as at writer level
+/// (<see cref="EvidenceBuilder"/>).
 /// </summary>
 /// <remarks>The harness does not own the client's pool or output, so the pools, backpressure, visibility and lifecycle
 /// invariants are not observable here. Cancellation "on flush" is not observable from outside a client and becomes a
-/// racing cancellation. A stall is a bandwidth toxic of 1 KB/s on the proxy, held until the client stops making
-/// progress (or for at most a few seconds).</remarks>
+/// racing cancellation. A stall is the proxy's <see cref="FaultProxy.Stall"/> (it stops forwarding the client's
+/// bytes), held until the client stops making progress (or for at most a few seconds).</remarks>
 public sealed class ClientLevelRunner : IAsyncDisposable
 {
     private const string ProxyName = "amqp";
-    private readonly FakeBroker.FakeBroker _broker;
+    private readonly FakeAmqpBroker _broker;
     private readonly FaultProxyRegistry _proxies;
     private readonly FaultProxy _proxy;
 
-    private ClientLevelRunner(FakeBroker.FakeBroker broker, FaultProxyRegistry proxies, FaultProxy proxy)
+    private ClientLevelRunner(FakeAmqpBroker broker, FaultProxyRegistry proxies, FaultProxy proxy)
     {
         _broker = broker;
         _proxies = proxies;
@@ -43,9 +46,9 @@ public sealed class ClientLevelRunner : IAsyncDisposable
     /// <summary>Starts the broker and the proxy on loopback ports.</summary>
     public static async Task<ClientLevelRunner> StartAsync(CancellationToken cancellationToken = default)
     {
-        var broker = await FakeBroker
-            .FakeBroker.StartAsync(
-                new FakeBrokerOptions
+        var broker = await FakeAmqpBroker
+            .StartAsync(
+                new FakeAmqpBrokerOptions
                 {
                     FrameMax = 0,
                     KeepPublished = false,
@@ -60,7 +63,7 @@ public sealed class ClientLevelRunner : IAsyncDisposable
             {
                 Name = ProxyName,
                 Listen = "127.0.0.1:0",
-                Upstream = $"127.0.0.1:{broker.Port}",
+                Upstream = broker.Endpoint.ToString(), // a proxy's config is Toxiproxy's JSON model: "host:port"
                 Enabled = true,
             }
         );
@@ -68,7 +71,7 @@ public sealed class ClientLevelRunner : IAsyncDisposable
     }
 
     /// <summary>Runs <paramref name="scenario"/> with a fresh connection of <paramref name="client"/>. Never throws for
-    /// what the client does (a failed connect is reported as a hung or failed first call).</summary>
+    /// what the client does (a failed connect, without a fault in the scenario, fails the first call).</summary>
     public async Task<RunResult> RunAsync(
         ClientAdapter client,
         Scenario scenario,
@@ -86,26 +89,10 @@ public sealed class ClientLevelRunner : IAsyncDisposable
         foreach (var toxic in FaultPlanToxics.Map(scenario.Faults).Toxics)
             _proxy.AddToxic(toxic);
         int index = checked((int)_broker.AcceptedConnections);
-        string listen = _proxy.Listen;
-        int port = int.Parse(
-            listen[(listen.LastIndexOf(':') + 1)..],
-            System.Globalization.CultureInfo.InvariantCulture
-        );
+        var proxyEndpoint = _proxy.ListenEndpoint
+            ?? throw new InvalidOperationException("The runner's fault proxy is not listening.");
         var callerPool = new TrackingArrayPool();
-        var traces = new List<CallTrace>();
-        int nextId = 0;
-        for (int p = 0; p < scenario.Publishers.Count; p++)
-        for (int i = 0; i < scenario.Publishers[p].Count; i++)
-            traces.Add(
-                new CallTrace
-                {
-                    Id = nextId++,
-                    Publisher = p,
-                    IndexInPublisher = i,
-                    Channel = 0,
-                    ExpectedBody = BodyPattern.Create(scenario.Seed, nextId - 1, scenario.Publishers[p][i].BodyLength),
-                }
-            );
+        var evidence = new EvidenceBuilder(scenario);
 
         IClientSession? session = null;
         FrameLog? log = null;
@@ -118,13 +105,13 @@ public sealed class ClientLevelRunner : IAsyncDisposable
             connectTimeout.CancelAfter(CallTimeout);
             session = await client
                 .ConnectAsync(
-                    new ClientConnectOptions("127.0.0.1", port, scenario.FrameMax, confirms),
+                    new ClientConnectOptions(proxyEndpoint, scenario.FrameMax, confirms),
                     connectTimeout.Token
                 )
                 .ConfigureAwait(false);
             var connection = await _broker.WaitForConnectionAsync(index, connectTimeout.Token).ConfigureAwait(false);
             log = connection.Log;
-            await RunPublishersAsync(session, scenario, traces, callerPool, log, events, connectTimeout.Token)
+            await RunPublishersAsync(session, scenario, evidence, callerPool, log, events, connectTimeout.Token)
                 .ConfigureAwait(false);
         }
         catch (Exception ex) when (!cancellationToken.IsCancellationRequested)
@@ -140,7 +127,7 @@ public sealed class ClientLevelRunner : IAsyncDisposable
                 await BoundedWait.CompletesWithinAsync(close, CloseTimeout).ConfigureAwait(false);
             }
         }
-        // The broker keeps this connection while it is open and for the next 100 to end (FakeBrokerOptions.Retention).
+        // The broker keeps this connection while it is open and for the next 100 to end (FakeAmqpBrokerOptions.Retention).
         BrokerConnection? brokerConnection = _broker.FindConnection(index + 1L);
         if (brokerConnection is not null)
         {
@@ -151,52 +138,56 @@ public sealed class ClientLevelRunner : IAsyncDisposable
                 await brokerConnection.AbortAsync().ConfigureAwait(false);
         }
         log ??= brokerConnection?.Log ?? new FrameLog();
-        // A connection the broker closed for a protocol error ends the same way a transport fault does for the calls in
-        // flight.
-        var closing = log.Findings().FirstOrDefault(f => f.ClosedConnection);
-        TimeSpan firstFailure = traces
-            .Where(t => t.Outcome == CallOutcome.Failed)
+        TimeSpan firstFailure = evidence
+            .AllTraces.Where(t => t.Outcome == CallOutcome.Failed)
             .Select(t => t.Ended ?? TimeSpan.Zero)
             .DefaultIfEmpty(log.Elapsed)
             .Min();
-        TransportFaultRecord? fault =
-            !scenario.Faults.IsEmpty
-                ? new TransportFaultRecord(firstFailure, "proxy toxics: " + scenario.Faults.ToJson(), null, 0)
-            : closing is not null
-                ? new TransportFaultRecord(
-                    firstFailure,
-                    $"{BrokerChecker.BrokerClosedPrefix}: {closing.Message}",
-                    null,
-                    0
-                )
-            : null;
         if (
             connectError is not null
-            && traces.All(t => t.Outcome == CallOutcome.Pending)
-            && traces.Count > 0
+            && evidence.AllTraces.All(t => t.Outcome == CallOutcome.Pending)
+            && evidence.AllTraces.FirstOrDefault() is { } first
             && scenario.Faults.IsEmpty
         )
-            traces[0].Error = "could not connect: " + connectError;
-        var evidence = new ConformanceEvidence
         {
-            Frames = [.. log.Snapshot().Where(f => f.Direction == FrameDirection.Received)],
-            Calls = [.. traces.Where(t => t.Attempted).Select(t => t.Freeze())],
-            FrameMax = brokerConnection?.FrameMax ?? scenario.FrameMax,
-            Findings = log.Findings(),
-            Fault = fault,
+            // The client never reached its first call: that call fails with the connect error, and with no fault to
+            // explain it the case fails (failed-without-cause), so a client that cannot connect never passes.
+            first.Attempted = true;
+            first.Complete(log.Elapsed, new IOException("could not connect: " + connectError));
+        }
+        // The client opened the connection itself: every frame after its protocol header is the client's.
+        var sources = new EvidenceSources(
+            log,
+            AmqpConstants.ProtocolHeader.Length,
+            brokerConnection?.FrameMax ?? scenario.FrameMax,
+            findings => FaultOf(scenario, findings, firstFailure)
+        )
+        {
             ConfirmsEnabled = confirms,
-            OutputWireOffset = 8,
         };
-        if (fault is not null)
-            foreach (var _ in traces.Where(t => t.Attempted && t.Started > firstFailure))
+        var built = evidence.Build(sources);
+        if (built.Fault is not null)
+            foreach (var _ in evidence.AllTraces.Where(t => t.Attempted && t.Started > firstFailure))
                 events.Add(RunEvent.CallAfterFault);
-        return new RunResult(scenario, evidence, log) { Events = events };
+        return new RunResult(scenario, built, log) { Events = events };
     }
+
+    /// <summary>The transport fault of a client-level case: the proxy's toxics when the scenario has faults, else the
+    /// broker closing the connection for a protocol error (which ends the calls in flight the same way); at the first
+    /// failed call (or the end of the case), since the harness cannot see when the client noticed.</summary>
+    private static TransportFaultRecord? FaultOf(
+        Scenario scenario,
+        IReadOnlyList<ProtocolFinding> findings,
+        TimeSpan firstFailure
+    ) =>
+        !scenario.Faults.IsEmpty
+            ? new TransportFaultRecord(firstFailure, "proxy toxics: " + scenario.Faults.ToJson(), null, 0)
+            : EvidenceBuilder.BrokerClosed(findings, firstFailure, null, 0);
 
     private async Task RunPublishersAsync(
         IClientSession session,
         Scenario scenario,
-        List<CallTrace> traces,
+        EvidenceBuilder evidence,
         TrackingArrayPool callerPool,
         FrameLog log,
         RunEvents events,
@@ -219,13 +210,11 @@ public sealed class ClientLevelRunner : IAsyncDisposable
             stall?.Begin();
             var start = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
             var tasks = new List<Task>();
-            int offset = 0;
             for (int p = 0; p < scenario.Publishers.Count; p++)
             {
                 var (publisher, gate) = channels[scenario.ChannelOf(p)];
                 var steps = scenario.Publishers[p];
-                var mine = traces.GetRange(offset, steps.Count);
-                offset += steps.Count;
+                var mine = evidence.Traces[p];
                 tasks.Add(
                     Task.Run(
                         async () =>
@@ -254,7 +243,7 @@ public sealed class ClientLevelRunner : IAsyncDisposable
             start.SetResult();
             var all = Task.WhenAll(tasks);
             if (stall is not null)
-                await stall.HoldUntilQuietAsync(all, traces, events).ConfigureAwait(false);
+                await stall.HoldUntilQuietAsync(all, evidence.AllTraces, events).ConfigureAwait(false);
             await all.ConfigureAwait(false);
         }
         finally
@@ -267,8 +256,10 @@ public sealed class ClientLevelRunner : IAsyncDisposable
             {
                 await closing.WaitAsync(CloseTimeout, CancellationToken.None).ConfigureAwait(false);
             }
-            catch (Exception)
-            { /* closing the channels of a broken connection */
+            catch (Exception e)
+            {
+                // closing the channels of a broken connection: the case's verdict does not depend on it
+                SwallowedExceptions.Record("closing the client's channels", e);
             }
         }
     }
@@ -276,7 +267,7 @@ public sealed class ClientLevelRunner : IAsyncDisposable
     private async Task<bool> PublishAsync(
         IClientPublisher publisher,
         SemaphoreSlim gate,
-        PublishStep step,
+        CallStep step,
         CallTrace trace,
         TrackingArrayPool callerPool,
         FrameLog log,

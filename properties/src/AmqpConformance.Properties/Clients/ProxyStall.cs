@@ -28,7 +28,7 @@ internal sealed class ProxyStall(FaultProxy proxy)
 
     /// <summary>Holds the stall until no call completed for a while (the client is blocked) or <see cref="Limit"/>
     /// passed, then ends it, counting a stall with calls in flight.</summary>
-    public async Task HoldUntilQuietAsync(Task publishers, IReadOnlyList<CallTrace> traces, RunEvents events)
+    public async Task HoldUntilQuietAsync(Task publishers, IEnumerable<CallTrace> traces, RunEvents events)
     {
         var limit = Stopwatch.StartNew();
         var quiet = Stopwatch.StartNew();

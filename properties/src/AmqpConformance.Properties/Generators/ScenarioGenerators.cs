@@ -18,9 +18,8 @@ namespace AmqpConformance.Properties.Generators;
 public static class ScenarioGenerators
 {
     /// <summary>The frame_max values tried: 0 (unlimited), the minimum and its neighbour, common values, anything from
-    /// 4096 up, and now and then above RabbitMQ's default of 131072 (a broker may be configured past it; a red-team
-    /// writer whose frame scratch was capped at 131072 passed 1,200 cases when 131072 was the largest value
-    /// drawn).</summary>
+    /// 4096 up, and now and then above RabbitMQ's default of 131072: a broker may be configured past it, and a writer
+    /// that takes 131072 for the largest frame_max (a frame scratch capped there) shows only above it.</summary>
     public static Gen<int> FrameMax { get; } =
         Gen.Frequency(
             (4, Gen.Constant(4096)),
@@ -51,14 +50,13 @@ public static class ScenarioGenerators
         };
         // Bodies that bring the whole command (method, header and one body frame) to frame_max, give or take a few
         // bytes: a writer that serializes a command "that fits one frame" into a frame_max-sized buffer and forgets a
-        // frame's 8 bytes of overhead overflows only there (a red-team writer was caught by chance once in several runs
-        // before).
+        // frame's 8 bytes of overhead overflows only there, and bodies drawn otherwise land there only by chance.
         if (frameMax > 0)
             small.Add(
                 (
                     3,
                     Gen.Choose(-2, 10)
-                        .Select(d => Math.Max(0, frameMax - PublishCommandBuilder.FramesLengthWithoutHeaders - d))
+                        .Select(d => Math.Max(0, frameMax - CallCommandBuilder.FramesLengthWithoutHeaders - d))
                 )
             );
         if (large)
@@ -88,12 +86,12 @@ public static class ScenarioGenerators
 
     /// <summary>One call under <paramref name="frameMax"/>, with what <paramref name="features"/> allow: a publish, or
     /// with <see cref="SwarmFeatures.Methods"/> in one call in four a command without content (cancellable like a
-    /// publish), a third of those on channel 0 (<see cref="PublishStep.ConnectionLevel"/>); a third of the calls nobody
-    /// cancels pass no token at all (<see cref="PublishStep.WithoutToken"/>).</summary>
-    public static Gen<PublishStep> Step(int frameMax, SwarmFeatures features)
+    /// publish), a third of those on channel 0 (<see cref="CallStep.ConnectionLevel"/>); a third of the calls nobody
+    /// cancels pass no token at all (<see cref="CallStep.WithoutToken"/>).</summary>
+    public static Gen<CallStep> Step(int frameMax, SwarmFeatures features)
     {
         ArgumentNullException.ThrowIfNull(features);
-        int maxHeader = Math.Min(PublishCommandBuilder.MaxHeaderBytes(frameMax), 16 * 1024);
+        int maxHeader = Math.Min(CallCommandBuilder.MaxHeaderBytes(frameMax), 16 * 1024);
         var header = features.Headers
             ? Gen.Frequency(
                 (6, Gen.Constant(0)),
@@ -134,11 +132,11 @@ public static class ScenarioGenerators
             let flushes = cancelKind == CancelKind.OnFlush ? afterFlushes : 1
             let withoutToken = noToken && cancelKind == CancelKind.None
             select withoutContent
-                ? PublishStep.WithoutContent(cancelKind, flushes, onChannelZero) with
+                ? CallStep.WithoutContent(cancelKind, flushes, onChannelZero) with
                 {
                     WithoutToken = withoutToken,
                 }
-                : new PublishStep(
+                : new CallStep(
                     length,
                     sliceOffset,
                     slack,
@@ -152,12 +150,12 @@ public static class ScenarioGenerators
     }
 
     /// <summary>Whether a publish hands its body over as memory that is not an array
-    /// (<see cref="PublishStep.OpaqueBody"/>): one in six.</summary>
+    /// (<see cref="CallStep.OpaqueBody"/>): one in six.</summary>
     public static Gen<bool> OpaqueBody { get; } = Gen.Frequency((5, Gen.Constant(false)), (1, Gen.Constant(true)));
 
     /// <summary>One call of a pipelined publisher: a <see cref="Step"/> with a small body (0, 1, up to 300 bytes, now
     /// and then one frame's worth), so that dozens of them fit a case.</summary>
-    public static Gen<PublishStep> PipelinedStep(int frameMax, SwarmFeatures features)
+    public static Gen<CallStep> PipelinedStep(int frameMax, SwarmFeatures features)
     {
         ArgumentNullException.ThrowIfNull(features);
         int m = frameMax == 0 ? 131072 - 8 : frameMax - 8;
@@ -238,7 +236,7 @@ public static class ScenarioGenerators
         from publisherCount in features.ManyPublishers ? Gen.Choose(5, 16) : Gen.Choose(1, 4)
         from publishers in Step(frameMax, features)
             .ListOf()
-            .Select(l => l.Count == 0 ? [new PublishStep(1)] : l)
+            .Select(l => l.Count == 0 ? [new CallStep(1)] : l)
             .Resize(features.Scripted ? 4 : 6)
             .ListOf(publisherCount)
         from seed in Gen.Choose(0, 1_000_000)
@@ -261,16 +259,16 @@ public static class ScenarioGenerators
                     (1, Gen.Choose(LongLivedCalls.Min, LongLivedCalls.Max))
                 )
                 .SelectMany(n => PipelinedStep(frameMax, features).ListOf(n))
-                .Select(calls => (IReadOnlyList<PublishStep>)[.. calls])
-            : Gen.Constant<IReadOnlyList<PublishStep>>([])
+                .Select(calls => (IReadOnlyList<CallStep>)[.. calls])
+            : Gen.Constant<IReadOnlyList<CallStep>>([])
         from continuing in !features.Scripted && !features.TransportStall ? ContinuingCallers : Gen.Constant(false)
         from uniform in largeBurst ? Gen.Constant(false) : UniformCases
         from uniformLength in UniformBodyLength
         let scripted = features.Scripted
-            ? publishers.Select(p => (IReadOnlyList<PublishStep>)[.. p.Take(4)]).ToList()
+            ? publishers.Select(p => (IReadOnlyList<CallStep>)[.. p.Take(4)]).ToList()
             : null
         let withLargeBurst = largeBurst ? WithLargeBurst(publishers, burstBodies) : null
-        let drawn = withLargeBurst ?? scripted ?? [.. publishers.Select(p => (IReadOnlyList<PublishStep>)[.. p])]
+        let drawn = withLargeBurst ?? scripted ?? [.. publishers.Select(p => (IReadOnlyList<CallStep>)[.. p])]
         let chosen = uniform ? WithBodiesOfOneLength(drawn, uniformLength) : drawn
         // A pipelined publisher's bodies stay within one frame's worth, as PipelinedStep's do.
         let pipelinedChosen = uniform
@@ -303,10 +301,9 @@ public static class ScenarioGenerators
         };
 
     /// <summary>Whether every publish of a case carries a body of one length (<see cref="WithBodiesOfOneLength"/>): one
-    /// case in eight, as a service that publishes one kind of message does. Before, every body length was drawn on its
-    /// own, and a red-team writer whose per-connection ring of body copies took "head == tail" for empty after a copy
-    /// that filled it exactly (a fill that bodies of one length make as soon as the ring wraps) passed 1,200
-    /// cases.</summary>
+    /// case in eight, as a service that publishes one kind of message does. Lengths drawn one by one almost never fill
+    /// a writer's buffer to the byte; bodies of one length do as soon as it wraps, which is where a ring of body copies
+    /// that takes "head == tail" for empty after an exact fill goes wrong.</summary>
     public static Gen<bool> UniformCases { get; } = Gen.Frequency((7, Gen.Constant(false)), (1, Gen.Constant(true)));
 
     /// <summary>The body length of a case whose publishes all carry one (<see cref="UniformCases"/>): small mostly, up
@@ -317,8 +314,8 @@ public static class ScenarioGenerators
 
     /// <summary><paramref name="publishers"/> with every publish's body <paramref name="length"/> bytes long; calls
     /// without content stay as they are.</summary>
-    public static List<IReadOnlyList<PublishStep>> WithBodiesOfOneLength(
-        IReadOnlyList<IReadOnlyList<PublishStep>> publishers,
+    public static List<IReadOnlyList<CallStep>> WithBodiesOfOneLength(
+        IReadOnlyList<IReadOnlyList<CallStep>> publishers,
         int length
     )
     {
@@ -326,7 +323,7 @@ public static class ScenarioGenerators
         return
         [
             .. publishers.Select(p =>
-                (IReadOnlyList<PublishStep>)
+                (IReadOnlyList<CallStep>)
                     [.. p.Select(step => step.MethodOnly ? step : step with { BodyLength = length })]
             ),
         ];
@@ -339,8 +336,8 @@ public static class ScenarioGenerators
 
     /// <summary>How many calls a pipelined publisher makes in one pipelined case in eight: more than 256, so one writer
     /// lives through more commands than a byte counts, and whatever it does every so many commands (trimming or
-    /// rotating a buffer, renewing a batch, wrapping a counter) comes round. Without such cases a writer never saw more
-    /// than about 100 calls.</summary>
+    /// rotating a buffer, renewing a batch, wrapping a counter) comes round. Without such cases a writer never sees
+    /// more than about 100 calls.</summary>
     public static (int Min, int Max) LongLivedCalls { get; } = (257, 320);
 
     /// <summary>The body lengths of a large-burst case (<see cref="WithLargeBurst"/>): any three are more than 1 MiB
@@ -352,9 +349,9 @@ public static class ScenarioGenerators
     /// publishing again the moment its call completes, so a batching writer meets more than 1 MiB queued and a caller
     /// back with its next publish right after a batch. Scripted cases cannot do the second part (the harness settles
     /// the writer before each step). Half the free-running cases with large bodies and three or more publishers are
-    /// such bursts: before, a batch cut at 1 MiB came in a few cases in a thousand.</summary>
-    private static List<IReadOnlyList<PublishStep>> WithLargeBurst(
-        IReadOnlyList<IReadOnlyList<PublishStep>> publishers,
+    /// such bursts: drawn by chance, a batch cut at 1 MiB comes in a few cases in a thousand.</summary>
+    private static List<IReadOnlyList<CallStep>> WithLargeBurst(
+        IReadOnlyList<IReadOnlyList<CallStep>> publishers,
         IReadOnlyList<int> lengths
     )
     {
@@ -363,7 +360,7 @@ public static class ScenarioGenerators
         {
             var steps = result[p].ToList();
             while (steps.Count < 2)
-                steps.Add(new PublishStep(0));
+                steps.Add(new CallStep(0));
             for (int i = 0; i < 2; i++)
                 steps[i] = steps[i] with
                 {
@@ -391,16 +388,16 @@ public static class ScenarioGenerators
         );
 
     /// <summary>Whether a case whose channels start at 1 spreads them 256 apart
-    /// (<see cref="Scenarios.Scenario.ChannelsSpread"/>): in one such case in five. Before, a case's channels were
-    /// always consecutive, and a red-team writer whose cache of body-frame headers was indexed by the channel's low
-    /// byte and tagged with the frame size only passed 1,200 cases.</summary>
+    /// (<see cref="Scenarios.Scenario.ChannelsSpread"/>): in one such case in five, so that channels sharing their
+    /// number's low byte publish in one case (consecutive channels never do): a writer that keys per-channel state by
+    /// that byte alone mixes them up only then.</summary>
     public static Gen<bool> ChannelsSpread { get; } = Gen.Frequency((4, Gen.Constant(false)), (1, Gen.Constant(true)));
 
     /// <summary>Whether a free-running case has a continuing caller (<see cref="Scenarios.Scenario.Continuing"/>: one
     /// publisher makes each next call from the previous call's completion, inline, as an <c>await</c> in a loop does):
-    /// one in four. Before, every caller came back through the harness's own task on the thread pool, and a
-    /// delayed-flush writer that lost the wake-up of a call written from inside its timer's signalling passed 1,200
-    /// cases.</summary>
+    /// one in four. Every other caller comes back through the harness's own task on the thread pool, so only such a
+    /// caller makes a call from inside the writer's signalling, where a delayed-flush writer can lose its
+    /// wake-up.</summary>
     public static Gen<bool> ContinuingCallers { get; } =
         Gen.Frequency((3, Gen.Constant(false)), (1, Gen.Constant(true)));
 
@@ -446,7 +443,7 @@ public static class ScenarioGenerators
                 burst && !confirms
                     ?
                     [
-                        [.. burstBodies.Select(b => new PublishStep(b))],
+                        [.. burstBodies.Select(b => new CallStep(b))],
                         .. s.Publishers.Take(3),
                     ]
                     : [.. s.Publishers.Take(4)],

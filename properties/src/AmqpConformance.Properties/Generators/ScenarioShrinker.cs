@@ -95,7 +95,7 @@ public static class ScenarioShrinker
             };
         if (
             s.FrameMax != 4096
-            && s.Publishers.All(p => p.All(x => x.HeaderBytes <= PublishCommandBuilder.MaxHeaderBytes(4096)))
+            && s.Publishers.All(p => p.All(x => x.HeaderBytes <= CallCommandBuilder.MaxHeaderBytes(4096)))
         )
             yield return s with
             {
@@ -114,7 +114,7 @@ public static class ScenarioShrinker
             }
     }
 
-    private static IEnumerable<PublishStep> ShrinkStep(PublishStep step, int frameMax)
+    private static IEnumerable<CallStep> ShrinkStep(CallStep step, int frameMax)
     {
         if (step.ConnectionLevel)
             yield return step with
@@ -169,7 +169,7 @@ public static class ScenarioShrinker
 
     /// <summary>Publisher <paramref name="publisher"/> with <paramref name="steps"/> (fewer); its surplus calls leave
     /// the script.</summary>
-    private static Scenario WithSteps(Scenario s, int publisher, IReadOnlyList<PublishStep> steps)
+    private static Scenario WithSteps(Scenario s, int publisher, IReadOnlyList<CallStep> steps)
     {
         var shrunk = s with { Publishers = Replace(s.Publishers, publisher, steps) };
         if (s.Script is null)
@@ -202,9 +202,9 @@ public static class ScenarioShrinker
             Script = s.Script?.Where(a => a.Publisher <= keep).ToList(),
         };
 
-    private static IReadOnlyList<IReadOnlyList<PublishStep>> Replace(
-        IReadOnlyList<IReadOnlyList<PublishStep>> publishers,
+    private static IReadOnlyList<IReadOnlyList<CallStep>> Replace(
+        IReadOnlyList<IReadOnlyList<CallStep>> publishers,
         int index,
-        IReadOnlyList<PublishStep> steps
+        IReadOnlyList<CallStep> steps
     ) => [.. publishers.Select((x, i) => i == index ? steps : x)];
 }

@@ -171,9 +171,9 @@ public static class ScriptGenerator
     /// stalled for longer than one stall, but a call queued at the back waits behind all of them: with five or more
     /// publishers, 80 s and more before its own flush even starts. The output stays held after it. Returns how many
     /// calls it took (0, adding nothing, when fewer than two publishers have a call left).</summary>
-    /// <remarks>Before it, a call never waited behind more than a stall or two, and a writer whose 90 s write deadline
-    /// started when the call was made, so that the wait behind other stalled flushes counted against it, passed 1,200
-    /// cases (an eighth-round red-team finding).</remarks>
+    /// <remarks>Without a train a call waits behind a stall or two at most, and a writer whose write deadline starts
+    /// when the call is made (90 s, say), so that the wait behind other stalled flushes counts against it, is never
+    /// caught (docs/decisions.md, "Calls queued behind flushes stalled one after another").</remarks>
     private static int StallTrain(List<int> order, int at, List<ScriptAction> actions, bool holding)
     {
         var firsts = new List<int>();

@@ -5,7 +5,7 @@ namespace AmqpConformance.Properties.Running;
 
 /// <summary>
 /// The body bytes of a generated call: a pseudo-random pattern determined by the scenario's seed and the call's id
-/// alone, so a replayed case publishes the same bytes, and free of <see cref="PublishCall.PoisonByte"/>, so poison on
+/// alone, so a replayed case publishes the same bytes, and free of <see cref="CallRecord.PoisonByte"/>, so poison on
 /// the wire is unambiguous.
 /// </summary>
 /// <remarks>SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014) written 8 bytes
@@ -14,7 +14,7 @@ namespace AmqpConformance.Properties.Running;
 /// docs/benchmarks.md).</remarks>
 internal static class BodyPattern
 {
-    /// <summary>What <see cref="PublishCall.PoisonByte"/> becomes in a body.</summary>
+    /// <summary>What <see cref="CallRecord.PoisonByte"/> becomes in a body.</summary>
     public const byte PoisonStandIn = 0x5A;
 
     /// <summary>The <paramref name="length"/> body bytes of call <paramref name="callId"/> in a scenario with
@@ -45,7 +45,7 @@ internal static class BodyPattern
             BinaryPrimitives.WriteUInt64LittleEndian(last, Next(ref state));
             last[..rest.Length].CopyTo(rest);
         }
-        destination.Replace(PublishCall.PoisonByte, PoisonStandIn);
+        destination.Replace(CallRecord.PoisonByte, PoisonStandIn);
     }
 
     private static ulong Next(ref ulong state)

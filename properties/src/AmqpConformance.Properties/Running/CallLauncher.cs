@@ -22,13 +22,13 @@ internal sealed class CallLauncher(WriterCase world)
     /// <summary>Starts <paramref name="trace"/>'s call with <paramref name="step"/>; the returned task (=
     /// <see cref="CallTrace.Done"/>) completes when the call has completed and been recorded, or was given up as hung.
     /// Never faults.</summary>
-    public Task Start(CallTrace trace, PublishStep step) => Launch(trace, step)();
+    public Task Start(CallTrace trace, CallStep step) => Launch(trace, step)();
 
     /// <summary>Starts <paramref name="trace"/>'s call as a pipelining caller does: the ValueTask WriteAsync returned
     /// is kept, not looked at, until <see cref="Collect"/>. The harness learns the call's outcome only then, so its
     /// completion time is when it was collected (later than the writer completed it: the order invariant judges fewer
     /// pairs, never more).</summary>
-    public void StartDeferred(CallTrace trace, PublishStep step)
+    public void StartDeferred(CallTrace trace, CallStep step)
     {
         trace.Pipelined = trace.IndexInPublisher > 0;
         trace.Collect = Launch(trace, step);
@@ -50,12 +50,11 @@ internal sealed class CallLauncher(WriterCase world)
     /// otherwise); a call that completes at once is followed at once. Returns at once; each call's
     /// <see cref="CallTrace.Done"/> says when it is over, and a call that hung ends the chain (its successors are never
     /// made).</summary>
-    /// <remarks>Before, every caller awaited through the harness's own task, whose continuation runs on the thread
-    /// pool, so a call never came from inside the writer's completion of the one before it: a delayed-flush writer
-    /// whose timer cleared its "flush scheduled" flag after signalling the calls its flush carried (a call written from
-    /// that signalling armed nothing and was never flushed) passed 1,200 cases (an eighth-round red-team
-    /// finding).</remarks>
-    public void StartContinuing(IReadOnlyList<CallTrace> traces, IReadOnlyList<PublishStep> steps)
+    /// <remarks>Every other caller awaits through the harness's own task, whose continuation runs on the thread pool,
+    /// so only this one makes a call from inside the writer's completion of the one before it: a delayed-flush writer
+    /// whose timer clears its "flush scheduled" flag after signalling the calls its flush carried arms nothing for a
+    /// call written from that signalling, which is then never flushed.</remarks>
+    public void StartContinuing(IReadOnlyList<CallTrace> traces, IReadOnlyList<CallStep> steps)
     {
         ArgumentNullException.ThrowIfNull(traces);
         ArgumentNullException.ThrowIfNull(steps);
@@ -84,7 +83,7 @@ internal sealed class CallLauncher(WriterCase world)
     /// <c>await</c>'s continuation is.</summary>
     private Func<Task> Launch(
         CallTrace trace,
-        PublishStep step,
+        CallStep step,
         Action? beforeHandOver = null,
         Action<bool>? thenInline = null
     )
@@ -108,8 +107,8 @@ internal sealed class CallLauncher(WriterCase world)
             if (step.MethodOnly)
             {
                 command = step.ConnectionLevel
-                    ? PublishCommandBuilder.BuildConnectionLevel(world.Context.Pool, world.Scenario.FrameMax, trace.Id)
-                    : PublishCommandBuilder.BuildWithoutContent(
+                    ? CallCommandBuilder.BuildConnectionLevel(world.Context.Pool, world.Scenario.FrameMax, trace.Id)
+                    : CallCommandBuilder.BuildWithoutContent(
                         world.Context.Pool,
                         world.Scenario.FrameMax,
                         trace.Channel,
@@ -130,7 +129,7 @@ internal sealed class CallLauncher(WriterCase world)
                     ? new TrackedBodyOwner(() => output.Committed, () => world.CallerPool.Return(rented), rented)
                     : null;
                 trace.Owner = owner;
-                command = PublishCommandBuilder.Build(
+                command = CallCommandBuilder.Build(
                     world.Context.Pool,
                     world.Scenario.FrameMax,
                     trace.Channel,
@@ -333,7 +332,7 @@ internal sealed class CallLauncher(WriterCase world)
     /// <paramref name="onAnotherThread"/> runs (the output releasing its held flushes, or disposal beginning): the two
     /// threads are let go together once the command is built, right before it is handed to WriteAsync, so what races is
     /// the writer's entry, not the harness's preparation.</summary>
-    public void StartRacing(CallTrace trace, PublishStep step, Action onAnotherThread) =>
+    public void StartRacing(CallTrace trace, CallStep step, Action onAnotherThread) =>
         AtTheSameMoment(onAnotherThread, letGo => _ = Launch(trace, step, beforeHandOver: letGo)());
 
     /// <summary>Cancels <paramref name="trace"/>'s call from another thread at the same moment the output releases its

@@ -2,7 +2,7 @@ using AmqpConformance.Harness.Verdicts;
 
 namespace AmqpConformance.Properties.Running;
 
-/// <summary>The mutable record of one call while a run is in progress; frozen into a <see cref="PublishCall"/> at the
+/// <summary>The mutable record of one call while a run is in progress; frozen into a <see cref="CallRecord"/> at the
 /// end.</summary>
 /// <remarks>Written by the call's own task and read by the driver: <see cref="Done"/> completing publishes the final
 /// state.</remarks>
@@ -53,11 +53,11 @@ internal sealed class CallTrace
     private HarnessInside? _inside;
 
     /// <summary>Whether WriteAsync kept the calling thread for the whole call timeout (see
-    /// <see cref="PublishCall.BlockedCaller"/>).</summary>
+    /// <see cref="CallRecord.BlockedCaller"/>).</summary>
     public bool BlockedCaller { get; set; }
 
     /// <summary>Whether the publisher made this call before awaiting its previous one (see
-    /// <see cref="PublishCall.Pipelined"/>).</summary>
+    /// <see cref="CallRecord.Pipelined"/>).</summary>
     public bool Pipelined { get; set; }
 
     /// <summary>For a call started deferred (pipelined), what consumes its ValueTask and watches it; null once
@@ -108,8 +108,8 @@ internal sealed class CallTrace
     /// <summary>The call as the checkers see it; <paramref name="outputEnd"/> is where its whole command ends in the
     /// writer's output (null if it never went in whole, or the output was not followed);
     /// <paramref name="runnableAfterFaultSeen"/> is the real time the writer had to act on a fault it saw before the
-    /// call started (<see cref="PublishCall.RunnableAfterFaultSeen"/>).</summary>
-    public PublishCall Freeze(long? outputEnd = null, TimeSpan? runnableAfterFaultSeen = null) =>
+    /// call started (<see cref="CallRecord.RunnableAfterFaultSeen"/>).</summary>
+    public CallRecord Freeze(long? outputEnd = null, TimeSpan? runnableAfterFaultSeen = null) =>
         new()
         {
             Id = Id,

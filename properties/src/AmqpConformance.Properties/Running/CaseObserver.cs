@@ -154,9 +154,9 @@ internal sealed class CaseObserver(WriterCase world)
             .Max();
         int slots = s.QueueCapacity + 1 + s.Publishers.Count;
         // One frame_max-sized buffer per connection is bounded memory a writer may hold for good (a scratch it
-        // assembles frames in): without it, a correct writer that keeps one was over the bound whenever the case's
-        // commands were small (seventh red-team round). It counts as the pool hands it out, rounded up to a power of
-        // two. At frame_max 0 a frame is a whole body, which maxCommand already covers.
+        // assembles frames in): without it, a correct writer that keeps one would be over the bound whenever the case's
+        // commands are small. It counts as the pool hands it out, rounded up to a power of two. At frame_max 0 a frame
+        // is a whole body, which maxCommand already covers.
         long frameBuffer =
             s.FrameMax == 0 ? 0 : (long)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)s.FrameMax);
         long bound = 2 * slots * maxCommand + 2L * s.OutputThreshold + frameBuffer + 64 * 1024;

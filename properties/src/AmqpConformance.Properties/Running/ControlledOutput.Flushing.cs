@@ -138,9 +138,9 @@ internal sealed partial class ControlledOutput
             {
                 // The result is decided: from here on this flush no longer counts as pending, in the same step, so a
                 // cancel that comes after it (before the writer has its result) finds nothing pending and is kept for
-                // the next flush, as a pipe keeps it. Counted as pending until the writer resumed, such a cancel was
-                // lost, and a writer that gave up on a stalled output (Zoo:FlushPerFrame, one flush per frame) waited
-                // at the hold with its next flush and wrote after its disposal returned.
+                // the next flush, as a pipe keeps it. Counted as pending until the writer resumed, such a cancel would
+                // be lost, and a writer that gave up on a stalled output (Zoo:FlushPerFrame, one flush per frame) would
+                // wait at the hold with its next flush and write after its disposal returned.
                 decided = true;
                 if (flushId > _cancelledUpTo)
                     _uncancelledPending--;

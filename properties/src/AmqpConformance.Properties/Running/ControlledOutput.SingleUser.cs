@@ -4,8 +4,8 @@ namespace AmqpConformance.Properties.Running;
 /// be inside the output on two threads at once (getting memory, advancing, starting a flush), nor start a flush while
 /// an earlier flush of its own is still pending. The output notes the first time either happens
 /// (<see cref="ConcurrentUse"/>); the no-interleaving invariant judges it. On a real pipe the same overlap mixes frames
-/// of different commands or breaks the pipe's own state (a red-team writer that flushed outside its lock made the
-/// harness's transport pump throw).</content>
+/// of different commands or breaks the pipe's own state (a writer that flushes outside its lock can make the harness's
+/// transport pump throw).</content>
 internal sealed partial class ControlledOutput
 {
     private int _users;

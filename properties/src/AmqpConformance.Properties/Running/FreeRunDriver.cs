@@ -77,7 +77,7 @@ internal static class FreeRunDriver
     private static async Task PipelineAsync(
         WriterCase world,
         CallLauncher calls,
-        IReadOnlyList<Scenarios.PublishStep> steps,
+        IReadOnlyList<Scenarios.CallStep> steps,
         IReadOnlyList<CallTrace> traces
     )
     {
@@ -97,7 +97,7 @@ internal static class FreeRunDriver
     /// hung (the chain ends there).</summary>
     private static async Task ContinueAsync(
         CallLauncher calls,
-        IReadOnlyList<Scenarios.PublishStep> steps,
+        IReadOnlyList<Scenarios.CallStep> steps,
         IReadOnlyList<CallTrace> traces
     )
     {

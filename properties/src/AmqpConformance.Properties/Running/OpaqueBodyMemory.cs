@@ -8,8 +8,7 @@ namespace AmqpConformance.Properties.Running;
 /// array (poisoning it when the call completes, returning it to the caller pool) shows through the memory exactly as
 /// for a plain slice; only a writer that asks
 /// <see cref="System.Runtime.InteropServices.MemoryMarshal.TryGetArray{T}(ReadOnlyMemory{T}, out ArraySegment{T})"/>
-/// takes its other path. Until the sixth red-team round every body was a slice of an array, and a writer whose copy for
-/// other memory was wrong passed 1,200 cases.</summary>
+/// takes its other path, so a writer whose copy for other memory is wrong shows.</summary>
 /// <param name="array">The array behind the memory; the harness keeps owning it.</param>
 internal sealed class OpaqueBodyMemory(byte[] array) : MemoryManager<byte>
 {

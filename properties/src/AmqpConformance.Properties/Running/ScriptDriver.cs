@@ -170,14 +170,13 @@ internal static class ScriptDriver
 
     /// <summary>A long stall (<see cref="ScriptActionKind.Stall"/>): with the output holding and a flush pending, moves
     /// the case's clock over the writer's timers for <see cref="ScriptAction.StallSpan"/>, as an idle step does, with
-    /// the call in flight. Before it, the clock moved only on an idle connection or past a drain timeout, so a timer
-    /// that takes "no call started for a while" for "no call in progress" (an idle-buffer trim that returned the
-    /// staging buffer a stalled call was still writing from) passed 1,200 cases.</summary>
+    /// the call in flight, so a timer that takes "no call started for a while" for "no call in progress" (an
+    /// idle-buffer trim that returns the staging buffer a stalled call is still writing from) fires while a call is in
+    /// progress.</summary>
     /// <remarks>One stall per pending flush: a stall step that finds the writer with no flush started since the last
     /// stall does nothing, so no flush stays stalled for more than <see cref="ScriptAction.StallSpan"/> of the case's
-    /// clock, as docs/writers.md promises. Two stall steps in a row held one flush for 40 s, and a writer with
-    /// RabbitMQ.Client's 30 s write timeout was blamed for giving up on it (an eighth-round red-team
-    /// finding).</remarks>
+    /// clock, as docs/writers.md promises: two stall steps in a row on one flush would hold it for 40 s, and a correct
+    /// writer with RabbitMQ.Client's 30 s write timeout would be blamed for giving up on it.</remarks>
     private static async Task StallAsync(WriterCase world, CaseObserver observer, bool callFollows)
     {
         if (!world.Output.IsHolding || !world.Output.IsFlushPending || world.Output.Flushes == world.FlushesAtLastStall)
@@ -192,11 +191,11 @@ internal static class ScriptDriver
     private static async Task LetTimePassAsync(WriterCase world, CaseObserver observer, TimeSpan span, bool callFollows)
     {
         // A fault the writer met within the faults invariant's grace, with a call still to come: the writer gets its
-        // real time first. Moved past the grace at once, the clock left a writer that completes calls on accept no time
-        // to mark itself faulted: under load (a reset, then an idle step) the reference Background writer accepted the
-        // next call before its loop had run, 120 s of case clock "after" the fault, and was blamed for it. With no call
-        // to come there is nothing the move can misjudge (a call is judged by when it started), and the wait, 200 ms in
-        // 3 % of its cases, had been half of Background's running time.
+        // real time first. Moved past the grace at once, the clock would leave a writer that completes calls on accept
+        // no time to mark itself faulted (under load, a reset and then an idle step: the reference Background writer
+        // accepts the next call before its loop has run, 120 s of case clock "after" the fault). With no call to come
+        // there is nothing the move can misjudge (a call is judged by when it started), so then the wait (200 ms, in
+        // 3 % of Background's cases) is skipped.
         if (
             callFollows
             && world.Output.FaultObservedAt is { } seen
@@ -279,9 +278,9 @@ internal static class ScriptDriver
     /// complete calls on accept: makes sure the writer has also had the invariant's real-time grace
     /// (<see cref="FaultsChecker.RealGrace"/>) since it saw the fault, in time the process could run, and settles it.
     /// The case's clock moves past the grace in a moment (a stall, a writer's timer during disposal); a call judged on
-    /// it alone blamed a correct writer whose dedicated thread had not yet run to mark it faulted
-    /// (Zoo:MonitorWaitThread, once in CI). Without this wait such a call would be excused instead: judged on the time
-    /// the writer had, a writer that accepts calls for ever after a fault is still caught.</summary>
+    /// it alone would blame a correct writer whose dedicated thread has not yet run to mark it faulted
+    /// (Zoo:MonitorWaitThread). Without this wait such a call would be excused instead: judged on the time the writer
+    /// had, a writer that accepts calls for ever after a fault is still caught.</summary>
     private static async Task GiveRealGraceBeforeCallAsync(WriterCase world, CaseObserver observer)
     {
         if (

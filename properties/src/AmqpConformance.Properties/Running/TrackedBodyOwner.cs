@@ -6,8 +6,8 @@ namespace AmqpConformance.Properties.Running;
 /// bytes the writer had output at the first one, and only then gives the caller's array back to its pool (which poisons
 /// it). It is an <see cref="IMemoryOwner{T}"/> of the caller's whole rented array, as a rented buffer handed over with
 /// a publish is, and the body is a slice of it (at the step's slice offset), not necessarily its start: a writer that
-/// frames the owner's memory instead of the command's body shows (an eighth-round red-team writer passed 1,200 cases
-/// while the owner was a plain IDisposable).</summary>
+/// frames the owner's memory instead of the command's body shows, as it could not behind a plain
+/// IDisposable.</summary>
 internal sealed class TrackedBodyOwner(Func<long> outputBytes, Action release, Memory<byte> memory) : IMemoryOwner<byte>
 {
     private int _disposals;

@@ -4,9 +4,8 @@ namespace AmqpConformance.Properties.Running;
 
 /// <summary>How a transport failure reaches the writer from its output's flush. A socket's output does not fail with
 /// <see cref="IOException"/> alone: a reset can surface as a <see cref="SocketException"/>, and an output whose stream
-/// was torn down as an <see cref="ObjectDisposedException"/>. A writer that stops only on an IOException and carries on
-/// after any other exception (an eighth-round red-team writer) passed 1,200 cases while the harness's faults were all
-/// IOExceptions; each case now draws one style from its seed.</summary>
+/// was torn down as an <see cref="ObjectDisposedException"/>. Each case draws one style from its seed, so a writer
+/// that stops only on an IOException and carries on after any other exception is caught.</summary>
 internal enum TransportFailureStyle
 {
     /// <summary>The transport's own exception (an IOException: TransportResetException or

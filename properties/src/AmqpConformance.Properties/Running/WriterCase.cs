@@ -3,6 +3,7 @@ using AmqpConformance.FakeBroker;
 using AmqpConformance.Harness.Client;
 using AmqpConformance.Harness.Faults;
 using AmqpConformance.Harness.Pooling;
+using AmqpConformance.Harness.Reports;
 using AmqpConformance.Harness.Writers;
 using AmqpConformance.Properties.Scenarios;
 using AmqpConformance.Protocol.Recording;
@@ -11,7 +12,7 @@ namespace AmqpConformance.Properties.Running;
 
 /// <summary>
 /// Everything one writer-level case runs on: writer -> <see cref="ControlledOutput"/> -> <see cref="FaultyTransport"/>
-/// (virtual time) -> an in-process <see cref="FakeBroker.FakeBroker"/> connection, which validates and records every
+/// (virtual time) -> an in-process <see cref="FakeAmqpBroker"/> connection, which validates and records every
 /// frame, exactly as a client-level case reaches the broker over TCP. The harness opens the connection itself
 /// (handshake and channel.open written straight to the transport), installs the scenario's faults from that point on,
 /// and only then creates the writer, so the writer writes nothing but the scenario's publishes. The harness owns the
@@ -27,7 +28,7 @@ internal sealed class WriterCase : IAsyncDisposable
         Scenario scenario,
         WriterRunOptions options,
         CaseClock time,
-        FakeBroker.FakeBroker broker,
+        FakeAmqpBroker broker,
         FaultyTransport transport,
         BrokerConnection connection,
         long outputWireOffset,
@@ -64,13 +65,13 @@ internal sealed class WriterCase : IAsyncDisposable
             DrainTimeout = options.DrainTimeoutFor(scenario.StallThroughDispose),
             TimeProvider = time,
         };
-        Traces = BuildTraces(scenario);
+        Evidence = new EvidenceBuilder(scenario);
     }
 
     public FrameWriterFactory Factory { get; }
     public Scenario Scenario { get; }
     public WriterRunOptions Options { get; }
-    public FakeBroker.FakeBroker Broker { get; }
+    public FakeAmqpBroker Broker { get; }
     public FaultyTransport Transport { get; }
     public BrokerConnection Connection { get; }
     public ControlledOutput Output { get; }
@@ -88,8 +89,11 @@ internal sealed class WriterCase : IAsyncDisposable
     /// it.</summary>
     public long OutputWireOffset { get; }
 
-    /// <summary>Each publisher's calls, in its order.</summary>
-    public IReadOnlyList<IReadOnlyList<CallTrace>> Traces { get; }
+    /// <summary>The case's evidence: its call traces while it runs, and what the runner builds at its end.</summary>
+    public EvidenceBuilder Evidence { get; }
+
+    /// <summary>Each publisher's calls, in its order (<see cref="EvidenceBuilder.Traces"/>).</summary>
+    public IReadOnlyList<IReadOnlyList<CallTrace>> Traces => Evidence.Traces;
 
     /// <summary>The case's disposal, once the runner made it (<see cref="CaseLifecycle"/> registers itself).</summary>
     public CaseLifecycle? Lifecycle { get; set; }
@@ -123,7 +127,7 @@ internal sealed class WriterCase : IAsyncDisposable
     public TimeSpan Clock => Connection.Log.Elapsed;
 
     /// <summary>Every call trace, by id.</summary>
-    public IEnumerable<CallTrace> AllTraces => Traces.SelectMany(t => t);
+    public IEnumerable<CallTrace> AllTraces => Evidence.AllTraces;
 
     /// <summary>Opens the connection, installs the faults and creates the writer.</summary>
     /// <exception cref="InvalidOperationException">The factory could not create a writer, or the in-process broker
@@ -146,8 +150,8 @@ internal sealed class WriterCase : IAsyncDisposable
             }
         );
         var time = new CaseClock();
-        var broker = FakeBroker.FakeBroker.CreateWithoutListener(
-            new FakeBrokerOptions
+        var broker = FakeAmqpBroker.CreateWithoutListener(
+            new FakeAmqpBrokerOptions
             {
                 FrameMax = 0,
                 HeartbeatSeconds = 0,
@@ -247,38 +251,11 @@ internal sealed class WriterCase : IAsyncDisposable
         {
             await _downstream.ConfigureAwait(false);
         }
-        catch (Exception)
-        { /* the drain ends with the transport */
-        }
-    }
-
-    private static List<IReadOnlyList<CallTrace>> BuildTraces(Scenario scenario)
-    {
-        var all = new List<IReadOnlyList<CallTrace>>();
-        int nextId = 0;
-        for (int p = 0; p < scenario.Publishers.Count; p++)
+        catch (Exception e)
         {
-            var steps = scenario.Publishers[p];
-            var mine = new List<CallTrace>(steps.Count);
-            for (int i = 0; i < steps.Count; i++, nextId++)
-                mine.Add(
-                    new CallTrace
-                    {
-                        Id = nextId,
-                        Publisher = p,
-                        IndexInPublisher = i,
-                        Channel = steps[i].ConnectionLevel ? (ushort)0 : scenario.ChannelOf(p),
-                        ExpectedBody = BodyPattern.Create(
-                            scenario.Seed,
-                            nextId,
-                            steps[i].MethodOnly ? 0 : steps[i].BodyLength
-                        ),
-                        HasContent = !steps[i].MethodOnly,
-                    }
-                );
-            all.Add(mine);
+            // the drain ends with the transport (it catches its own failures: this one is unexpected)
+            SwallowedExceptions.Record("disposing the case: waiting for the drain of the broker's output", e);
         }
-        return all;
     }
 
     /// <summary>Reads and discards what the broker sends (acks, a connection.close), so the broker never blocks on its
@@ -297,7 +274,8 @@ internal sealed class WriterCase : IAsyncDisposable
         }
         catch (Exception)
         {
-            // a reset ends the broker's side too
+            // nothing lost: a reset fault ends the broker's side too (expected in every reset case, so not recorded),
+            // and the broker's log holds what the connection saw
         }
         try
         {

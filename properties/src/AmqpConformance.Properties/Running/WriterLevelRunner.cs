@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using AmqpConformance.Harness.Reports;
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Harness.Writers;
 using AmqpConformance.Properties.Scenarios;
@@ -116,7 +117,7 @@ public static class WriterLevelRunner
         await world.EndConnectionAsync().ConfigureAwait(false);
         long ended = Stopwatch.GetTimestamp();
         await LetLagMeterCatchUpAsync(world).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
-        var evidence = Evidence(world, observer, lifecycle);
+        var evidence = world.Evidence.Build(SourcesOf(world, observer, lifecycle));
         var phases = new RunPhases(
             Stopwatch.GetElapsedTime(started, opened),
             Stopwatch.GetElapsedTime(opened, driven),
@@ -156,22 +157,7 @@ public static class WriterLevelRunner
                     ? $"Harness threads are inside the writer and never came back: {string.Join("; ", stuck)}."
                     : "No harness thread is inside the writer's code: the harness waited on something the writer never did."
             );
-        ConformanceEvidence evidence;
-        try
-        {
-            evidence = Evidence(world, observer, lifecycle) with { CaseHung = hung };
-        }
-        catch (Exception ex) when (ex is InvalidOperationException or ArgumentException or NullReferenceException)
-        {
-            // The case's objects are still in use by its stuck threads: keep what can be read safely.
-            evidence = new ConformanceEvidence
-            {
-                Frames = [],
-                Calls = [],
-                FrameMax = world.Scenario.FrameMax,
-                CaseHung = hung + $" (evidence incomplete: {ex.Message})",
-            };
-        }
+        var evidence = world.Evidence.BuildHung(SourcesOf(world, observer, lifecycle), hung);
         _ = run.ContinueWith(static t => _ = t.Exception, TaskScheduler.Default); // observed if it ever fails
         _ = Task.Run(async () =>
         {
@@ -179,63 +165,34 @@ public static class WriterLevelRunner
             {
                 await world.DisposeAsync().AsTask().WaitAsync(world.Options.CaseTimeout).ConfigureAwait(false);
             }
-            catch (Exception) { } // the writer is stuck: nothing more to learn here
+            catch (Exception e)
+            {
+                // the writer is stuck: the case is judged already, and its disposal may well time out
+                SwallowedExceptions.Record("disposing a hung case in the background", e);
+            }
         });
         return new RunResult(world.Scenario, evidence, world.Connection.Log) { Events = world.Events };
     }
 
-    private static ConformanceEvidence Evidence(WriterCase world, CaseObserver observer, CaseLifecycle lifecycle)
-    {
-        var log = world.Connection.Log;
-        var frames = log.Snapshot()
-            .Where(f => f.Direction == FrameDirection.Received && f.WireOffset >= world.OutputWireOffset)
-            .ToList();
-        var findings = log.Findings();
-        var fault = FaultOf(world, findings);
-        return new ConformanceEvidence
+    /// <summary>Where the case's evidence is read from (<see cref="EvidenceBuilder"/>): the broker's log of the
+    /// connection from the writer's first byte, and what the harness observed of the writer's pools, output and
+    /// disposal.</summary>
+    private static EvidenceSources SourcesOf(WriterCase world, CaseObserver observer, CaseLifecycle lifecycle) =>
+        new(world.Connection.Log, world.OutputWireOffset, world.Scenario.FrameMax, findings => FaultOf(world, findings))
         {
-            Frames = frames,
-            Calls =
-            [
-                .. world
-                    .AllTraces.Where(t => t.Attempted)
-                    .Select(t => t.Freeze(world.Output.EndOf(t.Id), RunnableAfterFaultSeen(world, fault, t))),
-            ],
-            FrameMax = world.Scenario.FrameMax,
-            Pool = world.WriterPool.Verify(),
-            CallerArrayFindings =
-            [
-                .. world
-                    .CallerPool.Verify()
-                    .Findings.Where(f => f.Kind == Harness.Pooling.PoolFindingKind.WriteAfterReturn),
-            ],
-            Findings = findings,
-            TrailingPartialBytes = world.Output.PartialFrameBytes,
-            Fault = fault,
-            Lifecycle = lifecycle.Record(),
-            VisibilityLapses = observer.Lapses,
-            Backpressure = observer.Backpressure(),
-            OutputWireOffset = world.OutputWireOffset,
-            DeclaredCompletion = world.Factory.Completion,
-            OutputDeliveryTracked = world.Output.Followed,
-            ConcurrentOutputUse = world.Output.ConcurrentUse,
+            Writer = new WriterObservations(
+                world.Output,
+                world.WriterPool,
+                world.CallerPool,
+                lifecycle,
+                observer,
+                world.Factory.Completion
+            ),
         };
-    }
-
-    /// <summary>The real time, less the scheduling lag, from the moment the writer saw <paramref name="fault"/> in its
-    /// output to the start of <paramref name="trace"/>; null if the call started before it, or the fault is not the
-    /// output's (a writer's own giving up during disposal).</summary>
-    private static TimeSpan? RunnableAfterFaultSeen(WriterCase world, TransportFaultRecord? fault, CallTrace trace) =>
-        fault?.ObservedAt is { } seen
-        && seen == world.Output.FaultObservedAt
-        && world.Output.FaultObservedTimestamp is { } at
-        && trace.StartedTimestamp > at
-            ? SchedulingLag.Process.RunnableBetween(at, trace.StartedTimestamp)
-            : null;
 
     /// <summary>Before the evidence is read: when a call succeeded more than the faults invariant's grace after the
     /// writer saw a fault on the case's clock, waits for the scheduling-lag meter's next tick, so that lag the process
-    /// suffered before that call started is counted in <see cref="PublishCall.RunnableAfterFaultSeen"/> (the meter sees
+    /// suffered before that call started is counted in <see cref="CallRecord.RunnableAfterFaultSeen"/> (the meter sees
     /// a stall only at the tick after it). So does a case whose disposal returned with a successful call never
     /// delivered, for the lag within disposal (<see cref="LifecycleRecord.LagDuringDispose"/>). Only such cases wait
     /// (at most a tick, 10 ms).</summary>
@@ -284,13 +241,16 @@ public static class WriterLevelRunner
                 gaveUp,
                 output.BytesWrittenAfterFault
             );
-        if (findings.FirstOrDefault(f => f.ClosedConnection) is { } closing)
-            return new TransportFaultRecord(
+        if (
+            EvidenceBuilder.BrokerClosed(
+                findings,
                 output.FaultObservedAt ?? world.Clock,
-                $"{BrokerChecker.BrokerClosedPrefix}: {closing.Message}",
                 output.FaultObservedAt,
                 output.BytesWrittenAfterFault
-            );
+            ) is
+            { } closed
+        )
+            return closed;
         if (output.FaultObservedAt is { } seen)
             return new TransportFaultRecord(
                 seen,

@@ -10,7 +10,7 @@ public enum CancelKind
     Before,
 
     /// <summary>Inside the writer: when the output sees its n-th flush after the call started (n =
-    /// <see cref="PublishStep.CancelAfterFlushes"/>).</summary>
+    /// <see cref="CallStep.CancelAfterFlushes"/>).</summary>
     OnFlush,
 
     /// <summary>Right after the call started, from another thread, racing the writer.</summary>

@@ -23,7 +23,7 @@ namespace AmqpConformance.Properties.Scenarios;
 public sealed record Scenario(
     int FrameMax,
     ChannelLayout Layout,
-    IReadOnlyList<IReadOnlyList<PublishStep>> Publishers,
+    IReadOnlyList<IReadOnlyList<CallStep>> Publishers,
     FaultPlan Faults,
     int Seed = 0,
     bool StallUntilQuiet = false
@@ -102,7 +102,7 @@ public sealed record Scenario(
     public bool Confirms { get; init; } = true;
 
     /// <summary>Total number of publishes.</summary>
-    public int PublishCount => Publishers.Sum(p => p.Count);
+    public int CallCount => Publishers.Sum(p => p.Count);
 
     /// <summary>The channel publisher <paramref name="publisher"/> uses under <see cref="Layout"/>.</summary>
     public ushort ChannelOf(int publisher)

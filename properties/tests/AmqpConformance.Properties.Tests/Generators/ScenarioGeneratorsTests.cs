@@ -45,7 +45,7 @@ public sealed class ScenarioGeneratorsTests
         Assert.Contains(lengths, x => x.FrameMax > 0 && x.BodyLength == x.FrameMax - 9);
         Assert.Contains(lengths, x => x.BodyLength > 85_000);
         Assert.Contains(lengths, x =>
-            x.FrameMax > 0 && x.BodyLength == x.FrameMax - PublishCommandBuilder.FramesLengthWithoutHeaders - 3
+            x.FrameMax > 0 && x.BodyLength == x.FrameMax - CallCommandBuilder.FramesLengthWithoutHeaders - 3
         );
         var pastOneMiB = ScenarioGenerators
             .For(ScenarioProfile.Mixed with { LargeBodies = 1 })
@@ -89,7 +89,7 @@ public sealed class ScenarioGeneratorsTests
         foreach (var s in Sample)
         foreach (var step in s.Publishers.SelectMany(p => p).Where(x => x.HeaderBytes > 0))
         {
-            var command = PublishCommandBuilder.Build(
+            var command = CallCommandBuilder.Build(
                 pool,
                 s.FrameMax,
                 1,
@@ -102,7 +102,7 @@ public sealed class ScenarioGeneratorsTests
         Assert.True(pool.Verify().IsClean);
         Assert.Contains(Sample, s =>
             s.Publishers.SelectMany(p => p)
-                .Any(x => x.HeaderBytes == Math.Min(PublishCommandBuilder.MaxHeaderBytes(s.FrameMax), 16 * 1024))
+                .Any(x => x.HeaderBytes == Math.Min(CallCommandBuilder.MaxHeaderBytes(s.FrameMax), 16 * 1024))
         );
     }
 
@@ -111,12 +111,12 @@ public sealed class ScenarioGeneratorsTests
     {
         var pool = new TrackingArrayPool();
         var error = Assert.Throws<ArgumentException>(() =>
-            PublishCommandBuilder.Build(
+            CallCommandBuilder.Build(
                 pool,
                 4096,
                 1,
                 0,
-                PublishCommandBuilder.MaxHeaderBytes(4096) + 1,
+                CallCommandBuilder.MaxHeaderBytes(4096) + 1,
                 ReadOnlyMemory<byte>.Empty
             )
         );
@@ -222,7 +222,7 @@ public sealed class ScenarioGeneratorsTests
         var scenario = Sample.First(s => s.Publishers.Any(p => p.Any(x => x.WithoutToken)));
         int fewer = scenario.Publishers.Sum(p => p.Count(x => x.WithoutToken)) - 1;
         Assert.Contains(ScenarioShrinker.Shrink(scenario), c =>
-            c.PublishCount == scenario.PublishCount && c.Publishers.Sum(p => p.Count(x => x.WithoutToken)) == fewer
+            c.CallCount == scenario.CallCount && c.Publishers.Sum(p => p.Count(x => x.WithoutToken)) == fewer
         );
     }
 

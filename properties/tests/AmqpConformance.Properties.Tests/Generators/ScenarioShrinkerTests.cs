@@ -13,13 +13,9 @@ public sealed class ScenarioShrinkerTests
             8192,
             ChannelLayout.Mixed,
             [
-                [
-                    new PublishStep(100_000, 3, 5, 200, CancelKind.OnFlush, 2, true),
-                    new PublishStep(7),
-                    new PublishStep(8185),
-                ],
-                [new PublishStep(1), new PublishStep(9000, Cancel: CancelKind.Racing)],
-                [new PublishStep(0)],
+                [new CallStep(100_000, 3, 5, 200, CancelKind.OnFlush, 2, true), new CallStep(7), new CallStep(8185)],
+                [new CallStep(1), new CallStep(9000, Cancel: CancelKind.Racing)],
+                [new CallStep(0)],
             ],
             new FaultPlan(3, [new ResetPeerFault(5000), new SlicerFault(100, 10)]),
             Seed: 42
@@ -28,7 +24,7 @@ public sealed class ScenarioShrinkerTests
     private static long Weight(Scenario s) =>
         s.Faults.Complexity
         + s.Publishers.Count * 1_000_000L
-        + s.PublishCount * 100_000L
+        + s.CallCount * 100_000L
         + (s.Layout == ChannelLayout.OwnChannel ? 0 : 1)
         + s.Publishers.SelectMany(p => p)
             .Sum(x =>
@@ -49,7 +45,7 @@ public sealed class ScenarioShrinkerTests
         Assert.NotEmpty(candidates);
         Assert.All(candidates, c =>
         {
-            Assert.True(c.PublishCount >= 1);
+            Assert.True(c.CallCount >= 1);
             Assert.All(c.Publishers, p => Assert.NotEmpty(p));
             Assert.True(Weight(c) < Weight(big) || (c.FrameMax == 4096 && big.FrameMax != 4096), c.ToString());
         });
@@ -59,7 +55,7 @@ public sealed class ScenarioShrinkerTests
                     4096,
                     ChannelLayout.OwnChannel,
                     [
-                        [new PublishStep(0)],
+                        [new CallStep(0)],
                     ],
                     FaultPlan.Empty
                 )
@@ -81,7 +77,7 @@ public sealed class ScenarioShrinkerTests
         var failed = Assert.IsType<TestResult.Failed>(runner.Result);
         var shrunk = Assert.IsType<Scenario>(failed.Item3.Head);
         Assert.Equal(2, shrunk.Publishers.Count);
-        Assert.Equal(2, shrunk.PublishCount);
+        Assert.Equal(2, shrunk.CallCount);
         Assert.True(shrunk.Faults.IsEmpty);
         Assert.Equal(ChannelLayout.OwnChannel, shrunk.Layout);
         Assert.True(shrunk.ToString().Length < 120, shrunk.ToString());

@@ -41,11 +41,11 @@ public sealed class BodyPatternTests
         for (int call = 0; call < 64; call++)
             foreach (byte b in BodyPattern.Create(1234, call, 4096))
                 counts[b]++;
-        Assert.Equal(0, counts[PublishCall.PoisonByte]);
+        Assert.Equal(0, counts[CallRecord.PoisonByte]);
         // 262,144 bytes over 255 values: about 1,028 each (the stand-in twice that); a broken generator (zeros, a short
         // cycle) is far off.
         Assert.All(
-            Enumerable.Range(0, 256).Where(v => v != PublishCall.PoisonByte && v != BodyPattern.PoisonStandIn),
+            Enumerable.Range(0, 256).Where(v => v != CallRecord.PoisonByte && v != BodyPattern.PoisonStandIn),
             v => Assert.InRange(counts[v], 800, 1_260)
         );
     }

@@ -121,8 +121,8 @@ public sealed class CaseClockTimerTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(100), new PublishStep(100)],
-                [new PublishStep(100)],
+                [new CallStep(100), new CallStep(100)],
+                [new CallStep(100)],
             ],
             FaultPlan.Empty,
             Seed: 5

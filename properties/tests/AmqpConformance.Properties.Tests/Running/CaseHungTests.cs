@@ -35,7 +35,7 @@ public sealed class CaseHungTests
                 4096,
                 ChannelLayout.OwnChannel,
                 [
-                    [new PublishStep(10, Cancel: CancelKind.AfterCompletion), new PublishStep(10)],
+                    [new CallStep(10, Cancel: CancelKind.AfterCompletion), new CallStep(10)],
                 ],
                 FaultPlan.Empty
             ),
@@ -77,7 +77,7 @@ public sealed class CaseHungTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(10)],
+                [new CallStep(10)],
             ],
             FaultPlan.Empty
         );

@@ -6,8 +6,8 @@ namespace AmqpConformance.Properties.Tests.Running;
 /// <summary>CancelPendingFlush on the harness's output acts as it does on a pipe, even while the harness holds flushes:
 /// a cancel that meets no flush ends the next one, once; a cancel of a held flush leaves later flushes alone. A writer
 /// whose disposal gives up while its thread is between writing and flushing (the reference Inline writer's) relies on
-/// the first: CI once saw that writer blamed for a flush still pending after its disposal, a flush a pipe would have
-/// ended at once.</summary>
+/// the first: without it, that writer is blamed for a flush still pending after its disposal, a flush a pipe would
+/// have ended at once.</summary>
 public sealed class ControlledOutputCancelTests
 {
     private static ControlledOutput NewOutput(out Pipe pipe)

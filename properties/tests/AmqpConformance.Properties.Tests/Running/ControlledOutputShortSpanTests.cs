@@ -68,7 +68,7 @@ public sealed class ControlledOutputShortSpanTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(20_000), new PublishStep(9_000), new PublishStep(30_000)],
+                [new CallStep(20_000), new CallStep(9_000), new CallStep(30_000)],
             ],
             FaultPlan.Empty,
             Seed: 3

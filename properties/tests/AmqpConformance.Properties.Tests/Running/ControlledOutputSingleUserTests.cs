@@ -67,8 +67,8 @@ public sealed class ControlledOutputSingleUserTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(10)],
-                [new PublishStep(20)],
+                [new CallStep(10)],
+                [new CallStep(20)],
             ],
             FaultPlan.Empty
         )

@@ -18,8 +18,8 @@ public sealed class DisposalFlushTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(300)],
-                [new PublishStep(20)],
+                [new CallStep(300)],
+                [new CallStep(20)],
             ],
             FaultPlan.Empty,
             Seed: 3

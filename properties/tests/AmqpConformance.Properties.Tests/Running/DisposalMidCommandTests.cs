@@ -24,7 +24,7 @@ public sealed class DisposalMidCommandTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(100)],
+                [new CallStep(100)],
             ],
             FaultPlan.Empty,
             Seed: 11

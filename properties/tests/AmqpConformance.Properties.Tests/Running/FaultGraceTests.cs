@@ -22,7 +22,7 @@ public sealed class FaultGraceTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(100), new PublishStep(100), new PublishStep(100), new PublishStep(100)],
+                [new CallStep(100), new CallStep(100), new CallStep(100), new CallStep(100)],
             ],
             FaultPlan.Empty,
             Seed: 11
@@ -137,7 +137,7 @@ public sealed class FaultGraceTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(100), new PublishStep(100), new PublishStep(100)],
+                [new CallStep(100), new CallStep(100), new CallStep(100)],
             ],
             FaultPlan.Empty,
             Seed: 11

@@ -28,8 +28,8 @@ public sealed class OwnTimerDisposalTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(100), new PublishStep(100)],
-                [new PublishStep(100)],
+                [new CallStep(100), new CallStep(100)],
+                [new CallStep(100)],
             ],
             FaultPlan.Empty,
             Seed: 11

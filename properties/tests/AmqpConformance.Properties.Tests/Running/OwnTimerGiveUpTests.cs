@@ -23,10 +23,10 @@ public sealed class OwnTimerGiveUpTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(300)],
-                [new PublishStep(200)],
-                [new PublishStep(100)],
-                [new PublishStep(50)],
+                [new CallStep(300)],
+                [new CallStep(200)],
+                [new CallStep(100)],
+                [new CallStep(50)],
             ],
             FaultPlan.Empty,
             Seed: 11

@@ -20,8 +20,8 @@ public sealed class PulseTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(300)],
-                [PublishStep.WithoutContent()],
+                [new CallStep(300)],
+                [CallStep.WithoutContent()],
             ],
             FaultPlan.Empty,
             Seed: 5

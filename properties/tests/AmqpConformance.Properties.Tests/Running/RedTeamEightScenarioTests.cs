@@ -8,10 +8,10 @@ using AmqpConformance.SelfTest.Zoo;
 
 namespace AmqpConformance.Properties.Tests.Running;
 
-/// <summary>What two of the eighth red-team round's misses brought in: a caller whose next call runs from the previous
-/// call's completion (<see cref="Scenario.Continuing"/>), and flushes stalled one after another for longer than a write
-/// deadline in all, with calls queued behind them; each with the zoo writer that only it catches, and the correct
-/// writers holding. Alone in the process, as the other red-team scenario tests are.</summary>
+/// <summary>A caller whose next call runs from the previous call's completion (<see cref="Scenario.Continuing"/>), and
+/// flushes stalled one after another for longer than a write deadline in all, with calls queued behind them; each with
+/// the zoo writer that only it catches, and the correct writers holding (docs/decisions.md has the eighth red-team
+/// round these came from). Alone in the process, as the other red-team scenario tests are.</summary>
 [Collection(RunsAloneCollection.Name)]
 public sealed class RedTeamEightScenarioTests
 {
@@ -27,7 +27,7 @@ public sealed class RedTeamEightScenarioTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(10), new PublishStep(5000), new PublishStep(0)],
+                [new CallStep(10), new CallStep(5000), new CallStep(0)],
             ],
             FaultPlan.Empty
         )
@@ -81,7 +81,7 @@ public sealed class RedTeamEightScenarioTests
         new(
             4096,
             ChannelLayout.OwnChannel,
-            [.. Enumerable.Range(0, 6).Select(_ => (IReadOnlyList<PublishStep>)[new PublishStep(100)])],
+            [.. Enumerable.Range(0, 6).Select(_ => (IReadOnlyList<CallStep>)[new CallStep(100)])],
             FaultPlan.Empty
         )
         {

@@ -7,10 +7,10 @@ using AmqpConformance.SelfTest.Zoo;
 
 namespace AmqpConformance.Properties.Tests.Running;
 
-/// <summary>What the fifth red-team round's misses brought in: a rule on the first disposal's exception, bodies past 1
-/// MiB, and idle connections; each with the zoo writer that only it catches. Alone in the process, and settled
-/// unhurriedly: an idle step does nothing while the call before it is still pending, so the settle after that call must
-/// meet it completed (it once did not, beside other test classes' load).</summary>
+/// <summary>A rule on the first disposal's exception, bodies past 1 MiB, and idle connections, each with the zoo writer
+/// that only it catches (docs/decisions.md has the fifth red-team round these came from). Alone in the process, and
+/// settled unhurriedly: an idle step does nothing while the call before it is still pending, so the settle after that
+/// call must meet it completed, which other test classes' load can defeat.</summary>
 [Collection(RunsAloneCollection.Name)]
 public sealed class RedTeamFiveScenarioTests
 {
@@ -22,7 +22,7 @@ public sealed class RedTeamFiveScenarioTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(10), new PublishStep(20)],
+                [new CallStep(10), new CallStep(20)],
             ],
             FaultPlan.Empty
         )
@@ -57,7 +57,7 @@ public sealed class RedTeamFiveScenarioTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(bodyLength)],
+                [new CallStep(bodyLength)],
             ],
             FaultPlan.Empty
         );
@@ -75,7 +75,7 @@ public sealed class RedTeamFiveScenarioTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(10), new PublishStep(20)],
+                [new CallStep(10), new CallStep(20)],
             ],
             FaultPlan.Empty
         )
@@ -109,7 +109,7 @@ public sealed class RedTeamFiveScenarioTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(10)],
+                [new CallStep(10)],
             ],
             FaultPlan.Empty
         )
@@ -130,12 +130,12 @@ public sealed class RedTeamFiveScenarioTests
     )
     {
         var broken = ZooWriters.FromName("Zoo:SingleFrameFastPathOffBy8")!.Factory;
-        int body = 4096 - PublishCommandBuilder.FramesLengthWithoutHeaders - shortOfFrameMax;
+        int body = 4096 - CallCommandBuilder.FramesLengthWithoutHeaders - shortOfFrameMax;
         var scenario = new Scenario(
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(body)],
+                [new CallStep(body)],
             ],
             FaultPlan.Empty
         );

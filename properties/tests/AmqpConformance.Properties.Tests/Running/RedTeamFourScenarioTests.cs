@@ -7,8 +7,8 @@ using AmqpConformance.SelfTest.Zoo;
 
 namespace AmqpConformance.Properties.Tests.Running;
 
-/// <summary>What the fourth red-team round's misses brought into the scenarios: calls without a token, disposal racing
-/// a call's entry, and writers that live past 256 calls; each with the zoo writer that only it catches. Alone in the
+/// <summary>Calls without a token, disposal racing a call's entry, and writers that live past 256 calls, each with the
+/// zoo writer that only it catches (docs/decisions.md has the fourth red-team round these came from). Alone in the
 /// process: the races and the settles need the cores (see <see cref="RunsAloneCollection"/>).</summary>
 [Collection(RunsAloneCollection.Name)]
 public sealed class RedTeamFourScenarioTests
@@ -26,9 +26,9 @@ public sealed class RedTeamFourScenarioTests
             ChannelLayout.OwnChannel,
             [
                 [
-                    new PublishStep(10, WithoutToken: true),
-                    new PublishStep(20),
-                    PublishStep.WithoutContent() with
+                    new CallStep(10, WithoutToken: true),
+                    new CallStep(20),
+                    CallStep.WithoutContent() with
                     {
                         WithoutToken = true,
                     },
@@ -47,7 +47,7 @@ public sealed class RedTeamFourScenarioTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(10, WithoutToken: true)],
+                [new CallStep(10, WithoutToken: true)],
             ],
             FaultPlan.Empty
         )
@@ -62,7 +62,7 @@ public sealed class RedTeamFourScenarioTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(1, Cancel: CancelKind.Before, WithoutToken: true)],
+                [new CallStep(1, Cancel: CancelKind.Before, WithoutToken: true)],
             ],
             FaultPlan.Empty
         );
@@ -79,7 +79,7 @@ public sealed class RedTeamFourScenarioTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(10), new PublishStep(20, WithoutToken: true)],
+                [new CallStep(10), new CallStep(20, WithoutToken: true)],
             ],
             FaultPlan.Empty
         )
@@ -92,7 +92,7 @@ public sealed class RedTeamFourScenarioTests
         {
             Publishers =
             [
-                [new PublishStep(10), new PublishStep(20)],
+                [new CallStep(10), new CallStep(20)],
             ],
         };
         Assert.All((await WriterLevelRunner.RunAsync(broken, withToken)).CheckAll(), v =>
@@ -112,8 +112,8 @@ public sealed class RedTeamFourScenarioTests
                 4096,
                 ChannelLayout.OwnChannel,
                 [
-                    [new PublishStep(10), new PublishStep(50_000)],
-                    [new PublishStep(30)],
+                    [new CallStep(10), new CallStep(50_000)],
+                    [new CallStep(30)],
                 ],
                 FaultPlan.Empty
             )
@@ -133,7 +133,7 @@ public sealed class RedTeamFourScenarioTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(10)],
+                [new CallStep(10)],
             ],
             FaultPlan.Empty
         )
@@ -161,7 +161,7 @@ public sealed class RedTeamFourScenarioTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(10), new PublishStep(100)],
+                [new CallStep(10), new CallStep(100)],
             ],
             FaultPlan.Empty
         )
@@ -234,7 +234,7 @@ public sealed class RedTeamFourScenarioTests
                 4096,
                 ChannelLayout.OwnChannel,
                 [
-                    [.. Enumerable.Range(0, calls).Select(i => new PublishStep(i % 200))],
+                    [.. Enumerable.Range(0, calls).Select(i => new CallStep(i % 200))],
                 ],
                 FaultPlan.Empty
             )

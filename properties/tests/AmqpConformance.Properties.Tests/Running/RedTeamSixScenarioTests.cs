@@ -6,10 +6,10 @@ using AmqpConformance.SelfTest.Zoo;
 
 namespace AmqpConformance.Properties.Tests.Running;
 
-/// <summary>What the sixth red-team round's misses brought in: channels spread 256 apart, bodies in memory that is not
-/// an array, and a held flush that stays stalled while the writer's timers fire; each with the zoo writer that only it
-/// catches, and the reference writers holding. Alone in the process, and settled unhurriedly, as the idle-step tests
-/// are.</summary>
+/// <summary>Channels spread 256 apart, bodies in memory that is not an array, and a held flush that stays stalled
+/// while the writer's timers fire, each with the zoo writer that only it catches, and the reference writers holding
+/// (docs/decisions.md has the sixth red-team round these came from). Alone in the process, and settled unhurriedly, as
+/// the idle-step tests are.</summary>
 [Collection(RunsAloneCollection.Name)]
 public sealed class RedTeamSixScenarioTests
 {
@@ -23,7 +23,7 @@ public sealed class RedTeamSixScenarioTests
     [Fact]
     public void Spread_channels_are_distinct_share_low_bytes_and_stay_within_channel_max()
     {
-        var steps = Enumerable.Range(0, 16).Select(_ => (IReadOnlyList<PublishStep>)[new PublishStep(1)]).ToList();
+        var steps = Enumerable.Range(0, 16).Select(_ => (IReadOnlyList<CallStep>)[new CallStep(1)]).ToList();
         foreach (var layout in Enum.GetValues<ChannelLayout>())
         {
             var scenario = new Scenario(4096, layout, steps, FaultPlan.Empty) { ChannelsSpread = true };
@@ -53,8 +53,8 @@ public sealed class RedTeamSixScenarioTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(10_000)],
-                [new PublishStep(10_000)],
+                [new CallStep(10_000)],
+                [new CallStep(10_000)],
             ],
             FaultPlan.Empty
         )
@@ -85,8 +85,8 @@ public sealed class RedTeamSixScenarioTests
             ChannelLayout.OwnChannel,
             [
                 [
-                    new PublishStep(300, SliceOffset: 5, SliceSlack: 7, OpaqueBody: opaque),
-                    new PublishStep(5000, OpaqueBody: opaque),
+                    new CallStep(300, SliceOffset: 5, SliceSlack: 7, OpaqueBody: opaque),
+                    new CallStep(5000, OpaqueBody: opaque),
                 ],
             ],
             FaultPlan.Empty
@@ -108,7 +108,7 @@ public sealed class RedTeamSixScenarioTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(40_000), new PublishStep(10)],
+                [new CallStep(40_000), new CallStep(10)],
             ],
             FaultPlan.Empty
         )
@@ -142,15 +142,14 @@ public sealed class RedTeamSixScenarioTests
     [Fact]
     public async Task Two_stall_steps_on_one_held_flush_stall_it_once_so_a_30_s_write_timeout_never_fires()
     {
-        // docs/writers.md: the harness never keeps one flush stalled for 20 s or more. Two stall steps in a row held it
-        // for 40 s, and a writer with RabbitMQ.Client's 30 s write timeout was blamed (an eighth-round red-team
-        // finding).
+        // docs/writers.md: the harness never keeps one flush stalled for 20 s or more. Two stall steps in a row must
+        // not hold it for 40 s, or a writer with RabbitMQ.Client's 30 s write timeout is blamed.
         var timeout = ZooWriters.FromName("Zoo:WriteTimeout")!.Factory;
         var scenario = new Scenario(
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(10), new PublishStep(10)],
+                [new CallStep(10), new CallStep(10)],
             ],
             FaultPlan.Empty
         )
@@ -195,7 +194,7 @@ public sealed class RedTeamSixScenarioTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(10)],
+                [new CallStep(10)],
             ],
             FaultPlan.Empty
         )

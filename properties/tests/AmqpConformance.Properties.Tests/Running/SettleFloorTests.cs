@@ -15,7 +15,7 @@ public sealed class SettleFloorTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(100), new PublishStep(100)],
+                [new CallStep(100), new CallStep(100)],
             ],
             FaultPlan.Empty,
             Seed: 1

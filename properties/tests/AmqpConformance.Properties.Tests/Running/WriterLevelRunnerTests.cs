@@ -15,8 +15,8 @@ public sealed class WriterLevelRunnerTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(0), new PublishStep(4089, SliceOffset: 7, SliceSlack: 3)],
-                [new PublishStep(10_000, HeaderBytes: 300, WithBodyOwner: true)],
+                [new CallStep(0), new CallStep(4089, SliceOffset: 7, SliceSlack: 3)],
+                [new CallStep(10_000, HeaderBytes: 300, WithBodyOwner: true)],
             ],
             faults ?? FaultPlan.Empty,
             Seed: 5
@@ -77,7 +77,7 @@ public sealed class WriterLevelRunnerTests
                 4096,
                 ChannelLayout.OwnChannel,
                 [
-                    [new PublishStep(50)],
+                    [new CallStep(50)],
                 ],
                 FaultPlan.Empty
             )
@@ -93,7 +93,7 @@ public sealed class WriterLevelRunnerTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(9000, Cancel: CancelKind.OnFlush), new PublishStep(1, Cancel: CancelKind.Before)],
+                [new CallStep(9000, Cancel: CancelKind.OnFlush), new CallStep(1, Cancel: CancelKind.Before)],
             ],
             FaultPlan.Empty
         );
@@ -111,8 +111,8 @@ public sealed class WriterLevelRunnerTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [.. Enumerable.Repeat(new PublishStep(20_000), 10)],
-                [new PublishStep(1)],
+                [.. Enumerable.Repeat(new CallStep(20_000), 10)],
+                [new CallStep(1)],
             ],
             FaultPlan.Empty,
             StallUntilQuiet: true
@@ -142,9 +142,9 @@ public sealed class WriterLevelRunnerTests
             4096,
             ChannelLayout.Mixed,
             [
-                [new PublishStep(20_000), new PublishStep(20_000)],
-                [new PublishStep(20_000)],
-                [new PublishStep(20_000)],
+                [new CallStep(20_000), new CallStep(20_000)],
+                [new CallStep(20_000)],
+                [new CallStep(20_000)],
             ],
             FaultPlan.Empty,
             StallUntilQuiet: true
@@ -169,8 +169,8 @@ public sealed class WriterLevelRunnerTests
             4096,
             layout,
             [
-                [new PublishStep(5000)],
-                [new PublishStep(10)],
+                [new CallStep(5000)],
+                [new CallStep(10)],
             ],
             FaultPlan.Empty
         )
@@ -196,8 +196,8 @@ public sealed class WriterLevelRunnerTests
             4096,
             ChannelLayout.SharedChannel,
             [
-                [new PublishStep(5000), PublishStep.WithoutContent(), new PublishStep(10)],
-                [PublishStep.WithoutContent()],
+                [new CallStep(5000), CallStep.WithoutContent(), new CallStep(10)],
+                [CallStep.WithoutContent()],
             ],
             FaultPlan.Empty,
             Seed: 3
@@ -230,7 +230,7 @@ public sealed class WriterLevelRunnerTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(10), PublishStep.WithoutContent()],
+                [new CallStep(10), CallStep.WithoutContent()],
             ],
             FaultPlan.Empty
         );
@@ -239,7 +239,7 @@ public sealed class WriterLevelRunnerTests
         {
             Publishers =
             [
-                [new PublishStep(10), new PublishStep(0)],
+                [new CallStep(10), new CallStep(0)],
             ],
         };
         Assert.All((await WriterLevelRunner.RunAsync(broken, publishesOnly)).CheckAll(), v =>
@@ -257,9 +257,9 @@ public sealed class WriterLevelRunnerTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(10)],
-                [new PublishStep(20)],
-                [PublishStep.WithoutContent()],
+                [new CallStep(10)],
+                [new CallStep(20)],
+                [CallStep.WithoutContent()],
             ],
             FaultPlan.Empty
         )
@@ -290,9 +290,9 @@ public sealed class WriterLevelRunnerTests
         {
             Publishers =
             [
-                [new PublishStep(10)],
-                [new PublishStep(20)],
-                [new PublishStep(0)],
+                [new CallStep(10)],
+                [new CallStep(20)],
+                [new CallStep(0)],
             ],
         };
         Assert.All((await WriterLevelRunner.RunAsync(broken, publishesOnly)).CheckAll(), v =>
@@ -314,11 +314,11 @@ public sealed class WriterLevelRunnerTests
             ChannelLayout.OwnChannel,
             [
                 [
-                    new PublishStep(10, Cancel: CancelKind.AfterCompletion),
-                    new PublishStep(20, Cancel: CancelKind.AfterCompletion),
-                    new PublishStep(30),
+                    new CallStep(10, Cancel: CancelKind.AfterCompletion),
+                    new CallStep(20, Cancel: CancelKind.AfterCompletion),
+                    new CallStep(30),
                 ],
-                [new PublishStep(40, Cancel: CancelKind.AfterCompletion)],
+                [new CallStep(40, Cancel: CancelKind.AfterCompletion)],
             ],
             FaultPlan.Empty
         );
@@ -337,7 +337,7 @@ public sealed class WriterLevelRunnerTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(10, Cancel: CancelKind.Before), new PublishStep(10)],
+                [new CallStep(10, Cancel: CancelKind.Before), new CallStep(10)],
             ],
             FaultPlan.Empty
         );
@@ -358,9 +358,9 @@ public sealed class WriterLevelRunnerTests
     {
         var calls = Enumerable
             .Range(0, 40)
-            .Select(i => i % 5 == 4 ? PublishStep.WithoutContent() : new PublishStep(i * 7))
+            .Select(i => i % 5 == 4 ? CallStep.WithoutContent() : new CallStep(i * 7))
             .ToList();
-        var scenario = new Scenario(4096, ChannelLayout.OwnChannel, [calls, [new PublishStep(5000)]], FaultPlan.Empty)
+        var scenario = new Scenario(4096, ChannelLayout.OwnChannel, [calls, [new CallStep(5000)]], FaultPlan.Empty)
         {
             Pipelined = true,
             QueueCapacity = 64,
@@ -386,7 +386,7 @@ public sealed class WriterLevelRunnerTests
         var recycling = FrameWriterFactory.Create("RecyclesOnSignal", c => new RecyclesOnSignal(
             WriterModes.Inline.CreateWriter(c)
         ));
-        var calls = Enumerable.Range(0, 34).Select(i => new PublishStep(10)).ToList();
+        var calls = Enumerable.Range(0, 34).Select(i => new CallStep(10)).ToList();
         var scenario = new Scenario(4096, ChannelLayout.OwnChannel, [calls], FaultPlan.Empty) { Pipelined = true };
         var result = await WriterLevelRunner.RunAsync(recycling, scenario);
         Assert.Contains(result.Evidence.Calls, c =>
@@ -453,7 +453,7 @@ public sealed class WriterLevelRunnerTests
             4096,
             ChannelLayout.SharedChannel,
             [
-                [new PublishStep(10)],
+                [new CallStep(10)],
             ],
             FaultPlan.Empty
         )
@@ -476,7 +476,7 @@ public sealed class WriterLevelRunnerTests
             4096,
             ChannelLayout.OwnChannel,
             [
-                [new PublishStep(10)],
+                [new CallStep(10)],
             ],
             FaultPlan.Empty
         )

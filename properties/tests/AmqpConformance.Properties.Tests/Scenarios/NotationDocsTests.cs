@@ -51,7 +51,7 @@ public sealed partial class NotationDocsTests
                 4096,
                 ChannelLayout.OwnChannel,
                 [
-                    [new PublishStep(10)],
+                    [new CallStep(10)],
                 ],
                 Harness.Faults.FaultPlan.Empty
             ),

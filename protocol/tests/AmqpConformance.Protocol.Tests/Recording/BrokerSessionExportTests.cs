@@ -13,8 +13,8 @@ public sealed class BrokerSessionExportTests
     {
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
         CancellationToken ct = timeout.Token;
-        await using FakeBroker.FakeBroker broker = await FakeBroker.FakeBroker.StartAsync(
-            new FakeBrokerOptions
+        await using FakeAmqpBroker broker = await FakeAmqpBroker.StartAsync(
+            new FakeAmqpBrokerOptions
             {
                 FrameMax = 131072,
                 HeartbeatSeconds = 0,

@@ -58,10 +58,10 @@ public sealed class FrameLogRetentionTests
     public void A_bound_must_be_positive(int bound) =>
         Assert.Throws<ArgumentOutOfRangeException>(() => new FrameLogOptions { MaxRetainedFrames = bound });
 
-    /// <summary>Found by <see cref="FrameLogOffsetsAndTimesTests"/>: once the held frames were all without a kept
-    /// payload (body frames, heartbeats), the drop let go of the payload chunk being filled, and the next method
-    /// frame's payload went into it under the released index: the snapshot then threw
-    /// ArgumentOutOfRangeException.</summary>
+    /// <summary>A drop that leaves only frames without a kept payload (body frames, heartbeats) must not let go of the
+    /// payload chunk being filled: the next method frame's payload would go into it under the released index, and the
+    /// snapshot would throw ArgumentOutOfRangeException (<see cref="FrameLogOffsetsAndTimesTests"/> reaches this
+    /// too).</summary>
     [Fact]
     public void A_payload_kept_after_a_drop_that_released_every_payload_is_still_readable()
     {

@@ -45,7 +45,7 @@ public sealed class AmqpTestClient : AmqpPeer
     public static async Task<AmqpTestClient> ConnectOpenAsync(
         EndPoint endpoint,
         CancellationToken cancellationToken,
-        ClientHandshake? handshake = null,
+        TestPeerHandshake? handshake = null,
         ushort channel = 1
     )
     {
@@ -72,12 +72,12 @@ public sealed class AmqpTestClient : AmqpPeer
     /// <exception cref="PeerExpectationException">The broker answered otherwise (a close: see
     /// <see cref="PeerExpectationException.Method"/>) or ended the stream.</exception>
     public async Task HandshakeAsync(
-        ClientHandshake? handshake = null,
+        TestPeerHandshake? handshake = null,
         HandshakeStep stopAfter = HandshakeStep.Open,
         CancellationToken cancellationToken = default
     )
     {
-        handshake ??= ClientHandshake.Default;
+        handshake ??= TestPeerHandshake.Default;
         await SendProtocolHeaderAsync(cancellationToken).ConfigureAwait(false);
         if (stopAfter == HandshakeStep.ProtocolHeader)
             return;

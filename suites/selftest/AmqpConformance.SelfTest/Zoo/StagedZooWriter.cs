@@ -114,7 +114,7 @@ public abstract class StagedZooWriter : IFrameWriter
     /// default <see cref="ChannelWriter{T}.WaitToWriteAsync"/> with the caller's token, then
     /// <see cref="ChannelWriter{T}.TryWrite"/>, as the reference background writer does: on .NET 10 a cancelled
     /// <see cref="ChannelWriter{T}.WriteAsync"/> can both throw and hand the item to the reader
-    /// (dotnet/runtime#132230); the correct DedicatedThread was blamed once for a ghost and a double return.</summary>
+    /// (dotnet/runtime#132230), and a correct writer is then blamed for a ghost and a double return.</summary>
     private protected virtual async ValueTask EnqueueWhenRoomAsync(
         ChannelWriter<StagedCommand> queue,
         StagedCommand staged,

@@ -14,8 +14,8 @@ using AmqpConformance.SelfTest.Zoo.WireFormat;
 
 namespace AmqpConformance.SelfTest.Zoo;
 
-/// <content>The writers of the red-team rounds: broken writers written by helper sessions that had not seen the
-/// harness's generators, each round kept together with what it took to catch them.</content>
+/// <content>The writers of the red-team rounds (broken writers written without sight of the harness's generators),
+/// kept together by round; what each round took to catch is in docs/decisions.md.</content>
 public static partial class ZooWriters
 {
     /// <summary>The red-team rounds' entries (a method, not a static field: the catalogue's initializer in the other
@@ -23,7 +23,7 @@ public static partial class ZooWriters
     private static ZooEntry[] RedTeamRounds() =>
         [
             .. RedTeamRound9(),
-            // Sixth red-team round (a helper session that had not seen the harness's generators).
+            // Sixth red-team round (docs/decisions.md, "Spread channels, opaque bodies, time passing under a stall").
             E(
                 c => new BodyHeaderCacheWriter(c),
                 BugClass.WireFormat,
@@ -80,7 +80,7 @@ public static partial class ZooWriters
                 "A command of more than 16 KiB whose flush stays stalled across a trim tick (10 s of the writer's clock).",
                 WriterCompletion.AfterFlush
             ),
-            // Seventh red-team round (a helper session that had not seen the harness's generators).
+            // Seventh red-team round (docs/decisions.md, "frame_max 0, frame_max above 131072, and a frame buffer").
             E(
                 c => new FrameMaxZeroAsDefaultWriter(c),
                 BugClass.CommandShape,
@@ -137,12 +137,10 @@ public static partial class ZooWriters
                 "A negotiated frame_max above 131072 and a body of more than 131064 bytes.",
                 WriterCompletion.AfterFlush
             ),
-            // Eighth red-team round (a helper session that had not seen the harness's generators). Of its ten broken
-            // writers, three were caught as they came; HeaderShapeCache and OwnerMemoryPreferred once every publish
-            // carried a message-id of one shape and body owners became IMemoryOwner<byte> of the whole rented array,
-            // FaultOnlyOnIOException once transport failures reached writers as SocketException or
-            // ObjectDisposedException too; the four still missed are named in docs/writers.md ("What the harness does
-            // not reach") and kept out.
+            // Eighth red-team round (docs/decisions.md, "Headers that differ in value, ..."). HeaderShapeCache needs
+            // headers that differ in value, OwnerMemoryPreferred an IMemoryOwner<byte> body owner,
+            // FaultOnlyOnIOException a transport failure that is not an IOException; writers it does not reach are
+            // named in docs/writers.md ("What the harness does not reach") and kept out.
             E(
                 c => new ScratchLengthAsFrameMaxWriter(c),
                 BugClass.WireFormat,
@@ -185,8 +183,8 @@ public static partial class ZooWriters
                 "A flush that throws, reports IsCompleted or is cancelled by a disposal that gives up.",
                 WriterCompletion.AfterFlush
             ),
-            // The eighth round's misses, caught since (docs/writers.md kept them under "What the harness does not
-            // reach" until then).
+            // Eighth round, needing a continuing caller and a stall train (docs/decisions.md, "Callers that continue
+            // inside the writer's completion", "Calls queued behind flushes stalled one after another").
             E(
                 c => new DelayedFlushLostWakeupWriter(c),
                 BugClass.Visibility,
@@ -203,10 +201,10 @@ public static partial class ZooWriters
             ),
         ];
 
-    /// <summary>The ninth red-team round (a helper session that had not seen the harness's generators): of its ten
-    /// broken writers, eight were caught as they came; RingCopyExactFill passed 1,200 cases twice until one case in
-    /// eight published bodies of one length; the one still missed is named in docs/writers.md ("What the harness does
-    /// not reach") and kept out. GroupCommit and DedicatedThread are its correct ones.</summary>
+    /// <summary>The ninth red-team round's broken writers (docs/decisions.md, "Bodies of one length"):
+    /// RingCopyExactFill needs bodies of one length; the one the harness does not reach is named in docs/writers.md
+    /// ("What the harness does not reach") and kept out. GroupCommit and DedicatedThread are the round's correct
+    /// ones.</summary>
     private static ZooEntry[] RedTeamRound9() =>
         [
             E(

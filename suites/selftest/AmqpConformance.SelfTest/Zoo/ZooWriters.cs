@@ -511,9 +511,9 @@ public static partial class ZooWriters
             "Writes each body frame's header and half its payload, flushes, then checks the token, throwing with half a frame out.",
             "A cancellation that lands while a body is being written."
         ),
-        // Fourth red-team round (written by a helper session that had not seen the harness's generators): three of
-        // these passed 1,200 cases until calls without a token, writers living past 256 calls and disposal racing a
-        // call's entry came into the generated scenarios.
+        // Fourth red-team round: DefaultTokenFastPath, StagingTrimEvery256 and DisposeRaceBeforeLock need calls
+        // without a token, writers living past 256 calls and disposal racing a call's entry (docs/decisions.md, "Calls
+        // without a token, long-lived writers, disposal racing a call").
         E(
             c => new DefaultTokenFastPathWriter(c),
             BugClass.AfterFault,
@@ -570,10 +570,10 @@ public static partial class ZooWriters
             "A contended lock (the call awaits) and another call run on the thread the first one started on before the first one writes.",
             WriterCompletion.AfterFlush
         ),
-        // Fifth red-team round (a helper session): SlicedBodyReframe, DisposeRethrowsFault and StaleWriteWatchdog
-        // passed 1,200 cases until bodies past 1 MiB, a rule on the first disposal's exception and idle connections
-        // came in; FlushOutsideLock crashed the harness's transport until the output noted a writer inside it on two
-        // threads at once (concurrent-output-use).
+        // Fifth red-team round: SlicedBodyReframe, DisposeRethrowsFault and StaleWriteWatchdog need bodies past 1 MiB,
+        // a rule on the first disposal's exception and idle connections; FlushOutsideLock is caught by the output
+        // noting a writer inside it on two threads at once (concurrent-output-use) (docs/decisions.md, "Bodies past
+        // 1 MiB, idle connections, the first disposal, one user of the output").
         E(
             c => new SlicedBodyReframeWriter(c),
             BugClass.CommandShape,

@@ -55,8 +55,8 @@ public sealed class FailureReportTests
         Assert.Equal(1, replayed.CasesRun); // the token's case, first time, not a search
         // The same failure, from the same generated case. The shrunk scenarios are not compared: a shrink candidate
         // whose failure depends on timing (a cancellation racing the call that carries the multi-frame body) can go
-        // either way on a loaded machine, and the fresh-clone CI once saw the replay's shrinking settle one step
-        // earlier (frame_max 8192 instead of 4096).
+        // either way on a loaded machine, so the replay's shrinking may settle a step earlier (frame_max 8192 instead
+        // of 4096).
         Assert.Contains(replayed.Verdict!.Violations, v => v.Rule == "double-return");
         Assert.Contains(first.Verdict!.Violations, v => v.Rule == "double-return");
     }

@@ -3,6 +3,7 @@ using AmqpConformance.FakeBroker;
 using AmqpConformance.Harness.Client;
 using AmqpConformance.Harness.Pooling;
 using AmqpConformance.Harness.Writers;
+using AmqpConformance.Protocol.Transport;
 
 namespace AmqpConformance.Harness.Tests.Writers.Support;
 
@@ -14,7 +15,7 @@ public sealed class BrokerSession : IAsyncDisposable
     public const string Tcp = "tcp";
 
     private BrokerSession(
-        FakeBroker.FakeBroker broker,
+        FakeAmqpBroker broker,
         HarnessConnection client,
         BrokerConnection server,
         TrackingArrayPool pool
@@ -26,7 +27,7 @@ public sealed class BrokerSession : IAsyncDisposable
         Pool = pool;
     }
 
-    public FakeBroker.FakeBroker Broker { get; }
+    public FakeAmqpBroker Broker { get; }
     public HarnessConnection Client { get; }
     public BrokerConnection Server { get; }
     public TrackingArrayPool Pool { get; }
@@ -48,7 +49,7 @@ public sealed class BrokerSession : IAsyncDisposable
     )
     {
         pool ??= new TrackingArrayPool();
-        var brokerOptions = new FakeBrokerOptions
+        var brokerOptions = new FakeAmqpBrokerOptions
         {
             FrameMax = frameMax,
             FrameLog = new Protocol.Recording.FrameLogOptions { CaptureBodies = captureBodies },
@@ -62,7 +63,7 @@ public sealed class BrokerSession : IAsyncDisposable
         using var timeout = new CancellationTokenSource(WriterTestKit.TestTimeout);
         if (transport == Memory)
         {
-            var broker = FakeBroker.FakeBroker.CreateWithoutListener(brokerOptions);
+            var broker = FakeAmqpBroker.CreateWithoutListener(brokerOptions);
             var (client, server) = DuplexPipe.CreatePair();
             var serverConnection = broker.Serve(server);
             IDuplexPipe clientEnd = wrapOutput is null
@@ -73,7 +74,7 @@ public sealed class BrokerSession : IAsyncDisposable
         }
         if (wrapOutput is not null)
             throw new ArgumentException("Output wrapping needs the in-memory transport.", nameof(wrapOutput));
-        var tcpBroker = await FakeBroker.FakeBroker.StartAsync(brokerOptions, timeout.Token);
+        var tcpBroker = await FakeAmqpBroker.StartAsync(brokerOptions, timeout.Token);
         var tcpClient = await HarnessConnection.ConnectAsync(tcpBroker.Endpoint, clientOptions, timeout.Token);
         var tcpServer = await tcpBroker.WaitForConnectionAsync(0, timeout.Token);
         return new BrokerSession(tcpBroker, tcpClient, tcpServer, pool);

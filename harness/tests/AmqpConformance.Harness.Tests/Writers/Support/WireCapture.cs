@@ -99,7 +99,7 @@ public sealed class WireCapture : IAsyncDisposable
                     break;
             }
         }
-        catch (OperationCanceledException) { }
+        catch (OperationCanceledException) { } // aborted by DisposeAsync: the bytes read so far are the capture
         await reader.CompleteAsync();
     }
 
@@ -111,7 +111,7 @@ public sealed class WireCapture : IAsyncDisposable
         {
             await _drain.WaitAsync(TimeSpan.FromSeconds(5));
         }
-        catch (Exception) { }
+        catch (Exception) { } // a drain that did not stop within 5 s, or failed: disposal comes after the asserts
         _abort.Dispose();
     }
 }

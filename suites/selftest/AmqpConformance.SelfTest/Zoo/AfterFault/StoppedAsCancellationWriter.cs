@@ -7,8 +7,8 @@ namespace AmqpConformance.SelfTest.Zoo.AfterFault;
 /// the failed writer as a cancellation ("the connection is shutting down, so the publish was cancelled"): it releases
 /// the command and throws <see cref="OperationCanceledException"/> although the caller's token was never cancelled.
 /// Nothing wrong reaches the wire and no call claims success; but a caller's <c>catch (OperationCanceledException)</c>
-/// takes the lost publish for its own shutdown, and retry logic keyed on I/O errors never runs. Found by red-team round
-/// 4; only the faults invariant's <c>cancelled-after-fault</c> rule catches it.
+/// takes the lost publish for its own shutdown, and retry logic keyed on I/O errors never runs. Only the faults
+/// invariant's <c>cancelled-after-fault</c> rule catches it.
 /// </summary>
 public sealed class StoppedAsCancellationWriter(WriterContext context)
     : InlineZooWriter(context, "stopped-as-cancellation")

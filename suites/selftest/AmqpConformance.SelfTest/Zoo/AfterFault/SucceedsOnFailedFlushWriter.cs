@@ -10,9 +10,9 @@ namespace AmqpConformance.SelfTest.Zoo.AfterFault;
 /// caller was told it was published. Everything else, the calls after the fault included, is the reference inline
 /// writer's behaviour.
 /// </summary>
-/// <remarks>Found by a red-team review: the harness excused it because a transport fault explains a lost publish for a
-/// writer that completes on accept. Its factory declares <see cref="WriterCompletion.AfterFlush"/>, as its base writer
-/// does, and the faults invariant's <c>succeeded-but-not-delivered</c> rule holds it to that.</remarks>
+/// <remarks>A transport fault explains a lost publish for a writer that completes on accept, so that excuse must not
+/// cover this one: its factory declares <see cref="WriterCompletion.AfterFlush"/>, as its base writer does, and the
+/// faults invariant's <c>succeeded-but-not-delivered</c> rule holds it to that.</remarks>
 public sealed class SucceedsOnFailedFlushWriter(WriterContext context) : IFrameWriter
 {
     private const string Name = "succeeds-on-failed-flush";

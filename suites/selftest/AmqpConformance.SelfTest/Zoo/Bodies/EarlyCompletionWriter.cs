@@ -51,7 +51,7 @@ public sealed class EarlyCompletionWriter : IFrameWriter
             }
             catch (Exception)
             {
-                // dropped
+                // dropped: its caller was completed already, so nobody is left to tell (the broker sees the gap)
             }
             finally
             {

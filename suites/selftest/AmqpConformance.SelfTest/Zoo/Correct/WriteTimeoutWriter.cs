@@ -6,9 +6,8 @@ namespace AmqpConformance.SelfTest.Zoo.Correct;
 /// CORRECT (unusual): an inline writer with a write timeout of its own, as RabbitMQ.Client has one on its socket: a
 /// flush that has not completed 30 s after it started, on <see cref="WriterContext.TimeProvider"/>, is cancelled
 /// (CancelPendingFlush) and the writer stops, as on a dead connection. docs/writers.md promises that the harness never
-/// keeps one flush stalled for 20 s or more, so a timeout longer than that must never fire in a case: two scripted
-/// stall steps in a row once held one flush for 40 s, and an eighth-round red-team writer with this timeout was blamed
-/// for giving up.
+/// keeps one flush stalled for 20 s or more, so a timeout longer than that must never fire in a case. This writer
+/// holds the harness to it: a script that stalled one flush twice in a row (40 s) would get it blamed.
 /// </summary>
 public sealed class WriteTimeoutWriter(WriterContext context) : InlineZooWriter(context, "write-timeout")
 {

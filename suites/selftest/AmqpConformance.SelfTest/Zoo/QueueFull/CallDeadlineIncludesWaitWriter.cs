@@ -10,7 +10,8 @@ namespace AmqpConformance.SelfTest.Zoo.QueueFull;
 /// another for 90 s in all fails with a <see cref="TimeoutException"/> though its own write never waited long: still
 /// waiting for the lock, it fails having written nothing; in its own flush, the writer cancels that flush and stops, as
 /// on a dead connection. A deadline per flush (<see cref="Correct.WriteTimeoutWriter"/>, 30 s) or one counted from when
-/// the call got the lock is correct. The eighth red-team round's writer.
+/// the call got the lock is correct. It shows only with a call queued behind flushes stalled one after another (a
+/// script's stall train).
 /// </summary>
 public sealed class CallDeadlineIncludesWaitWriter(WriterContext context)
     : InlineZooWriter(context, "call-deadline-includes-wait")

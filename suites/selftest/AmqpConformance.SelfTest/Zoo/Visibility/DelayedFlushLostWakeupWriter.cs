@@ -10,8 +10,8 @@ namespace AmqpConformance.SelfTest.Zoo.Visibility;
 /// thread, inside the signalling) writes that call while the flag still says a flush is scheduled, so it arms nothing;
 /// the flag is then cleared and no flush ever carries the call: it never completes, and its bytes sit unflushed until
 /// some other call arms the timer (or disposal flushes). A call made after the timer returned (any harness step in
-/// between) arms the timer itself, so it shows only with a caller that continues from the completion. The eighth
-/// red-team round's writer; <see cref="Correct.DelayedFlushWriter"/> clears the flag under the lock and is correct.
+/// between) arms the timer itself, so it shows only with a caller that continues from the completion.
+/// <see cref="Correct.DelayedFlushWriter"/> clears the flag under the lock and is correct.
 /// </summary>
 public sealed class DelayedFlushLostWakeupWriter(WriterContext context)
     : DelayedFlushZooWriter(context, "delayed-flush-lost-wakeup")

@@ -79,7 +79,7 @@ public sealed class RabbitMqClientConformance(ITestOutputHelper output) : Client
                 0,
                 ChannelLayout.OwnChannel,
                 [
-                    [new PublishStep(0)],
+                    [new CallStep(0)],
                 ],
                 FaultPlan.Empty
             )
@@ -94,7 +94,7 @@ public sealed class RabbitMqClientConformance(ITestOutputHelper output) : Client
                 4097,
                 ChannelLayout.OwnChannel,
                 [
-                    [new PublishStep(0, HeaderBytes: 4034)],
+                    [new CallStep(0, HeaderBytes: 4034)],
                 ],
                 FaultPlan.Empty
             )
@@ -111,7 +111,7 @@ public sealed class RabbitMqClientConformance(ITestOutputHelper output) : Client
                 4096,
                 ChannelLayout.OwnChannel,
                 [
-                    [.. Enumerable.Repeat(new PublishStep(0, Cancel: CancelKind.Racing), 6)],
+                    [.. Enumerable.Repeat(new CallStep(0, Cancel: CancelKind.Racing), 6)],
                 ],
                 FaultPlan.Empty
             )

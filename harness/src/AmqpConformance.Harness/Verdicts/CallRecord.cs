@@ -5,7 +5,7 @@ namespace AmqpConformance.Harness.Verdicts;
 /// basic.cancel naming the call in its consumer tag.</summary>
 /// <remarks>Timestamps are on the <see cref="Protocol.Recording.FrameLog"/>'s clock, so they compare with
 /// <see cref="Protocol.Recording.FrameRecord.Timestamp"/>.</remarks>
-public sealed record PublishCall
+public sealed record CallRecord
 {
     /// <summary>Unique id of the call within one run, from 0.</summary>
     public required int Id { get; init; }

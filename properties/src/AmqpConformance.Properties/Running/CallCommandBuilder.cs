@@ -9,7 +9,7 @@ namespace AmqpConformance.Properties.Running;
 /// default exchange, the routing key naming the call (<see cref="CallCorrelation"/>), a headers table padded to the
 /// size the scenario asks for; and, for a call without content, basic.cancel (nowait) whose consumer tag names the
 /// call.</summary>
-public static class PublishCommandBuilder
+public static class CallCommandBuilder
 {
     private const string PadHeader = "x-pad";
     private static readonly int HeaderOverhead =
@@ -29,7 +29,7 @@ public static class PublishCommandBuilder
         return length;
     }
 
-    /// <summary>The largest <see cref="Scenarios.PublishStep.HeaderBytes"/> whose content header frame still fits
+    /// <summary>The largest <see cref="Scenarios.CallStep.HeaderBytes"/> whose content header frame still fits
     /// <paramref name="frameMax"/> (for frame_max 0, a generous 16 KiB).</summary>
     public static int MaxHeaderBytes(int frameMax) => frameMax == 0 ? 16 * 1024 : frameMax - HeaderOverhead;
 

@@ -29,7 +29,7 @@ namespace AmqpConformance.Properties.Scenarios;
 /// writer can tell (a <see cref="System.Buffers.MemoryManager{T}"/> whose <c>TryGetArray</c> is false, as native memory
 /// is), over the same pooled array. A writer whose path for such memory differs from its array path shows. Client level
 /// ignores it.</param>
-public sealed record PublishStep(
+public sealed record CallStep(
     int BodyLength,
     int SliceOffset = 0,
     int SliceSlack = 0,
@@ -45,7 +45,7 @@ public sealed record PublishStep(
 {
     /// <summary>A call without content (see <see cref="MethodOnly"/>), cancelled as <paramref name="cancel"/> says, on
     /// channel 0 when <paramref name="connectionLevel"/>.</summary>
-    public static PublishStep WithoutContent(
+    public static CallStep WithoutContent(
         CancelKind cancel = CancelKind.None,
         int cancelAfterFlushes = 1,
         bool connectionLevel = false

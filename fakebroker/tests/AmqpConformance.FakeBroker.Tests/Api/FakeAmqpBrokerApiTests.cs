@@ -3,12 +3,12 @@ using AmqpConformance.FakeBroker.Tests.Support;
 
 namespace AmqpConformance.FakeBroker.Tests.Api;
 
-public sealed class FakeBrokerApiTests
+public sealed class FakeAmqpBrokerApiTests
 {
     [Fact]
     public async Task Listens_on_a_free_loopback_port_and_gives_a_guest_uri()
     {
-        await using var broker = await FakeBroker.StartAsync();
+        await using var broker = await FakeAmqpBroker.StartAsync();
         Assert.Equal(IPAddress.Loopback, broker.Endpoint.Address);
         Assert.NotEqual(0, broker.Port);
         Assert.Equal($"amqp://guest:guest@127.0.0.1:{broker.Port}/", broker.AmqpUri);
@@ -18,7 +18,7 @@ public sealed class FakeBrokerApiTests
     public async Task WaitForConnectionAsync_and_ConnectionAccepted_see_connections_in_arrival_order()
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(10));
-        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
+        await using var broker = await FakeAmqpBroker.StartAsync(new FakeAmqpBrokerOptions { HeartbeatSeconds = 0 });
         var accepted = new List<long>();
         broker.ConnectionAccepted += c =>
         {
@@ -36,7 +36,7 @@ public sealed class FakeBrokerApiTests
         Assert.True(await connection.Opened);
         Assert.Equal("/", connection.VirtualHostName);
         Assert.Equal("guest", connection.UserName);
-        Assert.Equal(ClientHandshake.Default.Product, connection.ClientProperties!["product"].AsString());
+        Assert.Equal(TestPeerHandshake.Default.Product, connection.ClientProperties!["product"].AsString());
         lock (accepted)
             Assert.Equal([1L, 2L], accepted);
         await a.CloseAsync(cts.Token);
@@ -50,7 +50,7 @@ public sealed class FakeBrokerApiTests
     public async Task Client_dropping_the_socket_ends_the_connection_as_a_transport_close()
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(10));
-        await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { HeartbeatSeconds = 0 });
+        await using var broker = await FakeAmqpBroker.StartAsync(new FakeAmqpBrokerOptions { HeartbeatSeconds = 0 });
         var client = await AmqpTestClient.ConnectAsync(broker.Endpoint, cts.Token);
         await client.HandshakeAsync(cancellationToken: cts.Token);
         var connection = broker.Connections.Single();
@@ -66,7 +66,7 @@ public sealed class FakeBrokerApiTests
     public void Invalid_frame_max_is_refused_with_a_clear_error(int frameMax)
     {
         var error = Assert.Throws<ArgumentException>(() =>
-            FakeBroker.CreateWithoutListener(new FakeBrokerOptions { FrameMax = frameMax })
+            FakeAmqpBroker.CreateWithoutListener(new FakeAmqpBrokerOptions { FrameMax = frameMax })
         );
         Assert.Contains("FrameMax", error.Message, StringComparison.Ordinal);
     }
@@ -74,9 +74,9 @@ public sealed class FakeBrokerApiTests
     [Fact]
     public async Task Port_in_use_fails_to_start()
     {
-        await using var first = await FakeBroker.StartAsync();
+        await using var first = await FakeAmqpBroker.StartAsync();
         await Assert.ThrowsAsync<System.Net.Sockets.SocketException>(() =>
-            FakeBroker.StartAsync(new FakeBrokerOptions { Port = first.Port })
+            FakeAmqpBroker.StartAsync(new FakeAmqpBrokerOptions { Port = first.Port })
         );
     }
 }

@@ -4,14 +4,14 @@ using Microsoft.Extensions.Logging;
 
 namespace AmqpConformance.FakeBroker;
 
-/// <summary>How a <see cref="FakeBroker"/> listens, what it offers in connection.tune, whom it lets in, and
+/// <summary>How a <see cref="FakeAmqpBroker"/> listens, what it offers in connection.tune, whom it lets in, and
 /// how strictly it validates. Immutable; the defaults mirror a stock RabbitMQ 3.x on loopback.</summary>
-public sealed record FakeBrokerOptions
+public sealed record FakeAmqpBrokerOptions
 {
     /// <summary>The address to listen on (default 127.0.0.1).</summary>
     public IPAddress Host { get; init; } = IPAddress.Loopback;
 
-    /// <summary>The TCP port; 0 (default) picks a free one (read it from <see cref="FakeBroker.Port"/>).</summary>
+    /// <summary>The TCP port; 0 (default) picks a free one (read it from <see cref="FakeAmqpBroker.Port"/>).</summary>
     public int Port { get; init; }
 
     /// <summary>frame_max offered in connection.tune (default 131072, RabbitMQ's). 0 means unlimited; otherwise at

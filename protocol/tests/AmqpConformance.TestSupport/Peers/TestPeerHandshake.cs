@@ -5,10 +5,10 @@ namespace AmqpConformance.TestSupport.Peers;
 
 /// <summary>What <see cref="AmqpTestClient"/> says in the handshake. The defaults log in as guest/guest on "/" (PLAIN),
 /// accept the broker's frame_max and channel_max, and turn heartbeats off.</summary>
-public sealed record ClientHandshake
+public sealed record TestPeerHandshake
 {
     /// <summary>The default handshake.</summary>
-    public static ClientHandshake Default { get; } = new();
+    public static TestPeerHandshake Default { get; } = new();
 
     /// <summary>The user name in the PLAIN response.</summary>
     public string User { get; init; } = "guest";

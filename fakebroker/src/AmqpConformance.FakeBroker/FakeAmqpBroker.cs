@@ -10,20 +10,20 @@ namespace AmqpConformance.FakeBroker;
 /// An in-process AMQP 0-9-1 broker for tests: real clients connect to it over loopback TCP, or a test hands it any
 /// <see cref="IDuplexPipe"/> through <see cref="Serve"/>. It validates frames like RabbitMQ 3.x (and, by default,
 /// reports more: <see cref="Strictness.Strict"/>), records every frame of every connection, and keeps queues, so
-/// messages round-trip to consumers. Ended connections are kept within <see cref="FakeBrokerOptions.Retention"/>'s
+/// messages round-trip to consumers. Ended connections are kept within <see cref="FakeAmqpBrokerOptions.Retention"/>'s
 /// budget (then only their <see cref="ConnectionSummary"/>), so a long-running broker does not grow with every
 /// connection.
 /// </summary>
 /// <example>
 /// <code>
-/// await using var broker = await FakeBroker.StartAsync(new FakeBrokerOptions { FrameMax = 4096 });
+/// await using var broker = await FakeAmqpBroker.StartAsync(new FakeAmqpBrokerOptions { FrameMax = 4096 });
 /// var factory = new ConnectionFactory { Uri = new Uri(broker.AmqpUri) };
 /// // ... publish ...
 /// var connection = await broker.WaitForConnectionAsync(0, ct);
 /// Assert.Empty(connection.Findings);
 /// </code>
 /// </example>
-public sealed class FakeBroker : IAsyncDisposable
+public sealed class FakeAmqpBroker : IAsyncDisposable
 {
     private readonly Dictionary<string, VirtualHost> _virtualHosts = new(StringComparer.Ordinal);
     private readonly object _gate = new();
@@ -39,7 +39,7 @@ public sealed class FakeBroker : IAsyncDisposable
     private long _nextId;
     private int _disposed;
 
-    private FakeBroker(FakeBrokerOptions options)
+    private FakeAmqpBroker(FakeAmqpBrokerOptions options)
     {
         options.Validate();
         Options = options;
@@ -49,23 +49,23 @@ public sealed class FakeBroker : IAsyncDisposable
     }
 
     /// <summary>The options it runs with.</summary>
-    public FakeBrokerOptions Options { get; }
+    public FakeAmqpBrokerOptions Options { get; }
 
     /// <summary>The broker's logger (<see cref="BrokerLog"/>'s events), from
-    /// <see cref="FakeBrokerOptions.LoggerFactory"/>.</summary>
+    /// <see cref="FakeAmqpBrokerOptions.LoggerFactory"/>.</summary>
     internal ILogger Logger { get; }
 
-    /// <summary>Starts a broker listening on <see cref="FakeBrokerOptions.Host"/>:<see cref="FakeBrokerOptions.Port"/>
+    /// <summary>Starts a broker listening on <see cref="FakeAmqpBrokerOptions.Host"/>:<see cref="FakeAmqpBrokerOptions.Port"/>
     /// (port 0 picks a free one). Returns once it accepts connections.</summary>
     /// <exception cref="ArgumentException">Invalid options.</exception>
     /// <exception cref="SocketException">The address cannot be bound.</exception>
-    public static Task<FakeBroker> StartAsync(
-        FakeBrokerOptions? options = null,
+    public static Task<FakeAmqpBroker> StartAsync(
+        FakeAmqpBrokerOptions? options = null,
         CancellationToken cancellationToken = default
     )
     {
         cancellationToken.ThrowIfCancellationRequested();
-        var broker = new FakeBroker(options ?? new FakeBrokerOptions());
+        var broker = new FakeAmqpBroker(options ?? new FakeAmqpBrokerOptions());
         var listener = new Socket(broker.Options.Host.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
         try
         {
@@ -86,8 +86,8 @@ public sealed class FakeBroker : IAsyncDisposable
 
     /// <summary>Creates a broker that does not listen: connections come only through <see cref="Serve"/> (in-memory,
     /// writer-level tests). <see cref="Endpoint"/>, <see cref="Port"/> and <see cref="AmqpUri"/> throw.</summary>
-    public static FakeBroker CreateWithoutListener(FakeBrokerOptions? options = null) =>
-        new(options ?? new FakeBrokerOptions());
+    public static FakeAmqpBroker CreateWithoutListener(FakeAmqpBrokerOptions? options = null) =>
+        new(options ?? new FakeAmqpBrokerOptions());
 
     /// <summary>The address it listens on.</summary>
     /// <exception cref="InvalidOperationException">The broker was created without a listener.</exception>
@@ -122,7 +122,7 @@ public sealed class FakeBroker : IAsyncDisposable
     }
 
     /// <summary>The connections it holds, in the order they arrived: every open connection, and the ended ones that
-    /// <see cref="FakeBrokerOptions.Retention"/> still keeps (by default the last 100 to end, within 64 MiB of frame
+    /// <see cref="FakeAmqpBrokerOptions.Retention"/> still keeps (by default the last 100 to end, within 64 MiB of frame
     /// logs). A connection's arrival index is <c>Id - 1</c>; use <see cref="AcceptedConnections"/> to count them all
     /// and <see cref="ConnectionSummaries"/> for those evicted.</summary>
     public IReadOnlyList<BrokerConnection> Connections
@@ -138,7 +138,7 @@ public sealed class FakeBroker : IAsyncDisposable
     /// get.</summary>
     public long AcceptedConnections => Interlocked.Read(ref _nextId);
 
-    /// <summary>How many ended connections were evicted under <see cref="FakeBrokerOptions.Retention"/> (their
+    /// <summary>How many ended connections were evicted under <see cref="FakeAmqpBrokerOptions.Retention"/> (their
     /// <see cref="BrokerConnection"/> is no longer in <see cref="Connections"/>; their summary may be).</summary>
     public long EvictedConnections
     {
@@ -196,7 +196,7 @@ public sealed class FakeBroker : IAsyncDisposable
     /// <summary>Completes with the connection at <paramref name="index"/> (0-based, in arrival order: the connection
     /// whose <see cref="BrokerConnection.Id"/> is <paramref name="index"/> + 1) once it has arrived.</summary>
     /// <exception cref="InvalidOperationException">(in the task) That connection arrived, ended and was evicted under
-    /// <see cref="FakeBrokerOptions.Retention"/>; its <see cref="ConnectionSummary"/> may still be in
+    /// <see cref="FakeAmqpBrokerOptions.Retention"/>; its <see cref="ConnectionSummary"/> may still be in
     /// <see cref="ConnectionSummaries"/>.</exception>
     /// <exception cref="TaskCanceledException">(in the task) The broker was disposed before it arrived.</exception>
     public Task<BrokerConnection> WaitForConnectionAsync(int index, CancellationToken cancellationToken = default)
@@ -211,8 +211,8 @@ public sealed class FakeBroker : IAsyncDisposable
                     ? Task.FromResult(arrived)
                     : Task.FromException<BrokerConnection>(
                         new InvalidOperationException(
-                            $"Connection {index + 1} (index {index}) ended and was evicted under FakeBrokerOptions.Retention; "
-                                + "its summary may still be in FakeBroker.ConnectionSummaries."
+                            $"Connection {index + 1} (index {index}) ended and was evicted under FakeAmqpBrokerOptions.Retention; "
+                                + "its summary may still be in FakeAmqpBroker.ConnectionSummaries."
                         )
                     );
             }
@@ -268,7 +268,7 @@ public sealed class FakeBroker : IAsyncDisposable
 
     /// <summary>Called by a connection as it ends, before its <see cref="BrokerConnection.Completion"/> completes:
     /// records its summary and evicts the oldest-ended connections beyond
-    /// <see cref="FakeBrokerOptions.Retention"/>.</summary>
+    /// <see cref="FakeAmqpBrokerOptions.Retention"/>.</summary>
     internal void OnConnectionEnded(BrokerConnection connection)
     {
         ConnectionSummary summary = ConnectionSummary.Of(connection, DateTimeOffset.UtcNow);
@@ -320,7 +320,7 @@ public sealed class FakeBroker : IAsyncDisposable
             }
             catch (Exception) when (_stopping.IsCancellationRequested)
             {
-                return;
+                return; // stopping: the accept was cancelled or its listener closed, and nothing else is lost
             }
             catch (SocketException e)
             {
@@ -346,7 +346,7 @@ public sealed class FakeBroker : IAsyncDisposable
     }
 
     /// <summary>Stops listening, closes every connection (connection.close 320, then the transport after at most
-    /// <see cref="FakeBrokerOptions.CloseTimeout"/>), and returns once every connection loop has ended.</summary>
+    /// <see cref="FakeAmqpBrokerOptions.CloseTimeout"/>), and returns once every connection loop has ended.</summary>
     public async ValueTask DisposeAsync()
     {
         if (Interlocked.Exchange(ref _disposed, 1) != 0)
@@ -357,8 +357,10 @@ public sealed class FakeBroker : IAsyncDisposable
         {
             await _acceptLoop.ConfigureAwait(false);
         }
-        catch (Exception)
-        { /* the loop ends either way */
+        catch (Exception e)
+        {
+            // the loop ends either way (it handles what accepting throws: this one is unexpected)
+            BrokerLog.ExceptionSetAside(Logger, "stopping: waiting for the accept loop", e);
         }
 
         var connections = Connections;
