@@ -4,7 +4,9 @@ namespace AmqpConformance.Toxiproxy;
 
 /// <summary>
 /// Maps a <see cref="FaultPlan"/> to Toxiproxy toxics, so the plan that drives the in-process transport can
-/// drive the embedded proxy or a real Toxiproxy. Toxic names are "{type}_{stream}_{index}" (index in the plan).
+/// drive a real Toxiproxy (or the embedded proxy through its HTTP API). Toxic names are "{type}_{stream}_{index}"
+/// (index in the plan). In process, <see cref="FaultProxy.ApplyPlan"/> gives the embedded proxy the plan as it is,
+/// with nothing approximated.
 /// </summary>
 /// <remarks>What Toxiproxy cannot express is reported, not silently dropped (<see cref="Mapping.Unmapped"/>):
 /// a stall has no toxic; a reset after N bytes becomes limit_data N (the bytes before stay delivered, but

@@ -9,17 +9,21 @@ namespace AmqpConformance.Toxiproxy;
 
 /// <summary>
 /// One proxy of the embedded Toxiproxy: a loopback listener that forwards each accepted connection to the
-/// upstream address through the proxy's toxics (applied by the same <see cref="FaultPump"/> as the
-/// in-process transport). Thread-safe. Created and changed through <see cref="FaultProxyRegistry"/>.
+/// upstream address through the proxy's toxics and, in process, a <see cref="FaultPlan"/> taken as it is
+/// (<see cref="ApplyPlan"/>), both applied by the same <see cref="FaultPump"/> as the in-process transport.
+/// Thread-safe. Created and changed through <see cref="FaultProxyRegistry"/>.
 /// </summary>
 /// <remarks>Toxic changes reach live connections at once, as in Toxiproxy; a toxic's toxicity is rolled
-/// per connection. Disabling or deleting the proxy closes its listener and its connections.</remarks>
+/// per connection. A plan is taken by the connections accepted while it is in force and is not a toxic: the API's
+/// toxic lists do not show it, and removing or resetting toxics leaves it. Disabling or deleting the proxy closes its
+/// listener and its connections.</remarks>
 public sealed class FaultProxy
 {
     private readonly object _gate = new();
     private readonly List<(ToxicConfig Config, Fault? Fault)> _toxics = [];
     private readonly List<(ToxicConfig Config, Fault? Fault)> _stalls = [];
     private long _stallIds;
+    private AppliedFaultPlan? _plan;
     private readonly HashSet<FaultProxyConnection> _connections = [];
     private Socket? _listener;
     private CancellationTokenSource? _acceptStop;
@@ -100,6 +104,45 @@ public sealed class FaultProxy
     {
         lock (_gate)
             return [.. _connections.Select(c => c.Transcript)];
+    }
+
+    /// <summary>The fault plan new connections run (<see cref="ApplyPlan"/>), or null when there is none.</summary>
+    public AppliedFaultPlan? Plan
+    {
+        get
+        {
+            lock (_gate)
+                return _plan;
+        }
+    }
+
+    /// <summary>Puts <paramref name="plan"/> in force, as it is, for the connections accepted from now on until
+    /// <see cref="ClearPlan"/> or the next call: each runs the plan from its first byte, its pumps seeded with the
+    /// plan's seed and carrying the plan's faults in plan order (stalls, resets after N bytes, black holes after N
+    /// bytes, slicing, latency, bandwidth, limits, slow close), ahead of the proxy's toxics. That is what
+    /// <see cref="FaultyTransport.Create"/> does in process, by the same <see cref="FaultPump"/>, so nothing is mapped
+    /// or lost (unlike <see cref="FaultPlanToxics.Map"/>, which is for a real Toxiproxy). Connections already open
+    /// keep what they run. The returned handle collects the connections' fault transcripts and releases held
+    /// faults.</summary>
+    /// <exception cref="ArgumentException">A fault value is out of range (<see cref="FaultPlan.Validate"/>).
+    /// </exception>
+    public AppliedFaultPlan ApplyPlan(FaultPlan plan)
+    {
+        ArgumentNullException.ThrowIfNull(plan);
+        plan.Validate();
+        var applied = new AppliedFaultPlan(plan);
+        lock (_gate)
+            _plan = applied;
+        ProxyLog.PlanApplied(_logger, Name, plan.Seed, plan.Faults.Count);
+        return applied;
+    }
+
+    /// <summary>Takes the fault plan out of force for connections accepted from now on; connections that took it keep
+    /// running it until they end.</summary>
+    public void ClearPlan()
+    {
+        lock (_gate)
+            _plan = null;
     }
 
     /// <summary>The proxy as the API shows it.</summary>
@@ -409,25 +452,32 @@ public sealed class FaultProxy
             return;
         }
 
-        var connection = new FaultProxyConnection(
-            Interlocked.Increment(ref _connectionIds),
-            client,
-            server,
-            Random.Shared.Next(),
-            _time
-        );
+        FaultProxyConnection connection;
+        AppliedFaultPlan? plan;
         lock (_gate)
         {
+            // Made, registered and given the plan and the toxics before it forwards a byte: the plan in force now and
+            // a toxic that exists now apply from the first byte, and any toxic change from here on reaches it through
+            // PushLocked.
+            plan = _plan;
+            connection = new FaultProxyConnection(
+                Interlocked.Increment(ref _connectionIds),
+                client,
+                server,
+                plan?.Plan.Seed ?? Random.Shared.Next(),
+                plan?.Plan.Faults ?? [],
+                _time
+            );
             if (_listener is null || stop.IsCancellationRequested)
             {
+                plan = null;
                 connection.Terminate(new FaultTermination(false, FaultDirection.Upstream, "proxy disabled"));
             }
             else
             {
-                // Registered and given the toxics before it forwards a byte: a toxic that exists now applies from the
-                // first byte, and any change from here on reaches it through PushLocked.
                 _connections.Add(connection);
                 connection.ApplyToxics(AppliedLocked());
+                plan?.Accepted(connection);
             }
         }
         ProxyLog.ConnectionAccepted(_logger, Name, connection.Id, from, Upstream);
@@ -435,6 +485,7 @@ public sealed class FaultProxy
         await connection.Completion.ConfigureAwait(false);
         lock (_gate)
             _connections.Remove(connection);
+        plan?.Ended(connection);
         ProxyLog.ConnectionClosed(
             _logger,
             Name,

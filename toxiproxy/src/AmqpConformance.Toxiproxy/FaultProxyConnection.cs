@@ -6,7 +6,8 @@ namespace AmqpConformance.Toxiproxy;
 
 /// <summary>
 /// One client connection through a <see cref="FaultProxy"/>: the client socket, the upstream socket, and a
-/// <see cref="FaultPump"/> per direction applying the toxics that (by their toxicity) apply to it.
+/// <see cref="FaultPump"/> per direction applying the fault plan it was accepted under (as it is, from its first byte)
+/// and the toxics that (by their toxicity) apply to it.
 /// </summary>
 /// <remarks>Each socket receive becomes one chunk. A reset closes both sockets with linger 0 (RST);
 /// an orderly close (limit_data, timeout) shuts both down after what was delivered. A peer's FIN is
@@ -27,6 +28,8 @@ internal sealed class FaultProxyConnection
     private readonly CancellationTokenSource _stop = new();
     private readonly object _gate = new();
     private readonly Dictionary<string, (ToxicConfig Config, Fault? Fault)> _applied = [];
+    private readonly List<Fault> _planFaults;
+    private List<Fault> _toxicFaults = [];
     private FaultTermination? _termination;
     private Task? _completion;
 
@@ -34,13 +37,24 @@ internal sealed class FaultProxyConnection
     /// <param name="id">The proxy's number for it.</param>
     /// <param name="client">The accepted client socket (owned from now on).</param>
     /// <param name="server">The connected upstream socket (owned from now on).</param>
-    /// <param name="seed">Seeds the pumps' random draws (jitter, slice sizes).</param>
+    /// <param name="seed">Seeds the pumps' random draws (jitter, slice sizes): the plan's seed under a plan.</param>
+    /// <param name="planFaults">The faults of the plan it runs (in force from its first byte, ahead of the toxics);
+    /// empty without a plan.</param>
     /// <param name="time">The clock of its toxics' delays and of its chunks' arrival times.</param>
-    public FaultProxyConnection(long id, Socket client, Socket server, int seed, TimeProvider time)
+    public FaultProxyConnection(
+        long id,
+        Socket client,
+        Socket server,
+        int seed,
+        IReadOnlyList<Fault> planFaults,
+        TimeProvider time
+    )
     {
         Id = id;
         _client = client;
         _server = server;
+        _planFaults = [.. planFaults];
+        PublishLocked();
         _up = new ChunkPipe(SourceOptions, time);
         _down = new ChunkPipe(SourceOptions, time);
         Upstream = new FaultPump(
@@ -112,10 +126,34 @@ internal sealed class FaultProxyConnection
             _applied.Clear();
             foreach (var kv in next)
                 _applied[kv.Key] = kv.Value;
-            var ordered = toxics.Select(t => _applied[t.Config.Name].Fault).OfType<Fault>().ToList();
-            UpstreamFaults.Set(ordered.Where(f => f.Direction == FaultDirection.Upstream));
-            DownstreamFaults.Set(ordered.Where(f => f.Direction == FaultDirection.Downstream));
+            _toxicFaults = [.. toxics.Select(t => _applied[t.Config.Name].Fault).OfType<Fault>()];
+            PublishLocked();
         }
+    }
+
+    /// <summary>Ends the plan's held faults (a stall without a duration, a black hole) in
+    /// <paramref name="direction"/> (null: both), as <see cref="FaultyTransport.Release"/> does.</summary>
+    public void ReleasePlanFaults(FaultDirection? direction)
+    {
+        lock (_gate)
+        {
+            if (
+                _planFaults.RemoveAll(f =>
+                    f is StallFault { DurationMs: null } or BlackHoleFault
+                    && (direction is null || f.Direction == direction)
+                ) > 0
+            )
+                PublishLocked();
+        }
+    }
+
+    /// <summary>Puts the plan's faults, then the toxics', in force on the pumps. The same fault objects stay in force
+    /// across changes, so a plan fault keeps its state (a stall that fired, bytes counted toward a reset).</summary>
+    private void PublishLocked()
+    {
+        Fault[] all = [.. _planFaults, .. _toxicFaults];
+        UpstreamFaults.Set(all.Where(f => f.Direction == FaultDirection.Upstream));
+        DownstreamFaults.Set(all.Where(f => f.Direction == FaultDirection.Downstream));
     }
 
     /// <summary>Ends the connection: a reset (RST) or an orderly close.</summary>

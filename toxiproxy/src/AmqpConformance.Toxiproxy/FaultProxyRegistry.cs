@@ -24,10 +24,10 @@ public sealed class FaultProxyRegistry : IAsyncDisposable
     public FaultProxyRegistry(TimeProvider? time = null) => _time = time ?? TimeProvider.System;
 
     /// <summary>Where its proxies log (category <c>AmqpConformance.Toxiproxy</c>): each connection forwarded and ended
-    /// at Information, an unreachable upstream at Warning, a failed listener at Error, listener and toxic changes at
-    /// Debug; nothing per chunk. Null (the default) logs nothing (<c>NullLoggerFactory</c>). The registry never
-    /// disposes the factory. Logging runs on the proxy's own tasks, so a provider that blocks would stall them: give it
-    /// a non-blocking one.</summary>
+    /// at Information, an unreachable upstream at Warning, a failed listener at Error, listener, toxic and fault plan
+    /// changes at Debug; nothing per chunk. Null (the default) logs nothing (<c>NullLoggerFactory</c>). The registry
+    /// never disposes the factory. Logging runs on the proxy's own tasks, so a provider that blocks would stall them:
+    /// give it a non-blocking one.</summary>
     public ILoggerFactory? LoggerFactory
     {
         get;

@@ -8,8 +8,8 @@ namespace AmqpConformance.Toxiproxy;
 /// <see cref="Category"/>.
 /// </summary>
 /// <remarks>Levels: a connection forwarded and ended at Information, once each per connection; an upstream that cannot
-/// be reached at Warning; a listener that fails at Error; listener and toxic changes at Debug. Nothing per chunk or per
-/// byte.</remarks>
+/// be reached at Warning; a listener that fails at Error; listener, toxic and fault plan changes at Debug. Nothing per
+/// chunk or per byte.</remarks>
 internal static partial class ProxyLog
 {
     /// <summary>The logger category of the proxies and their connections.</summary>
@@ -97,4 +97,12 @@ internal static partial class ProxyLog
 
     [LoggerMessage(8, LogLevel.Debug, "proxy {ProxyName}: toxic {ToxicName} removed", EventName = "ToxicRemoved")]
     public static partial void ToxicRemoved(ILogger logger, string proxyName, string toxicName);
+
+    [LoggerMessage(
+        9,
+        LogLevel.Debug,
+        "proxy {ProxyName}: fault plan (seed {Seed}, {FaultCount} fault(s)) in force for new connections",
+        EventName = "PlanApplied"
+    )]
+    public static partial void PlanApplied(ILogger logger, string proxyName, int seed, int faultCount);
 }

@@ -34,6 +34,12 @@ public sealed record CallRecord
     /// <see cref="ExpectedBody"/> is empty).</summary>
     public bool HasContent { get; init; } = true;
 
+    /// <summary>Whether the call's command is a heartbeat frame (type 8, channel 0, an empty payload, frame end 0xCE), as
+    /// a client's heartbeat timer sends (<see cref="HasContent"/> false). A heartbeat carries nothing that names its
+    /// call, so the checkers match heartbeat calls to the heartbeat frames on the wire by count and order, not by
+    /// <see cref="RoutingKey"/> (<see cref="OrderChecker"/>).</summary>
+    public bool Heartbeat { get; init; }
+
     /// <summary>A copy of the caller's body bytes as they were when the call started.</summary>
     public required ReadOnlyMemory<byte> ExpectedBody { get; init; }
 
@@ -55,6 +61,11 @@ public sealed record CallRecord
 
     /// <summary>"TypeName: message" of the exception a failed or cancelled call threw.</summary>
     public string? Error { get; init; }
+
+    /// <summary>The exception a failed or cancelled call threw (null otherwise, and for calls the harness gave up on):
+    /// its type and stack trace say where the writer or client threw it, which a known deviation of a client can be
+    /// scoped by (a cancellation seen in a confirm wait, not in a flush).</summary>
+    public Exception? Exception { get; init; }
 
     /// <summary>The client's publish sequence number when publisher confirms are on (the delivery tag the broker will
     /// use); null otherwise.</summary>

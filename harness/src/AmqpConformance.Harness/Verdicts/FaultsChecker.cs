@@ -102,7 +102,9 @@ public sealed class FaultsChecker() : InvariantChecker(InvariantNames.Faults)
     /// handed on and the transport lost afterwards (a reset, a data limit) are not the writer's doing.</summary>
     private static void CheckDelivered(ConformanceEvidence evidence, ViolationList v)
     {
-        foreach (var call in evidence.Calls.Where(c => c.Outcome == CallOutcome.Succeeded))
+        // Heartbeat calls name nothing in the output, so where each one's frame ends is not known: not judged here (the
+        // order invariant counts them).
+        foreach (var call in evidence.Calls.Where(c => c.Outcome == CallOutcome.Succeeded && !c.Heartbeat))
         {
             string faultNote = evidence.Fault is { } f ? $" (the transport fault: {f.Description})" : "";
             if (call.OutputEndByte is not { } end)

@@ -83,7 +83,8 @@ public sealed class LifecycleChecker() : InvariantChecker(InvariantNames.Lifecyc
                     command?.FrameSequences,
                     [call.Id]
                 );
-            else if (command is null && evidence.Fault is null)
+            // A heartbeat call names nothing on the wire: the order invariant counts heartbeats (lost-heartbeat).
+            else if (command is null && evidence.Fault is null && !call.Heartbeat)
                 v.Add(
                     "accepted-during-dispose-and-dropped",
                     $"Call {call.Id} started while DisposeAsync was running (invoked at {invoked.TotalMilliseconds:0.###} ms) and "

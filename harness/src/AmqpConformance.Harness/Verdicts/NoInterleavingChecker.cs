@@ -2,7 +2,8 @@ namespace AmqpConformance.Harness.Verdicts;
 
 /// <summary>No interleaving, at two levels: writer level (each command's frames are contiguous on the wire, no other
 /// frame between them, whatever its channel) and protocol level (per channel, no method starts while content is
-/// unfinished).</summary>
+/// unfinished). A heartbeat frame (a heartbeat call's command) inside another command is
+/// <c>heartbeat-inside-command</c>; any other frame there, <c>frames-not-contiguous</c>.</summary>
 public sealed class NoInterleavingChecker() : InvariantChecker(InvariantNames.NoInterleaving)
 {
     private protected override void Judge(ConformanceEvidence evidence, WireAssembly wire, ViolationList v)
@@ -45,6 +46,19 @@ public sealed class NoInterleavingChecker() : InvariantChecker(InvariantNames.No
                     intruders.Add(wire.Frames[i].Sequence);
             if (intruders.Count == 0)
                 continue;
+            if (intruders.All(q => wire.BySequence[q].Type == Protocol.FrameType.Heartbeat))
+            {
+                v.Add(
+                    "heartbeat-inside-command",
+                    $"Writer level: {intruders.Count} heartbeat frame(s) sit between frames {cmd.FirstSequence} and {cmd.LastSequence} of "
+                        + (cmd.CallId is { } hb ? $"call {hb}" : "a command")
+                        + $" on channel {cmd.Channel}: a heartbeat call is a command of its own, and goes out before or after another "
+                        + "command, never inside it.",
+                    [.. cmd.FrameSequences, .. intruders],
+                    cmd.CallId is { } x0 ? [x0] : null
+                );
+                continue;
+            }
             var others = intruders.Select(s => owner.GetValueOrDefault(s)?.CallId).OfType<int>().Distinct();
             var channels = intruders.Select(s => wire.BySequence[s].Channel).Distinct().ToArray();
             bool sameChannel = channels.Contains(cmd.Channel);

@@ -5,6 +5,17 @@ namespace AmqpConformance.Harness.Verdicts;
 /// exactly once (unless the transport failed, the writer never finished disposing, or it gave up draining through no
 /// fault of its own); with confirms on, the n-th publish on a channel carries the client's sequence number n (the
 /// delivery tag the broker will use).</summary>
+/// <remarks>Heartbeat calls (<see cref="CallRecord.Heartbeat"/>) are matched to the heartbeat frames on the wire by count
+/// and order, since a heartbeat names no call: the k-th heartbeat call to complete successfully (by
+/// <see cref="CallRecord.Ended"/>) is matched to the k-th heartbeat frame on the wire. Rules
+/// (<see cref="HeartbeatRules"/>): fewer heartbeat frames than successful heartbeat calls is <c>lost-heartbeat</c>
+/// (excused as <c>lost-publish</c> is); more heartbeat frames than heartbeat calls made is <c>duplicate-heartbeat</c>;
+/// and a heartbeat call that completed before another call started is on the wire before that call's command
+/// (<c>heartbeat-order</c>: at least k heartbeat frames precede the command of a call that started after k heartbeat calls
+/// had completed). A heartbeat may go out before commands whose calls completed before it started (a writer may give
+/// heartbeats a lane of their own: a heartbeat changes no state, so overtaking harms nothing), and heartbeat calls that
+/// failed or were cancelled may have put their frame on the wire too: both only make the rules more lenient, never
+/// blame a correct writer.</remarks>
 public sealed class OrderChecker() : InvariantChecker(InvariantNames.Order)
 {
     private protected override void Judge(ConformanceEvidence evidence, WireAssembly wire, ViolationList v)
@@ -25,6 +36,7 @@ public sealed class OrderChecker() : InvariantChecker(InvariantNames.Order)
             // (LifecycleRecord.MayHaveGivenUpDraining).
             if (
                 call.Outcome == CallOutcome.Succeeded
+                && !call.Heartbeat
                 && cmds is null
                 && evidence.Fault is null
                 && evidence.Lifecycle is not { DisposeCompleted: false }
@@ -77,6 +89,8 @@ public sealed class OrderChecker() : InvariantChecker(InvariantNames.Order)
                         [seq[i - 1].Call.Id, seq[i].Call.Id]
                     );
         }
+
+        HeartbeatRules.Judge(evidence, wire, v);
 
         if (evidence.ConfirmsEnabled)
         {

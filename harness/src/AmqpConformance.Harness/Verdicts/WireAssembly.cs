@@ -29,6 +29,11 @@ public sealed class WireAssembly
         for (int i = 0; i < frames.Count; i++)
             position[frames[i].Sequence] = i;
         Position = position;
+        var heartbeats = new List<int>();
+        for (int i = 0; i < frames.Count; i++)
+            if (frames[i].Type == FrameType.Heartbeat)
+                heartbeats.Add(i);
+        HeartbeatPositions = heartbeats;
     }
 
     /// <summary>Received frames in wire order.</summary>
@@ -47,6 +52,11 @@ public sealed class WireAssembly
     /// <summary>The commands each call id produced on the wire (normally one; zero if lost; more if
     /// duplicated).</summary>
     public IReadOnlyDictionary<int, IReadOnlyList<AssembledCommand>> ByCall { get; }
+
+    /// <summary>The positions within <see cref="Frames"/> of the heartbeat frames (type 8), in wire order. A heartbeat
+    /// names no call, so it is no <see cref="AssembledCommand"/>: the order invariant matches heartbeat calls to these
+    /// by count and order (<see cref="OrderChecker"/>).</summary>
+    public IReadOnlyList<int> HeartbeatPositions { get; }
 
     /// <summary>Frames that did not fit the per-channel rule.</summary>
     public IReadOnlyList<AssemblyAnomaly> Anomalies { get; }

@@ -84,6 +84,28 @@ internal sealed class WireLogBuilder(int frameMax = 4096)
 
     public long Body(ushort channel, ReadOnlySpan<byte> payload) => Add(FrameType.Body, channel, payload.ToArray());
 
+    /// <summary>A heartbeat frame: type 8, channel 0, an empty payload.</summary>
+    public long Heartbeat() => Add(FrameType.Heartbeat, 0, []);
+
+    /// <summary>A heartbeat call (<see cref="CallRecord.Heartbeat"/>) on channel 0.</summary>
+    public CallRecord HeartbeatCall(
+        int id,
+        double startMs,
+        double? endMs,
+        CallOutcome outcome = CallOutcome.Succeeded,
+        int publisher = 0,
+        int index = 0
+    )
+    {
+        var call = Call(id, [], startMs, endMs, outcome, publisher, index, channel: 0) with
+        {
+            HasContent = false,
+            Heartbeat = true,
+        };
+        Replace(call);
+        return call;
+    }
+
     /// <summary>Writes a whole well-formed publish of <paramref name="body"/> for call
     /// <paramref name="callId"/>.</summary>
     public long[] Publish(ushort channel, int callId, byte[] body)

@@ -1,4 +1,5 @@
 using AmqpConformance.FakeBroker;
+using AmqpConformance.Harness.Faults;
 using AmqpConformance.Harness.Pooling;
 using AmqpConformance.Harness.Reports;
 using AmqpConformance.Harness.Verdicts;
@@ -12,15 +13,20 @@ namespace AmqpConformance.Properties.Clients;
 
 /// <summary>
 /// Runs scenarios against a whole client: one fake broker (strict, recording, any frame_max) and one embedded fault
-/// proxy in front of it live as long as this runner; each case sets the proxy's toxics from the scenario's fault plan,
-/// connects a fresh client through it (to the proxy's <see cref="FaultProxy.ListenEndpoint"/>), publishes as the
-/// scenario says, closes, and takes the broker's frame log of that connection as evidence, assembled as at writer level
-/// (<see cref="EvidenceBuilder"/>).
+/// proxy in front of it live as long as this runner; each case puts the scenario's fault plan in force on the proxy as
+/// it is (<see cref="FaultProxy.ApplyPlan"/>: its faults and seed, run by the same fault pump as in process), connects a
+/// fresh client through it (to the proxy's <see cref="FaultProxy.ListenEndpoint"/>), publishes as the scenario says,
+/// closes, and takes the broker's frame log of that connection as evidence, assembled as at writer level
+/// (<see cref="EvidenceBuilder"/>), and the proxy's transcript of what it injected
+/// (<see cref="RunResult.InjectedFaults"/>).
 /// </summary>
 /// <remarks>The harness does not own the client's pool or output, so the pools, backpressure, visibility and lifecycle
 /// invariants are not observable here. Cancellation "on flush" is not observable from outside a client and becomes a
-/// racing cancellation. A stall is the proxy's <see cref="FaultProxy.Stall"/> (it stops forwarding the client's
-/// bytes), held until the client stops making progress (or for at most a few seconds).</remarks>
+/// racing cancellation. The scenario's held stall (<see cref="Scenario.StallUntilQuiet"/>) is the proxy's
+/// <see cref="FaultProxy.Stall"/> (it stops forwarding the client's bytes), held until the client stops making progress
+/// (or for at most a few seconds); a <see cref="StallFault"/> in the fault plan stalls the proxy's pump, as in process.
+/// The plan's offsets count from the connection's first byte (the protocol header), since the client opens the
+/// connection itself; at writer level the plan is installed after the harness's handshake.</remarks>
 public sealed class ClientLevelRunner : IAsyncDisposable
 {
     private const string ProxyName = "amqp";
@@ -85,9 +91,8 @@ public sealed class ClientLevelRunner : IAsyncDisposable
                 $"A whole client publishes only; the scenario has a call without content ({methodOnly}).",
                 nameof(scenario)
             );
-        _proxy.ResetToxics();
-        foreach (var toxic in FaultPlanToxics.Map(scenario.Faults).Toxics)
-            _proxy.AddToxic(toxic);
+        // The plan as it is (its faults and its seed), run by the same FaultPump as in process: no toxic mapping.
+        AppliedFaultPlan faults = _proxy.ApplyPlan(scenario.Faults);
         int index = checked((int)_broker.AcceptedConnections);
         var proxyEndpoint = _proxy.ListenEndpoint
             ?? throw new InvalidOperationException("The runner's fault proxy is not listening.");
@@ -120,6 +125,7 @@ public sealed class ClientLevelRunner : IAsyncDisposable
         }
         finally
         {
+            faults.Release(); // a plan's stall without a duration ends with the calls, as FaultyTransport.Release does
             if (session is not null)
             {
                 var close = session.DisposeAsync().AsTask();
@@ -137,6 +143,12 @@ public sealed class ClientLevelRunner : IAsyncDisposable
             if (!brokerConnection.Completion.IsCompleted)
                 await brokerConnection.AbortAsync().ConfigureAwait(false);
         }
+        // The proxy's side of the case's connections ends with the broker's; then their transcripts are complete.
+        await BoundedWait
+            .CompletesWithinAsync(faults.WhenConnectionsEnded(), TimeSpan.FromSeconds(2))
+            .ConfigureAwait(false);
+        _proxy.ClearPlan();
+        IReadOnlyList<FaultTranscript> injected = faults.Transcripts();
         log ??= brokerConnection?.Log ?? new FrameLog();
         TimeSpan firstFailure = evidence
             .AllTraces.Where(t => t.Outcome == CallOutcome.Failed)
@@ -160,7 +172,7 @@ public sealed class ClientLevelRunner : IAsyncDisposable
             log,
             AmqpConstants.ProtocolHeader.Length,
             brokerConnection?.FrameMax ?? scenario.FrameMax,
-            findings => FaultOf(scenario, findings, firstFailure)
+            findings => FaultOf(scenario, injected, findings, firstFailure)
         )
         {
             ConfirmsEnabled = confirms,
@@ -169,20 +181,61 @@ public sealed class ClientLevelRunner : IAsyncDisposable
         if (built.Fault is not null)
             foreach (var _ in evidence.AllTraces.Where(t => t.Attempted && t.Started > firstFailure))
                 events.Add(RunEvent.CallAfterFault);
-        return new RunResult(scenario, built, log) { Events = events };
+        return new RunResult(scenario, built, log) { Events = events, InjectedFaults = injected };
     }
 
-    /// <summary>The transport fault of a client-level case: the proxy's toxics when the scenario has faults, else the
-    /// broker closing the connection for a protocol error (which ends the calls in flight the same way); at the first
-    /// failed call (or the end of the case), since the harness cannot see when the client noticed.</summary>
+    /// <summary>The exception <paramref name="call"/> (completed) ended with, null if it succeeded. Awaiting it
+    /// rethrows the client's own exception, a cancellation's included, with the stack trace of where the client threw
+    /// it, which known deviations are scoped by (<see cref="KnownDeviation.CallScope"/>).</summary>
+    private static async Task<Exception?> ThrownByAsync(Task call)
+    {
+        try
+        {
+            await call.ConfigureAwait(false);
+            return null;
+        }
+        catch (Exception thrown)
+        {
+            return thrown;
+        }
+    }
+
+    /// <summary>The transport fault of a client-level case: the scenario's fault plan, run by the proxy, when it has
+    /// faults (with where they acted), else the broker closing the connection for a protocol error (which ends the calls
+    /// in flight the same way); at the first failed call (or the end of the case), since the harness cannot see when
+    /// the client noticed.</summary>
     private static TransportFaultRecord? FaultOf(
         Scenario scenario,
+        IReadOnlyList<FaultTranscript> injected,
         IReadOnlyList<ProtocolFinding> findings,
         TimeSpan firstFailure
     ) =>
         !scenario.Faults.IsEmpty
-            ? new TransportFaultRecord(firstFailure, "proxy toxics: " + scenario.Faults.ToJson(), null, 0)
+            ? new TransportFaultRecord(
+                firstFailure,
+                $"proxy fault plan {scenario.Faults.ToJson()}; injected: {FaultPoints(injected)}",
+                null,
+                0
+            )
             : EvidenceBuilder.BrokerClosed(findings, firstFailure, null, 0);
+
+    /// <summary>Where the proxy's pumps acted on the case's connections (stalls, black holes, resets, closes, with
+    /// their stream offsets), for the fault's description.</summary>
+    private static string FaultPoints(IReadOnlyList<FaultTranscript> transcripts)
+    {
+        var points = transcripts
+            .SelectMany(t => t.Snapshot())
+            .Where(e =>
+                e.Kind
+                    is TranscriptEventKind.StallStarted
+                        or TranscriptEventKind.BlackHoleOpened
+                        or TranscriptEventKind.Reset
+                        or TranscriptEventKind.Closed
+            )
+            .Select(e => $"{e.Kind} {ToxicStreams.Of(e.Direction)} @{e.Offset}")
+            .ToList();
+        return points.Count == 0 ? "no stall, black hole, reset or close reached" : string.Join(", ", points);
+    }
 
     private async Task RunPublishersAsync(
         IClientSession session,
@@ -324,10 +377,7 @@ public sealed class ClientLevelRunner : IAsyncDisposable
                     .ConfigureAwait(false)
             )
                 return false;
-            trace.Complete(
-                log.Elapsed,
-                call.Exception?.InnerException ?? (call.IsCanceled ? new OperationCanceledException() : null)
-            );
+            trace.Complete(log.Elapsed, await ThrownByAsync(call).ConfigureAwait(false));
             stall?.NoteProgress();
             if (call.IsCompletedSuccessfully)
                 trace.PublishSequenceNumber = call.Result;

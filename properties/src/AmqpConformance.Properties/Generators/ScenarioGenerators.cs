@@ -217,7 +217,9 @@ public static class ScenarioGenerators
                     TransportStall: transportStall,
                     StallThroughDispose: dispose && On(profile.StallThroughDispose),
                     Methods: On(profile.Methods),
-                    Pipelined: !scripted && On(profile.Pipelined) && !transportStall
+                    Pipelined: !scripted && On(profile.Pipelined) && !transportStall,
+                    // Drawn last, so every other feature of a case is what it was before heartbeats existed.
+                    Heartbeats: On(profile.Heartbeats)
                 );
             });
     }
@@ -276,10 +278,13 @@ public static class ScenarioGenerators
                 0
             ]
             : pipelinedCalls
+        let callers = features.Pipelined ? [pipelinedChosen, .. chosen.Skip(1)] : chosen
         select new Scenario(
             frameMax,
             layout,
-            features.Pipelined ? [pipelinedChosen, .. chosen.Skip(1)] : chosen,
+            features.Heartbeats
+                ? HeartbeatSteps.Into(callers, new Random(unchecked(seed * 7919 + scriptSeed)), largeBurst)
+                : callers,
             faults,
             seed,
             StallUntilQuiet: features.TransportStall
@@ -430,6 +435,7 @@ public static class ScenarioGenerators
                 LargeBodies = 0.2,
                 Methods = 0,
                 Pipelined = 0,
+                Heartbeats = 0,
             }
         )
         from confirms in Gen.Elements(true, false)

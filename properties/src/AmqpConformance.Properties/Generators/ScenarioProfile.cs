@@ -63,6 +63,9 @@ public sealed record ScenarioProfile
     /// <summary>See <see cref="SwarmFeatures.Pipelined"/>.</summary>
     public double Pipelined { get; init; } = 0.2;
 
+    /// <summary>See <see cref="SwarmFeatures.Heartbeats"/>.</summary>
+    public double Heartbeats { get; init; } = 0.25;
+
     /// <summary>The mix of everything, used when every invariant is checked at once (<c>--invariant all</c>, the
     /// self-test).</summary>
     public static ScenarioProfile Mixed { get; } = new() { Name = "mixed" };
@@ -86,6 +89,7 @@ public sealed record ScenarioProfile
                 Noise = 0.7,
                 Holds = 0.8,
                 SmallQueue = 0.6,
+                Heartbeats = 0.4,
             },
             InvariantNames.Pools => Mixed with { Name = invariant, Owners = 0.7, Cancellation = 0.5, Faults = 0.4 },
             InvariantNames.Faults => Mixed with { Name = invariant, Scripted = 0.6, Faults = 0.8, Reset = 0.7 },

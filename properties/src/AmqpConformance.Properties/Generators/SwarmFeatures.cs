@@ -27,6 +27,8 @@ namespace AmqpConformance.Properties.Generators;
 /// <param name="Pipelined">Free-running: publisher 0 makes 33-80 small calls (in one such case in eight 257-320, so the
 /// writer lives past 256 commands) without awaiting each, then awaits them in order
 /// (<see cref="Scenarios.Scenario.Pipelined"/>).</param>
+/// <param name="Heartbeats">Some calls are heartbeat frames (<see cref="Scenarios.CallStep.Heartbeat"/>), as a client's
+/// heartbeat timer sends: among queued calls, while a flush is held, after a fault (<see cref="HeartbeatSteps"/>).</param>
 public sealed record SwarmFeatures(
     bool Scripted,
     bool Cancellation,
@@ -44,5 +46,6 @@ public sealed record SwarmFeatures(
     bool TransportStall,
     bool StallThroughDispose,
     bool Methods = false,
-    bool Pipelined = false
+    bool Pipelined = false,
+    bool Heartbeats = false
 );

@@ -85,6 +85,18 @@ public static class CallCommandBuilder
             new BasicCancel { ConsumerTag = CallCorrelation.ConsumerTagFor(callId), NoWait = true }
         );
 
+    /// <summary>The command of a heartbeat call: one heartbeat frame (type 8, channel 0, an empty payload, frame end
+    /// 0xCE), 8 bytes in a rental from <paramref name="pool"/>, without content, as a client's heartbeat timer hands its
+    /// writer. It names no call. Ownership of the rented frame passes to the writer.</summary>
+    public static OutgoingCommand BuildHeartbeat(ArrayPool<byte> pool)
+    {
+        ArgumentNullException.ThrowIfNull(pool);
+        byte[] frame = pool.Rent(AmqpConstants.FrameOverhead);
+        FrameFormat.WriteHeader(frame, FrameType.Heartbeat, 0, 0);
+        frame[AmqpConstants.FrameHeaderSize] = AmqpConstants.FrameEnd;
+        return new OutgoingCommand(0, frame, AmqpConstants.FrameOverhead, hasContent: false);
+    }
+
     /// <summary>The command of a connection-level call without content: connection.update-secret on channel 0 (the
     /// harness's own credentials again, so a broker that checks them accepts it), naming the call in its
     /// reason.</summary>

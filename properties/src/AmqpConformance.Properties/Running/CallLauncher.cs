@@ -95,7 +95,7 @@ internal sealed class CallLauncher(WriterCase world)
                 $"A call without content has no body, headers or body owner; the step asks for them: {step}.",
                 nameof(step)
             );
-        if (step.ConnectionLevel && !step.MethodOnly)
+        if ((step.ConnectionLevel || step.Heartbeat) && !step.MethodOnly)
             throw new ArgumentException($"Only a call without content can go on channel 0: {step}.", nameof(step));
         if (step.WithoutToken && step.Cancel != CancelKind.None)
             throw new ArgumentException($"A call that passes no token cannot be cancelled: {step}.", nameof(step));
@@ -104,7 +104,12 @@ internal sealed class CallLauncher(WriterCase world)
         Harness.Writers.OutgoingCommand command;
         try
         {
-            if (step.MethodOnly)
+            if (step.Heartbeat)
+            {
+                command = CallCommandBuilder.BuildHeartbeat(world.Context.Pool);
+                world.Events.Add(RunEvent.HeartbeatCall);
+            }
+            else if (step.MethodOnly)
             {
                 command = step.ConnectionLevel
                     ? CallCommandBuilder.BuildConnectionLevel(world.Context.Pool, world.Scenario.FrameMax, trace.Id)

@@ -19,6 +19,9 @@ internal sealed class CallTrace
 
     /// <summary>Whether the call is a publish (true) or a command without content.</summary>
     public bool HasContent { get; init; } = true;
+
+    /// <summary>Whether the call's command is a heartbeat frame (see <see cref="CallRecord.Heartbeat"/>).</summary>
+    public bool Heartbeat { get; init; }
     public TimeSpan Started { get; set; }
 
     /// <summary>When the call started in real time: a timestamp of <see cref="SchedulingLag.Process"/>'s
@@ -31,6 +34,7 @@ internal sealed class CallTrace
     public TimeSpan? Ended { get; set; }
     public CallOutcome Outcome { get; set; } = CallOutcome.Pending;
     public string? Error { get; set; }
+    public Exception? Exception { get; private set; }
     public bool Poisoned { get; set; }
     public ulong? PublishSequenceNumber { get; set; }
     public TrackedBodyOwner? Owner { get; set; }
@@ -100,6 +104,7 @@ internal sealed class CallTrace
             _ => CallOutcome.Failed,
         };
         Error = error is null ? null : $"{error.GetType().Name}: {error.Message}";
+        Exception = error;
     }
 
     /// <summary>Marks the bookkeeping done (or the call given up as hung).</summary>
@@ -118,10 +123,12 @@ internal sealed class CallTrace
             Channel = Channel,
             ExpectedBody = ExpectedBody,
             HasContent = HasContent,
+            Heartbeat = Heartbeat,
             Started = Started,
             Ended = Ended,
             Outcome = Outcome,
             Error = Error,
+            Exception = Exception,
             PoisonedAfterCompletion = Poisoned,
             PublishSequenceNumber = PublishSequenceNumber,
             CancelRequested = CancelRequested,

@@ -190,8 +190,8 @@ internal sealed class CaseObserver(WriterCase world)
             + world.Transport.UpstreamBacklogBytes
             + (world.Output.CanGetUnflushedBytes ? world.Output.UnflushedBytes : 0);
         _peakBytesHeld = Math.Max(_peakBytesHeld, held);
-        var accepted = traces
-            .Where(t => t.Done.IsCompleted && t.Outcome == CallOutcome.Succeeded && !world.Output.IsVisible(t.Id))
+        var accepted = world
+            .Output.NotVisible(traces.Where(t => t.Done.IsCompleted && t.Outcome == CallOutcome.Succeeded))
             .Select(t => t.Id)
             .ToList();
         if (accepted.Count > _peakAccepted)
@@ -222,12 +222,8 @@ internal sealed class CaseObserver(WriterCase world)
     private List<int> Unflushed() =>
         [
             .. world
-                .AllTraces.Where(t =>
-                    t.Done.IsCompleted
-                    && t.Outcome == CallOutcome.Succeeded
-                    && !_lapsed.Contains(t.Id)
-                    && !world.Output.IsVisible(t.Id)
-                )
+                .Output.NotVisible(world.AllTraces.Where(t => t.Done.IsCompleted && t.Outcome == CallOutcome.Succeeded))
+                .Where(t => !_lapsed.Contains(t.Id))
                 .Select(t => t.Id),
         ];
 

@@ -233,6 +233,38 @@ internal sealed partial class ControlledOutput : PipeWriter
             return _scanner.EndOf(callId) is { } end && end <= _flushedOffset;
     }
 
+    /// <summary>Those of <paramref name="succeeded"/> (calls that completed successfully) whose bytes have not all been
+    /// handed to the transport: a call by its own command (<see cref="IsVisible"/>); heartbeat calls, which name
+    /// nothing, by count: as many as the flushed heartbeat frames fall short of them, the last to complete first.
+    /// Frames of heartbeat calls that failed count as flushed heartbeats too, so this never names more heartbeat calls
+    /// than are really unflushed.</summary>
+    public IEnumerable<CallTrace> NotVisible(IEnumerable<CallTrace> succeeded)
+    {
+        var heartbeats = new List<CallTrace>();
+        foreach (var t in succeeded)
+        {
+            if (t.Heartbeat)
+                heartbeats.Add(t);
+            else if (!IsVisible(t.Id))
+                yield return t;
+        }
+        if (heartbeats.Count == 0)
+            yield break;
+        foreach (var t in heartbeats.OrderBy(t => t.Ended).ThenBy(t => t.Id).Skip(FlushedHeartbeats))
+            yield return t;
+    }
+
+    /// <summary>How many heartbeat frames have been committed whole and handed to the transport: heartbeat calls name
+    /// nothing in the output, so they are visible by count (<see cref="CaseObserver"/>).</summary>
+    public int FlushedHeartbeats
+    {
+        get
+        {
+            lock (_gate)
+                return _scanner.HeartbeatsEndingBy(_flushedOffset);
+        }
+    }
+
     /// <summary>The type of the frame holding committed byte <paramref name="offset"/>, if the scanner followed
     /// it.</summary>
     public Protocol.FrameType? FrameTypeAt(long offset)

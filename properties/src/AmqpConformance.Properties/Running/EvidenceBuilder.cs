@@ -166,13 +166,14 @@ internal sealed class EvidenceBuilder
                         Id = nextId,
                         Publisher = p,
                         IndexInPublisher = i,
-                        Channel = steps[i].ConnectionLevel ? (ushort)0 : scenario.ChannelOf(p),
+                        Channel = steps[i].ConnectionLevel || steps[i].Heartbeat ? (ushort)0 : scenario.ChannelOf(p),
                         ExpectedBody = BodyPattern.Create(
                             scenario.Seed,
                             nextId,
                             steps[i].MethodOnly ? 0 : steps[i].BodyLength
                         ),
                         HasContent = !steps[i].MethodOnly,
+                        Heartbeat = steps[i].Heartbeat,
                     }
                 );
             all.Add(mine);

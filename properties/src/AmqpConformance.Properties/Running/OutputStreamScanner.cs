@@ -23,6 +23,7 @@ internal sealed class OutputStreamScanner
     private readonly Dictionary<int, long> _firstByte = [];
     private readonly Dictionary<int, long> _endByte = [];
     private readonly List<(long Start, long End, FrameType Type)> _frames = [];
+    private readonly List<long> _heartbeatEnds = [];
     private readonly long _maxPayload;
     private int _headerFill;
     private long _payloadSize;
@@ -59,6 +60,23 @@ internal sealed class OutputStreamScanner
     /// <summary>The output offset just after call <paramref name="callId"/>'s last frame, or null while its command is
     /// incomplete.</summary>
     public long? EndOf(int callId) => _endByte.TryGetValue(callId, out long at) ? at : null;
+
+    /// <summary>How many heartbeat frames (type 8) end at or before output offset <paramref name="offset"/>: a heartbeat
+    /// names no call, so the harness follows heartbeat calls by count.</summary>
+    public int HeartbeatsEndingBy(long offset)
+    {
+        int lo = 0,
+            hi = _heartbeatEnds.Count;
+        while (lo < hi)
+        {
+            int mid = (lo + hi) / 2;
+            if (_heartbeatEnds[mid] <= offset)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo;
+    }
 
     /// <summary>The type of the frame that contains output byte <paramref name="offset"/>, or null when that byte was
     /// not committed or not followed.</summary>
@@ -130,6 +148,9 @@ internal sealed class OutputStreamScanner
         var prefix = _payloadPrefix.AsSpan(0, Math.Min(_prefixFill, size));
         switch (type)
         {
+            case FrameType.Heartbeat:
+                _heartbeatEnds.Add(end);
+                break;
             case FrameType.Method:
                 _open.Remove(channel);
                 if (CallCorrelation.CallIdOfMethod(prefix, out bool hasContent) is { } id)

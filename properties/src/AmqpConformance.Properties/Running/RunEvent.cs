@@ -89,4 +89,8 @@ public enum RunEvent
     /// <c>await</c> in a loop continues (<see cref="Scenarios.Scenario.ContinuingPublisher"/>): the writer's completion
     /// of one call runs its caller's next.</summary>
     CallFromCompletion,
+
+    /// <summary>A call handed the writer a heartbeat frame (type 8, channel 0), as a client's heartbeat timer
+    /// does.</summary>
+    HeartbeatCall,
 }

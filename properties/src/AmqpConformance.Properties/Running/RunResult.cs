@@ -1,3 +1,4 @@
+using AmqpConformance.Harness.Faults;
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Properties.Scenarios;
 using AmqpConformance.Protocol.Recording;
@@ -17,6 +18,13 @@ public sealed record RunResult(Scenario Scenario, ConformanceEvidence Evidence, 
 
     /// <summary>Where the run's time went; null for a runner that does not measure it.</summary>
     public RunPhases? Phases { get; init; }
+
+    /// <summary>The faults the transport actually injected, one transcript per connection (every chunk delivered,
+    /// stall, bytes dropped, reset, close, at its stream offset). Client level: the fault proxy's transcripts of the
+    /// connections the client opened during the case, in the order accepted, each running the scenario's fault plan as
+    /// it is (<see cref="Toxiproxy.FaultProxy.ApplyPlan"/>). Empty for a runner that does not carry them (writer level:
+    /// the in-process transport's transcript is not carried here).</summary>
+    public IReadOnlyList<FaultTranscript> InjectedFaults { get; init; } = [];
 
     /// <summary>Checks one invariant over <see cref="Evidence"/>.</summary>
     public Verdict Check(string invariant) => InvariantCheckers.Check(invariant, Evidence);

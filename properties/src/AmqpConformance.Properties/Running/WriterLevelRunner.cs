@@ -205,9 +205,9 @@ public static class WriterLevelRunner
             );
         bool undeliveredAtDispose =
             world.Lifecycle is { HasReturned: true }
-            && world.AllTraces.Any(t =>
-                t.Attempted && t.Outcome == CallOutcome.Succeeded && !world.Output.IsVisible(t.Id)
-            );
+            && world
+                .Output.NotVisible(world.AllTraces.Where(t => t.Attempted && t.Outcome == CallOutcome.Succeeded))
+                .Any();
         return lateAfterFault || undeliveredAtDispose
             ? SchedulingLag.Process.NextTickAsync().WaitAsync(TimeSpan.FromSeconds(1))
             : Task.CompletedTask;

@@ -29,6 +29,10 @@ namespace AmqpConformance.Properties.Scenarios;
 /// writer can tell (a <see cref="System.Buffers.MemoryManager{T}"/> whose <c>TryGetArray</c> is false, as native memory
 /// is), over the same pooled array. A writer whose path for such memory differs from its array path shows. Client level
 /// ignores it.</param>
+/// <param name="Heartbeat">With <paramref name="MethodOnly"/>: the call's command is a heartbeat frame (type 8, channel
+/// 0, an empty payload), as a client's heartbeat timer sends, whatever channel the publisher uses. It names no call, so
+/// the checkers match heartbeat calls to heartbeat frames by count and order (the order invariant's heartbeat
+/// rules).</param>
 public sealed record CallStep(
     int BodyLength,
     int SliceOffset = 0,
@@ -40,9 +44,14 @@ public sealed record CallStep(
     bool MethodOnly = false,
     bool ConnectionLevel = false,
     bool WithoutToken = false,
-    bool OpaqueBody = false
+    bool OpaqueBody = false,
+    bool Heartbeat = false
 )
 {
+    /// <summary>A heartbeat call (see <see cref="Heartbeat"/>), cancelled as <paramref name="cancel"/> says.</summary>
+    public static CallStep ForHeartbeat(CancelKind cancel = CancelKind.None, int cancelAfterFlushes = 1) =>
+        new(0, Cancel: cancel, CancelAfterFlushes: cancelAfterFlushes, MethodOnly: true, Heartbeat: true);
+
     /// <summary>A call without content (see <see cref="MethodOnly"/>), cancelled as <paramref name="cancel"/> says, on
     /// channel 0 when <paramref name="connectionLevel"/>.</summary>
     public static CallStep WithoutContent(
@@ -63,7 +72,9 @@ public sealed record CallStep(
     public override string ToString()
     {
         var sb = new StringBuilder(
-            MethodOnly ? (ConnectionLevel ? "method ch0" : "method") : BodyLength.ToString(CultureInfo.InvariantCulture)
+            Heartbeat ? "heartbeat"
+            : MethodOnly ? (ConnectionLevel ? "method ch0" : "method")
+            : BodyLength.ToString(CultureInfo.InvariantCulture)
         );
         if (SliceOffset != 0 || SliceSlack != 0)
             sb.Append(CultureInfo.InvariantCulture, $"@{SliceOffset}+{SliceSlack}");

@@ -293,6 +293,20 @@ public static partial class ZooWriters
             "A batch in which a larger command is queued ahead of a smaller one.",
             WriterCompletion.OnAccept
         ),
+        E(
+            c => new HeartbeatDroppedWhenBusyWriter(c),
+            BugClass.Ordering,
+            "Drops a queued heartbeat frame when other commands are in its batch or queued behind it (\"any traffic is a heartbeat\"), although the heartbeat's call completed on enqueue.",
+            "A heartbeat call made while other commands are queued (a held or slow flush, concurrent publishers).",
+            WriterCompletion.OnAccept
+        ),
+        E(
+            c => new HeartbeatHeldBackWriter(c),
+            BugClass.Ordering,
+            "Writes each round's heartbeats after every other command it took, so a command queued after a heartbeat overtakes it although the heartbeat's call completed first.",
+            "A heartbeat still queued when a later call's command is queued behind it.",
+            WriterCompletion.OnAccept
+        ),
         // 6. Cancellation timing
         E(
             c => new StaleRegistrationWriter(c),
