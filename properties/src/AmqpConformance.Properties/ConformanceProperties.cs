@@ -84,11 +84,17 @@ public static partial class ConformanceProperties
     {
         ArgumentNullException.ThrowIfNull(client);
         ArgumentNullException.ThrowIfNull(runner);
+        options ??= new PropertyRunOptions();
+        // A deviation scoped to other builds or settings of the client covers nothing here.
+        options = options with
+        {
+            KnownDeviations = [.. options.KnownDeviations.Where(d => d.AppliesToClient(client))],
+        };
         return CheckOnOwnThread(
             client.Name,
             (client.GetType(), client.Name),
             invariant,
-            options ?? new PropertyRunOptions(),
+            options,
             (scenario, _) => runner.RunAsync(client, scenario),
             ScenarioGenerators.ClientArbitrary
         );
@@ -416,17 +422,17 @@ public static partial class ConformanceProperties
         {
             var result = run(scenario, candidate);
             var verdict = result.Judgement.Combined(invariant);
-            return (result, Filter(verdict, scenario));
+            return (result, Filter(verdict, scenario, result.Evidence));
         }
 
-        private Verdict Filter(Verdict verdict, Scenario scenario)
+        private Verdict Filter(Verdict verdict, Scenario scenario, ConformanceEvidence evidence)
         {
             if (verdict.Holds || options.KnownDeviations.Count == 0)
                 return verdict;
             var judged = new List<Violation>();
             foreach (var violation in verdict.Violations)
             {
-                if (options.KnownDeviations.FirstOrDefault(d => d.Covers(violation, scenario)) is { } known)
+                if (options.KnownDeviations.FirstOrDefault(d => d.Covers(violation, scenario, evidence)) is { } known)
                     _knownSeen[known.Name] = _knownSeen.GetValueOrDefault(known.Name) + 1;
                 else
                     judged.Add(violation);

@@ -238,7 +238,19 @@ public sealed class TemplateTests(PackedFeed feed, ITestOutputHelper output)
                 "AmqpConformanceTests.csproj"
             )
         );
-        foreach (XElement reference in template.Descendants("PackageReference"))
+        // What the project adds for a RabbitMQ.Client dll of your own (RabbitMqClientAssembly) is the client's own
+        // dependencies, at the versions its package lists: TemplateClientBuildTests checks them against its nuspec.
+        XElement[] dllDependencies = [.. TemplateClientBuildTests.DllDependencies(template)];
+        Assert.NotEmpty(dllDependencies);
+        Assert.Equal(
+            "'$(RabbitMqClientAssembly)' == ''",
+            (string?)
+                template
+                    .Descendants("PackageReference")
+                    .Single(r => (string?)r.Attribute("Include") == "RabbitMQ.Client")
+                    .Parent!.Attribute("Condition")
+        );
+        foreach (XElement reference in template.Descendants("PackageReference").Except(dllDependencies))
         {
             string id = (string)reference.Attribute("Include")!;
             Assert.Equal(

@@ -10,6 +10,16 @@ public abstract class ClientAdapter
     /// <summary>The client's name in reports.</summary>
     public abstract string Name { get; }
 
+    /// <summary>The version of the client under test as it reports it (say, its assembly's informational version);
+    /// null when unknown. Known deviations are scoped by it (<see cref="KnownDeviation.ClientScope"/>), so a defect
+    /// accepted for one release is still reported in another.</summary>
+    public virtual string? Version => null;
+
+    /// <summary>Settings of the client that change how it writes frames, by name (say "UseBackgroundFrameWriter" ->
+    /// "false"); empty when it has none to report. Known deviations are scoped by them
+    /// (<see cref="KnownDeviation.ClientScope"/>).</summary>
+    public virtual IReadOnlyDictionary<string, string> Settings { get; } = new Dictionary<string, string>();
+
     /// <summary>Connects (handshake done) as <paramref name="options"/> say; throws if the client cannot
     /// connect.</summary>
     public abstract Task<IClientSession> ConnectAsync(

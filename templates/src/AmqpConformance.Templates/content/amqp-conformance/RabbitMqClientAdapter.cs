@@ -62,11 +62,24 @@ public sealed class RabbitMqClientAdapter : ClientAdapter
                 : $"inline writer, {BackgroundWriterProperty}=false"
             )
             + ")";
+        if (background is not null)
+            Settings = new Dictionary<string, string>
+            {
+                [BackgroundWriterProperty] = background.Value ? "true" : "false",
+            };
     }
 
     /// <summary>"RabbitMQ.Client", the client's informational version and the frame writer it runs with, so reports
     /// say what was tested.</summary>
     public override string Name { get; }
+
+    /// <summary>The client's informational version (<see cref="ClientVersion"/>): known deviations are scoped by
+    /// it.</summary>
+    public override string? Version => ClientVersion;
+
+    /// <summary>"UseBackgroundFrameWriter" -> "true" or "false" where this build of the client has the setting;
+    /// empty where it has not (every build before PR #1912 writes through its background writer).</summary>
+    public override IReadOnlyDictionary<string, string> Settings { get; } = new Dictionary<string, string>();
 
     /// <summary>The informational version of the RabbitMQ.Client assembly loaded (with its commit when the build
     /// stamped one).</summary>

@@ -1,4 +1,5 @@
 using AmqpConformance.Harness.Faults;
+using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Properties;
 using AmqpConformance.Properties.Clients;
 using AmqpConformance.Properties.Scenarios;
@@ -45,6 +46,7 @@ public sealed class RabbitMqClientConformance(ITestOutputHelper output) : Client
         "empty-body-frame",
         "body-frame-not-full",
         "frames-not-contiguous",
+        "heartbeat-inside-command",
         "channel-content-interleaved",
         "header-not-basic",
         "partial-frame",
@@ -65,7 +67,22 @@ public sealed class RabbitMqClientConformance(ITestOutputHelper output) : Client
         "call-hung",
     ];
 
-    protected override IReadOnlyList<KnownDeviation> KnownDeviations { get; } =
+    protected override IReadOnlyList<KnownDeviation> KnownDeviations => Deviations;
+
+    /// <summary>RabbitMQ.Client 7.x's release line: the deviations below were found in 7.2.2 and are accepted for 7.x
+    /// builds only, so a later major version that shows the same symptom is reported.</summary>
+    private static bool IsVersion7(ClientAdapter client) =>
+        client.Version?.StartsWith("7.", StringComparison.Ordinal) == true;
+
+    /// <summary>Whether <paramref name="call"/> ended in a cancellation that RabbitMQ.Client threw while it waited for
+    /// the broker's confirm, after the message was written (<c>PublisherConfirmationInfo.MaybeWaitForConfirmationAsync</c>);
+    /// a cancellation thrown anywhere else (in a flush of the inline writer, say) is not this defect.</summary>
+    private static bool CancelledInConfirmWait(CallRecord call) =>
+        call.Exception is OperationCanceledException cancelled
+        && cancelled.StackTrace?.Contains("MaybeWaitForConfirmationAsync", StringComparison.Ordinal) == true;
+
+    /// <summary>The defects of RabbitMQ.Client accepted in this suite, each scoped to its cause.</summary>
+    public static IReadOnlyList<KnownDeviation> Deviations { get; } =
     [
         new(
             "stray-bytes-after-empty-body",
@@ -83,7 +100,10 @@ public sealed class RabbitMqClientConformance(ITestOutputHelper output) : Client
                 ],
                 FaultPlan.Empty
             )
-        ),
+        )
+        {
+            ClientScope = IsVersion7,
+        },
         new(
             "header-frame-over-frame-max",
             "RabbitMQ.Client sends a content header frame larger than the negotiated frame_max (a headers table near the limit) "
@@ -98,11 +118,16 @@ public sealed class RabbitMqClientConformance(ITestOutputHelper output) : Client
                 ],
                 FaultPlan.Empty
             )
-        ),
+        )
+        {
+            ClientScope = IsVersion7,
+        },
         new(
             "ghost-publish-after-cancel",
             "With publisher confirmation tracking, cancelling BasicPublishAsync after the message was written (while it awaits the "
-                + "confirm) throws OperationCanceledException although the broker received and routes the message.",
+                + "confirm) throws OperationCanceledException although the broker received and routes the message. Accepted only "
+                + "for a cancellation thrown in the confirm wait: one thrown in a flush whose frames then go out (PR #1912's inline "
+                + "writer) is another defect, and is reported.",
             ["ghost-after-cancel"],
             s =>
                 s.Confirms
@@ -115,6 +140,10 @@ public sealed class RabbitMqClientConformance(ITestOutputHelper output) : Client
                 ],
                 FaultPlan.Empty
             )
-        ),
+        )
+        {
+            ClientScope = IsVersion7,
+            CallScope = CancelledInConfirmWait,
+        },
     ];
 }
