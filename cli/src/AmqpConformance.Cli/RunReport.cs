@@ -122,6 +122,7 @@ internal sealed class RunReport(
                             invariant = v.Invariant,
                             rule = v.Rule,
                             message = v.Message,
+                            cause = v.Cause,
                             calls = v.Calls,
                             frames = v.Frames,
                         }),

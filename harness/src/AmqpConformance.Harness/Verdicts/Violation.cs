@@ -15,6 +15,12 @@ public sealed record Violation(
     IReadOnlyList<int> Calls
 )
 {
+    /// <summary>A diagnosis attached after judging (by <see cref="Judgement.Of"/>): a sentence naming an earlier call on
+    /// the same channel that failed or was cancelled and likely explains this violation (say, a cancelled publish whose
+    /// frames still went out, behind a confirm-tag mismatch). A hint, not a verdict; null when nothing explains
+    /// it.</summary>
+    public string? Cause { get; init; }
+
     /// <inheritdoc />
     public override string ToString()
     {
@@ -24,6 +30,7 @@ public sealed record Violation(
                 : $" frames [{string.Join(",", Frames.Take(12))}{(Frames.Count > 12 ? ",..." : "")}]";
         string calls =
             Calls.Count == 0 ? "" : $" calls [{string.Join(",", Calls.Take(12))}{(Calls.Count > 12 ? ",..." : "")}]";
-        return $"{Invariant}/{Rule}: {Message}{frames}{calls}";
+        string cause = Cause is null ? "" : $" Likely cause: {Cause}";
+        return $"{Invariant}/{Rule}: {Message}{frames}{calls}{cause}";
     }
 }

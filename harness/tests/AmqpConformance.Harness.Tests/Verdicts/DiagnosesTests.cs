@@ -1,0 +1,103 @@
+using AmqpConformance.Harness.Verdicts;
+
+namespace AmqpConformance.Harness.Tests.Verdicts;
+
+/// <summary>The diagnosis after judging: a violation that follows a failed or cancelled call on the same channel names
+/// that call (a hint in <see cref="Violation.Cause"/>); nothing is named where no such call is.</summary>
+public sealed class DiagnosesTests
+{
+    private static Violation Of(Judgement judgement, string rule, int call) =>
+        Assert.Single(judgement.Violations, v => v.Rule == rule && v.Calls.Contains(call));
+
+    [Fact]
+    public void A_tag_mismatch_after_a_cancelled_call_whose_frames_went_out_names_it_and_the_offset()
+    {
+        var b = new WireLogBuilder();
+        b.Publish(1, 0, [1]);
+        b.Publish(1, 1, [2]); // call 1 was cancelled during its flush, yet its frames went out
+        b.Publish(1, 2, [3]);
+        b.Publish(1, 3, [4]);
+        b.Replace(b.Call(0, [1], 0, 1) with { PublishSequenceNumber = 1 });
+        b.Replace(b.Call(1, [2], 2, 3, CallOutcome.Cancelled, index: 1) with { PublishSequenceNumber = 2 });
+        // The client rolled its sequence number back: every later publish is one behind the broker's tag.
+        b.Replace(b.Call(2, [3], 4, 5, index: 2) with { PublishSequenceNumber = 2 });
+        b.Replace(b.Call(3, [4], 6, 7, index: 3) with { PublishSequenceNumber = 3 });
+        var judgement = Judgement.Of(b.Evidence(e => e with { ConfirmsEnabled = true }));
+
+        foreach (int id in new[] { 2, 3 })
+        {
+            var v = Of(judgement, "confirm-tag-mismatch", id);
+            Assert.NotNull(v.Cause);
+            Assert.Contains($"Call {id}'s publish sequence number is one behind the broker's delivery tag", v.Cause);
+            Assert.Contains("after call 1 (same channel) was cancelled", v.Cause);
+            Assert.Contains("its frames still went out", v.Cause);
+            Assert.Contains("Likely cause: " + v.Cause, v.ToString(), StringComparison.Ordinal);
+        }
+        // The combined verdict a property reports carries the cause too.
+        Assert.Contains(judgement.Combined(InvariantNames.Order).Violations, v =>
+            v.Rule == "confirm-tag-mismatch" && v.Cause is not null
+        );
+        // The cancelled call itself has nothing earlier to blame.
+        Assert.Null(Of(judgement, "ghost-after-cancel", 1).Cause);
+    }
+
+    [Fact]
+    public void A_tag_mismatch_with_no_earlier_call_whose_frames_went_out_names_no_cause()
+    {
+        var b = new WireLogBuilder();
+        // Channel 1: the explained mismatch, so that the diagnosis is known to run.
+        b.Publish(1, 0, [1]);
+        b.Publish(1, 1, [2]);
+        b.Replace(b.Call(0, [1], 0, 1, CallOutcome.Cancelled) with { PublishSequenceNumber = 1 });
+        b.Replace(b.Call(1, [2], 2, 3, index: 1) with { PublishSequenceNumber = 1 });
+        // Channel 2: a cancelled call that wrote nothing, then a mismatch it cannot have shifted.
+        b.Replace(
+            b.Call(2, [3], 0, 1, CallOutcome.Cancelled, publisher: 1, channel: 2) with
+            {
+                PublishSequenceNumber = 1,
+            }
+        );
+        b.Publish(2, 3, [4]);
+        b.Publish(2, 4, [5]);
+        b.Replace(b.Call(3, [4], 2, 3, publisher: 1, index: 1, channel: 2) with { PublishSequenceNumber = 1 });
+        b.Replace(b.Call(4, [5], 4, 5, publisher: 1, index: 2, channel: 2) with { PublishSequenceNumber = 3 });
+        var judgement = Judgement.Of(b.Evidence(e => e with { ConfirmsEnabled = true }));
+
+        Assert.Contains("after call 0 (same channel)", Of(judgement, "confirm-tag-mismatch", 1).Cause);
+        var unexplained = Of(judgement, "confirm-tag-mismatch", 4);
+        Assert.Null(unexplained.Cause);
+        Assert.DoesNotContain("Likely cause", unexplained.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_hung_call_after_a_cancelled_call_on_its_channel_names_it_but_not_on_another_channel()
+    {
+        var b = new WireLogBuilder();
+        b.Publish(1, 0, [1]);
+        b.Call(0, [1], 0, 1, CallOutcome.Cancelled);
+        b.Call(1, [2], 2, null, CallOutcome.Pending, index: 1);
+        b.Call(2, [3], 3, null, CallOutcome.Pending, publisher: 1, channel: 2);
+        var judgement = Judgement.Of(b.Evidence());
+
+        var named = Of(judgement, "call-hung", 1);
+        Assert.Equal(
+            "It follows call 0 (same channel), which was cancelled (OperationCanceledException: cancelled) and whose frames still went out.",
+            named.Cause
+        );
+        Assert.Null(Of(judgement, "call-hung", 2).Cause);
+    }
+
+    [Fact]
+    public void A_hung_call_after_a_failed_call_that_wrote_nothing_names_it_as_such()
+    {
+        var b = new WireLogBuilder();
+        b.Call(0, [1], 0, 1, CallOutcome.Failed);
+        b.Call(1, [2], 2, null, CallOutcome.Pending, index: 1);
+        var judgement = Judgement.Of(b.Evidence());
+
+        Assert.Equal(
+            "It follows call 0 (same channel), which failed (IOException: reset) (none of its frames on the wire).",
+            Of(judgement, "call-hung", 1).Cause
+        );
+    }
+}
