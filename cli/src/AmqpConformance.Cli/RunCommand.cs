@@ -3,16 +3,17 @@ using AmqpConformance.Harness.Reports;
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Harness.Writers;
 using AmqpConformance.Properties;
+using AmqpConformance.Properties.Running;
 
 namespace AmqpConformance.Cli;
 
 /// <summary>
 /// <c>amqp-conformance run --writer background|inline|coalescing|&lt;assembly-path&gt;:&lt;type&gt; [--writer ...]
-/// --cases N [--invariant NAME ...] [--replay seed,gamma,size] [--seed S [--shard K/N]] [--report DIR] [--json
+/// --cases N [--invariant NAME ...] [--soak DURATION] [--replay seed,gamma,size] [--seed S [--shard K/N]] [--report DIR] [--json
 /// FILE]</c>: checks the invariant properties against each writer with a progress bar, prints a verdict table
 /// (invariant x writer, with cases/s), the events the cases produced and the failure reports, and writes each failure's
 /// artifacts under DIR/&lt;writer&gt;/&lt;invariant&gt;/. Exit code 0 only if every property holds; 1 on a violation; 2
-/// on bad input; 130 when interrupted (Ctrl+C, SIGINT, SIGTERM), after printing what had run.
+/// on bad input; 130 when interrupted. With <c>--soak</c>, soaks each writer instead (<see cref="SoakSession"/>) (Ctrl+C, SIGINT, SIGTERM), after printing what had run.
 /// </summary>
 /// <remarks>See <see cref="WriterResolver"/> for custom writers.</remarks>
 internal static class RunCommand
@@ -64,8 +65,14 @@ internal static class RunCommand
             Description =
                 "Also write the results (verdicts, violations, replay tokens, events, cases/s) as JSON to this file.",
         };
+        var soak = new Option<string?>("--soak")
+        {
+            Description =
+                "Soak instead: one writer over one long connection for this long (90s, 10m, 1h), rounds of concurrent publishes with stalls, checking that idle-time resources do not grow and calls keep completing.",
+        };
         var command = new Command("run", "Run the frame-writer conformance properties and print a verdict table.")
         {
+            soak,
             writer,
             cases,
             invariant,
@@ -88,7 +95,8 @@ internal static class RunCommand
                     parse.InvocationConfiguration.Error,
                     ct,
                     parse.GetValue(seed),
-                    parse.GetValue(shard)
+                    parse.GetValue(shard),
+                    parse.GetValue(soak)
                 )
         );
         return command;
@@ -108,9 +116,16 @@ internal static class RunCommand
         TextWriter error,
         CancellationToken cancellationToken,
         ulong? seed = null,
-        string? shardText = null
+        string? shardText = null,
+        string? soakText = null
     )
     {
+        var soakDuration = TimeSpan.Zero;
+        if (soakText is not null && !SoakDuration.TryParse(soakText, out soakDuration))
+        {
+            error.WriteLine($"--soak {soakText}: {SoakDuration.Expected}.");
+            return 2;
+        }
         if (cases < 1)
         {
             error.WriteLine($"--cases {cases}: must be at least 1.");
@@ -133,6 +148,8 @@ internal static class RunCommand
             );
             return 2;
         }
+        if (soakText is not null)
+            return await SoakSession.RunAsync(factories, soakDuration, output, cancellationToken).ConfigureAwait(false);
         var unknown = invariants
             .Where(i => !InvariantNames.All.Contains(i) && i != ConformanceProperties.AllAtOnce)
             .ToList();

@@ -19,7 +19,8 @@ internal static class WriterResolver
         factory = WriterModes.FromName(spec)
             ?? ZooWriters
                 .All.FirstOrDefault(e => e.Name.Equals(spec.Trim(), StringComparison.OrdinalIgnoreCase))
-                ?.Factory;
+                ?.Factory
+            ?? SoakZoo.FromName(spec.Trim())?.Factory;
         problem = null;
         if (factory is not null)
             return true;

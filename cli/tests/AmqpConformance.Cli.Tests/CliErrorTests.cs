@@ -68,6 +68,9 @@ public sealed class CliErrorTests : IDisposable
         {
             { ["run", "--writer", "custom"], "--writer custom: unknown writer" },
             { ["run", "--writer", "inline", "--cases", "0"], "--cases 0: must be at least 1" },
+            { ["run", "--writer", "inline", "--soak", "10x"], "--soak 10x: expected a positive duration" },
+            { ["run", "--writer", "inline", "--soak", "0s"], "--soak 0s: expected a positive duration" },
+            { ["run", "--writer", "inline", "--soak", "-5m"], "--soak -5m: expected a positive duration" },
             { ["run", "--writer", "/no/such/Writers.dll:My.Factory"], "cannot load assembly" },
             {
                 ["run", "--writer", $"{TestAssembly}:AmqpConformance.Cli.Tests.CliErrorTests"],
