@@ -52,10 +52,11 @@ public sealed record LifecycleRecord(
     /// may do; null if the writer never did.</summary>
     public TimeSpan? OutputCompletedByWriterAt { get; init; }
 
-    /// <summary>Whether the harness was holding the output when DisposeAsync returned: flushes waited until the script
-    /// let them through (a pulse) or released the output. False when it was not, or when disposal did not
-    /// return.</summary>
-    public bool OutputHeldWhenDisposeReturned { get; init; }
+    /// <summary>How far into disposal, in real time from when DisposeAsync was invoked, the harness last held the
+    /// output (flushes waited until the script let them through with a pulse or released the output): when disposal
+    /// returned if it was holding then, else when it last released it. Null when it did not hold the output while
+    /// disposal ran, or disposal did not return.</summary>
+    public TimeSpan? OutputHeldIntoDispose { get; init; }
 
     /// <summary>The real (wall-clock) time from when DisposeAsync was invoked to when it returned, or null when the
     /// harness did not measure it or disposal did not return.</summary>
@@ -72,19 +73,22 @@ public sealed record LifecycleRecord(
 
     /// <summary>Whether a writer that completes calls on accept may have dropped what it held because it gave up
     /// draining, through no fault of its own: the harness kept the output stalled through disposal; or disposal
-    /// returned, at least <see cref="GiveUpFloor"/> of real time after it began, either while the harness held the
-    /// output or after the process had been kept from running for at least half of that time. Both are how a writer on
-    /// a timer of its own gives up (a <c>Thread.Join(TimeSpan)</c>, a <c>SemaphoreSlim.WaitAsync(TimeSpan)</c>):
-    /// between a script's pulses the output takes nothing for as long as the harness takes to reach the next step,
-    /// which on a loaded machine outlasted a correct writer's one-second join (Zoo:MonitorWaitThread, blamed for lost
-    /// publishes in CI); and a stopped process expires such a timer the moment it runs again, before the writer's
-    /// thread has.</summary>
+    /// returned at least <see cref="GiveUpFloor"/> of real time after it began, and either the harness still held the
+    /// output <see cref="GiveUpFloor"/> or more into disposal, or the process had been kept from running for at least
+    /// half of it. Both are how a writer on a timer of its own gives up (a <c>Thread.Join(TimeSpan)</c>, a
+    /// <c>SemaphoreSlim.WaitAsync(TimeSpan)</c>): between a script's pulses the output takes nothing for as long as the
+    /// harness takes to reach the next step, which on a loaded machine outlasted a correct writer's one-second join
+    /// (Zoo:MonitorWaitThread, blamed for lost publishes in CI); and a stopped process expires such a timer the moment it
+    /// runs again, before the writer's thread has. The hold is judged by when it last lasted, not by whether it lasted
+    /// until disposal returned: a writer whose timer ran out while the output was held may return only after the
+    /// harness's next step released it (its give-up still has to wake its thread and wait for its loop), and was blamed
+    /// for that once in CI. A writer that gave up sooner than the floor did not wait for its output at all.</summary>
     public bool MayHaveGivenUpDraining =>
         OutputStalledThroughDispose
         || (
             DisposeRealTime is { } took
             && took >= GiveUpFloor
-            && (OutputHeldWhenDisposeReturned || LagDuringDispose >= took / 2)
+            && (OutputHeldIntoDispose >= GiveUpFloor || LagDuringDispose >= took / 2)
         );
 
     /// <summary>Whether disposal may explain how <paramref name="call"/> ended: it was pending when disposal began, or

@@ -87,7 +87,7 @@ public class OrderCheckerTests
         b.Publish(1, 0, [1]);
         b.Call(0, [1], 0, 1);
         b.Call(1, [2], 2, 3, index: 1);
-        LifecycleRecord Disposal(bool held, int realMs) =>
+        LifecycleRecord Disposal(bool held, int realMs, int? heldForMs = null) =>
             new(
                 TimeSpan.FromMilliseconds(5),
                 TimeSpan.FromMilliseconds(6),
@@ -97,7 +97,7 @@ public class OrderCheckerTests
                 OutputStalledThroughDispose: false
             )
             {
-                OutputHeldWhenDisposeReturned = held,
+                OutputHeldIntoDispose = held ? TimeSpan.FromMilliseconds(heldForMs ?? realMs) : null,
                 DisposeRealTime = TimeSpan.FromMilliseconds(realMs),
             };
         bool Blamed(LifecycleRecord life) =>
@@ -108,7 +108,17 @@ public class OrderCheckerTests
             Blamed(Disposal(held: true, realMs: 10)),
             "dropped its queue 10 ms into disposal: it did not wait for the output"
         );
-        Assert.True(Blamed(Disposal(held: false, realMs: 1000)), "the output was taking writes when disposal returned");
+        Assert.True(Blamed(Disposal(held: false, realMs: 1000)), "the output was not held while disposal ran");
+        // As Zoo:MonitorWaitThread once in CI: its join ran out while the output was held, and disposal returned just
+        // after the script's next step released it.
+        Assert.False(
+            Blamed(Disposal(held: true, realMs: 1100, heldForMs: 1050)),
+            "gave up on a held output, returned after its release"
+        );
+        Assert.True(
+            Blamed(Disposal(held: true, realMs: 1000, heldForMs: 50)),
+            "the output was released 50 ms into disposal and taking writes for 950 ms more"
+        );
         Assert.True(Blamed(Disposal(held: true, realMs: 0) with { DisposeRealTime = null }), "unmeasured: not excused");
         // A stopped process: a 1 s join expires the moment it runs again, before the writer's thread has.
         Assert.False(

@@ -274,6 +274,13 @@ internal sealed class CaseLifecycle
         }
     }
 
+    /// <summary>How far into disposal the harness last held the output (<see cref="LifecycleRecord.OutputHeldIntoDispose"/>):
+    /// null when disposal has not returned or the output was last held before it began.</summary>
+    private TimeSpan? HeldIntoDispose() =>
+        HasReturned && world.Output.HeldLastAtDispose is { } held && held >= _invokedTimestamp
+            ? System.Diagnostics.Stopwatch.GetElapsedTime(_invokedTimestamp, held)
+            : null;
+
     /// <summary>The record for the evidence: a disposal that outlived its bound counts as not completed, even if it
     /// completed later (once the harness let a stalled output go).</summary>
     public LifecycleRecord Record() =>
@@ -297,7 +304,7 @@ internal sealed class CaseLifecycle
             SecondDisposalFailure = Volatile.Read(ref _secondFailure),
             FlushesAfterDispose = world.Output.FlushesAfterDispose,
             FlushPendingWhenDisposeReturned = world.Output.FlushPendingAtDispose,
-            OutputHeldWhenDisposeReturned = world.Output.HoldingAtDispose,
+            OutputHeldIntoDispose = HeldIntoDispose(),
             DisposeRealTime = HasReturned
                 ? System.Diagnostics.Stopwatch.GetElapsedTime(_invokedTimestamp, _returnedTimestamp)
                 : null,

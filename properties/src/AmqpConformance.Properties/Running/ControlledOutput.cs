@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.IO.Pipelines;
 
 namespace AmqpConformance.Properties.Running;
@@ -43,7 +44,8 @@ internal sealed partial class ControlledOutput : PipeWriter
     private int _uncancelledPending;
     private int _flushesAfterDispose;
     private bool _flushPendingAtDispose;
-    private bool _holdingAtDispose;
+    private long _heldLastAtDispose;
+    private long _releasedAt;
 
     // As a pipe's: a CancelPendingFlush that met no flush in progress ends the next flush instead (under _gate).
     private bool _cancelNext;
@@ -195,15 +197,17 @@ internal sealed partial class ControlledOutput : PipeWriter
         }
     }
 
-    /// <summary>Whether, at <see cref="MarkDisposeReturned"/>, the harness was holding the output (a flush waits until
-    /// the script pulses or releases it): a writer that gave up then gave up on an output that was not taking its
+    /// <summary>The last moment (a <see cref="Stopwatch"/> timestamp) up to
+    /// <see cref="MarkDisposeReturned"/> at which the harness held the output (a flush waited until the script pulsed
+    /// or released it): then, if it was holding, else when it last released it; null if it never held it before then. A
+    /// writer that gave up on its own timer while the output was held gave up on an output that was not taking its
     /// writes.</summary>
-    public bool HoldingAtDispose
+    public long? HeldLastAtDispose
     {
         get
         {
             lock (_gate)
-                return _holdingAtDispose;
+                return _heldLastAtDispose == 0 ? null : _heldLastAtDispose;
         }
     }
 
@@ -312,6 +316,8 @@ internal sealed partial class ControlledOutput : PipeWriter
         TaskCompletionSource<bool>[] held;
         lock (_gate)
         {
+            if (_holding && !keepHolding)
+                _releasedAt = Stopwatch.GetTimestamp();
             _holding = keepHolding;
             held = [.. _held];
             _held.Clear();
@@ -329,7 +335,7 @@ internal sealed partial class ControlledOutput : PipeWriter
             if (Interlocked.CompareExchange(ref _committedAtDispose, Committed, -1) >= 0)
                 return;
             _flushPendingAtDispose = _uncancelledPending > 0;
-            _holdingAtDispose = _holding;
+            _heldLastAtDispose = _holding ? Stopwatch.GetTimestamp() : _releasedAt;
         }
     }
 

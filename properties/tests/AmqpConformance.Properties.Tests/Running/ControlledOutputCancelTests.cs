@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.IO.Pipelines;
 using AmqpConformance.Properties.Running;
 
@@ -84,24 +85,38 @@ public sealed class ControlledOutputCancelTests
         output.Hold();
         Commit(output, 10);
         ValueTask<FlushResult> held = output.FlushAsync();
+        long before = Stopwatch.GetTimestamp();
         output.MarkDisposeReturned();
+        long after = Stopwatch.GetTimestamp();
         Assert.True(output.FlushPendingAtDispose);
-        Assert.True(output.HoldingAtDispose);
+        Assert.InRange(output.HeldLastAtDispose!.Value, before, after);
         output.Release();
         await held;
-        Assert.True(output.HoldingAtDispose, "noted when disposal returned, not now");
+        Assert.InRange(output.HeldLastAtDispose!.Value, before, after); // noted when disposal returned, not now
     }
 
     [Fact]
-    public void An_output_released_before_disposal_returned_is_not_noted_as_held()
+    public void An_output_released_before_disposal_returned_was_last_held_when_it_was_released()
     {
         var output = NewOutput(out _);
         output.Hold();
         output.Pulse();
         Assert.True(output.IsHolding, "a pulse goes on holding");
+        long before = Stopwatch.GetTimestamp();
+        output.Release();
+        long after = Stopwatch.GetTimestamp();
+        output.Release(); // releasing an output not held does not move the moment
+        output.MarkDisposeReturned();
+        Assert.InRange(output.HeldLastAtDispose!.Value, before, after);
+    }
+
+    [Fact]
+    public void An_output_never_held_has_no_last_hold()
+    {
+        var output = NewOutput(out _);
         output.Release();
         output.MarkDisposeReturned();
-        Assert.False(output.HoldingAtDispose);
+        Assert.Null(output.HeldLastAtDispose);
     }
 
     [Fact]

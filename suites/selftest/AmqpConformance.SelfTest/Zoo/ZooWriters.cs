@@ -720,6 +720,13 @@ public static partial class ZooWriters
             WriterCompletion.OnAccept
         ),
         E(
+            c => new FinishFrameInFlightWriter(c),
+            BugClass.Correct,
+            "None: a background writer whose disposal, after Task.Delay(1 s), stops taking queued commands but lets the one in flight finish its flush before dropping the rest.",
+            "None (a disposal on a stalled output takes 2 s of real time).",
+            WriterCompletion.OnAccept
+        ),
+        E(
             c => new WallClockWriteTimeoutWriter(c),
             BugClass.Correct,
             "None: an inline writer with a 30 s write timeout on a system-clock CancellationTokenSource and a 1 s SemaphoreSlim disposal wait.",
