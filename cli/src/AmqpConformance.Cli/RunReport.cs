@@ -117,6 +117,8 @@ internal sealed class RunReport(
                         seconds = Math.Round(o.Elapsed.TotalSeconds, 3),
                         violatedInvariants = o.ViolatedInvariants,
                         counterexample = o.Counterexample?.ToString(),
+                        // A case on several connections: the one (1-based) whose violations and artifacts these are.
+                        connection = o.Run is { Scenario.Connections: > 1 } run ? run.Connection + 1 : (int?)null,
                         violations = o.Verdict?.Violations.Select(v => new
                         {
                             invariant = v.Invariant,

@@ -91,7 +91,11 @@ public sealed record PropertyOutcome(
             sb.AppendLine($"Not shrunk: this writer's failure was already shrunk by property {ShrunkElsewhere}.");
         if (Verdict is not null)
         {
-            sb.AppendLine("Violations:");
+            sb.AppendLine(
+                Run is { Scenario.Connections: > 1 } run
+                    ? $"Violations, on connection {run.Connection + 1} of {run.Scenario.Connections} (its own seed={run.ConnectionScenario.Seed}, frame_max={run.ConnectionScenario.FrameMax}; the artifacts are its frames):"
+                    : "Violations:"
+            );
             foreach (var v in Verdict.Violations.Take(10))
                 sb.AppendLine($"  - {v}");
             if (Verdict.Violations.Count > 10)

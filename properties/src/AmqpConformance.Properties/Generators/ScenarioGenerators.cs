@@ -279,6 +279,11 @@ public static class ScenarioGenerators
             ]
             : pipelinedCalls
         let callers = features.Pipelined ? [pipelinedChosen, .. chosen.Skip(1)] : chosen
+        // Drawn last, so every other part of a case is what it was before cases ran on several connections.
+        from connectionsDraw in Gen.Choose(0, 999)
+        let connections = !features.TransportStall && connectionsDraw < profile.Connections * 1000
+            ? 2 + connectionsDraw % 2
+            : 1
         select new Scenario(
             frameMax,
             layout,
@@ -303,6 +308,7 @@ public static class ScenarioGenerators
             ChannelsSpread = channelsSpread,
             SecondDisposal = secondDisposal,
             Continuing = continuing,
+            Connections = connections,
         };
 
     /// <summary>Whether every publish of a case carries a body of one length (<see cref="WithBodiesOfOneLength"/>): one
@@ -436,6 +442,7 @@ public static class ScenarioGenerators
                 Methods = 0,
                 Pipelined = 0,
                 Heartbeats = 0,
+                Connections = 0,
             }
         )
         from confirms in Gen.Elements(true, false)

@@ -66,6 +66,11 @@ public sealed record ScenarioProfile
     /// <summary>See <see cref="SwarmFeatures.Heartbeats"/>.</summary>
     public double Heartbeats { get; init; } = 0.25;
 
+    /// <summary>How often a case runs two or three writers at once, each on a connection of its own
+    /// (<see cref="Scenarios.Scenario.Connections"/>); never in a transport-stalled case, whose memory measurement is
+    /// the process's.</summary>
+    public double Connections { get; init; } = 0.125;
+
     /// <summary>The mix of everything, used when every invariant is checked at once (<c>--invariant all</c>, the
     /// self-test).</summary>
     public static ScenarioProfile Mixed { get; } = new() { Name = "mixed" };

@@ -4,7 +4,7 @@ using AmqpConformance.Properties.Scenarios;
 
 namespace AmqpConformance.Properties.Generators;
 
-/// <summary>Shrinks a failing <see cref="Scenario"/> toward a small readable one: first drop faults, publishers,
+/// <summary>Shrinks a failing <see cref="Scenario"/> toward a small readable one: first one connection instead of several, then drop faults, publishers,
 /// publishes and script steps, then simplify the settings (default queue and threshold, no noise, no stall through
 /// disposal, one disposal, channels from 1), the layout and frame_max, then each publish (a token, no cancellation, no
 /// owner, no headers, no slicing, shorter body). Every candidate is strictly simpler, so shrinking ends; a script stays
@@ -15,6 +15,16 @@ public static class ScenarioShrinker
     public static IEnumerable<Scenario> Shrink(Scenario s)
     {
         ArgumentNullException.ThrowIfNull(s);
+        if (s.Connections > 1)
+            yield return s with
+            {
+                Connections = 1,
+            };
+        if (s.Connections > 2)
+            yield return s with
+            {
+                Connections = 2,
+            };
         foreach (var plan in s.Faults.ShrinkCandidates())
             yield return s with
             {

@@ -63,6 +63,7 @@ internal static class FreeRunDriver
             );
         }
         var all = Task.WhenAll(publishers);
+        await world.MeetOtherConnectionsAsync().ConfigureAwait(false);
         start.SetResult();
         if (scenario.StallUntilQuiet)
         {

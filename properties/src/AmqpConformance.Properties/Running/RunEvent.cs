@@ -93,4 +93,9 @@ public enum RunEvent
     /// <summary>A call handed the writer a heartbeat frame (type 8, channel 0), as a client's heartbeat timer
     /// does.</summary>
     HeartbeatCall,
+
+    /// <summary>Writers from one factory ran at once on two or three connections
+    /// (<see cref="Scenarios.Scenario.Connections"/>), and every connection reached at least one step of the case at
+    /// the same moment as the others.</summary>
+    ConnectionsAtOnce,
 }

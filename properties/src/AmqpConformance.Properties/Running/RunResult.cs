@@ -26,6 +26,25 @@ public sealed record RunResult(Scenario Scenario, ConformanceEvidence Evidence, 
     /// the in-process transport's transcript is not carried here).</summary>
     public IReadOnlyList<FaultTranscript> InjectedFaults { get; init; } = [];
 
+    /// <summary>Which connection of the case (0-based) <see cref="Evidence"/> and <see cref="Log"/> are from: 0 for a
+    /// case on one connection; for a case on several (<see cref="Scenario.Connections"/>), the first whose judgement
+    /// has a violation, or 0 when every one holds.</summary>
+    public int Connection { get; init; }
+
+    /// <summary>What that connection ran (<see cref="Scenario.ForConnection"/>): its own seed and frame_max; the same as
+    /// <see cref="Scenario"/> for connection 0.</summary>
+    public Scenario ConnectionScenario
+    {
+        get => _connectionScenario ?? Scenario;
+        init => _connectionScenario = value;
+    }
+
+    private readonly Scenario? _connectionScenario;
+
+    /// <summary>The case's other connections' results, each with its own evidence, judgement and frame log; empty for a
+    /// case on one connection.</summary>
+    public IReadOnlyList<RunResult> OtherConnections { get; init; } = [];
+
     /// <summary>Checks one invariant over <see cref="Evidence"/>.</summary>
     public Verdict Check(string invariant) => InvariantCheckers.Check(invariant, Evidence);
 

@@ -27,6 +27,7 @@ internal static class ScriptDriver
         for (int step = 0; step < script.Count; step++)
         {
             var action = script[step];
+            await world.MeetOtherConnectionsAsync().ConfigureAwait(false);
             switch (action.Kind)
             {
                 case ScriptActionKind.Call:

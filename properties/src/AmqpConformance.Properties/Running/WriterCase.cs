@@ -95,6 +95,23 @@ internal sealed class WriterCase : IAsyncDisposable
     /// <summary>Each publisher's calls, in its order (<see cref="EvidenceBuilder.Traces"/>).</summary>
     public IReadOnlyList<IReadOnlyList<CallTrace>> Traces => Evidence.Traces;
 
+    /// <summary>The lockstep this connection keeps with the case's other connections, or null when the case runs on one
+    /// (<see cref="Scenario.Connections"/>).</summary>
+    public ConnectionLockstep? Lockstep
+    {
+        get => Volatile.Read(ref _lockstep);
+        set => Volatile.Write(ref _lockstep, value);
+    }
+
+    private ConnectionLockstep? _lockstep;
+
+    /// <summary>Before a step of the drivers (publishers let go, a script step): meets the case's other connections, if
+    /// any (<see cref="ConnectionLockstep"/>).</summary>
+    public Task MeetOtherConnectionsAsync() => Lockstep?.ArriveAsync() ?? Task.CompletedTask;
+
+    /// <summary>Leaves the lockstep with the other connections, once: this connection's steps are over.</summary>
+    public void LeaveOtherConnections() => Interlocked.Exchange(ref _lockstep, null)?.Leave();
+
     /// <summary>The case's disposal, once the runner made it (<see cref="CaseLifecycle"/> registers itself).</summary>
     public CaseLifecycle? Lifecycle { get; set; }
 

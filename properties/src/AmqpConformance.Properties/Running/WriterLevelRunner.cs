@@ -24,9 +24,11 @@ namespace AmqpConformance.Properties.Running;
 /// </remarks>
 public static class WriterLevelRunner
 {
-    /// <summary>Runs <paramref name="scenario"/> against a fresh writer from <paramref name="factory"/>.</summary>
+    /// <summary>Runs <paramref name="scenario"/> against a fresh writer from <paramref name="factory"/>, or, for a case
+    /// on several connections (<see cref="Scenario.Connections"/>), against one fresh writer per connection at once
+    /// (<see cref="RunConnectionsAsync"/>).</summary>
     /// <exception cref="InvalidOperationException">The factory could not create a writer.</exception>
-    public static async Task<RunResult> RunAsync(
+    public static Task<RunResult> RunAsync(
         FrameWriterFactory factory,
         Scenario scenario,
         WriterRunOptions? options = null,
@@ -36,8 +38,82 @@ public static class WriterLevelRunner
         ArgumentNullException.ThrowIfNull(factory);
         ArgumentNullException.ThrowIfNull(scenario);
         options ??= WriterRunOptions.Default;
+        return scenario.Connections > 1
+            ? RunConnectionsAsync(factory, scenario, options, cancellationToken)
+            : RunConnectionAsync(factory, scenario, options, null, cancellationToken);
+    }
+
+    /// <summary>Runs a case on <see cref="Scenario.Connections"/> connections at once, each its own
+    /// <see cref="WriterCase"/> (writer, output, transport, broker, case clock) running
+    /// <see cref="Scenario.ForConnection"/>, kept in step by one <see cref="ConnectionLockstep"/>. Each connection is
+    /// judged on its own; the result is the first connection's whose judgement has a violation (so its evidence, frame
+    /// log and report are that connection's), or the first connection's when every one holds, with the others in
+    /// <see cref="RunResult.OtherConnections"/>.</summary>
+    private static async Task<RunResult> RunConnectionsAsync(
+        FrameWriterFactory factory,
+        Scenario scenario,
+        WriterRunOptions options,
+        CancellationToken cancellationToken
+    )
+    {
+        var lockstep = new ConnectionLockstep(scenario.Connections);
+        var runs = Enumerable
+            .Range(0, scenario.Connections)
+            .Select(k =>
+                Task.Run(
+                    () => RunConnectionAsync(factory, scenario.ForConnection(k), options, lockstep, cancellationToken),
+                    CancellationToken.None
+                )
+            )
+            .ToArray();
+        try
+        {
+            await Task.WhenAll(runs).ConfigureAwait(false);
+        }
+        catch (InvalidOperationException) when (runs.Any(r => r.IsCompletedSuccessfully))
+        {
+            // A connection whose writer could not be made: the other connections ran and ended on their own; the
+            // failure is rethrown below as a case on one connection would throw it.
+        }
+        if (runs.FirstOrDefault(r => !r.IsCompletedSuccessfully) is { } failed)
+            await failed.ConfigureAwait(false);
+        var results = runs.Select((r, k) => r.Result with { Connection = k }).ToList();
+        bool met = lockstep.StepsMet > 0;
+        if (met)
+            foreach (var result in results)
+                result.Events.Add(RunEvent.ConnectionsAtOnce);
+        int shown = results.FindIndex(r => r.Judgement.Violations.Any());
+        var chosen = results[Math.Max(0, shown)];
+        return chosen with
+        {
+            Scenario = scenario,
+            ConnectionScenario = chosen.Scenario,
+            OtherConnections = [.. results.Where(r => r != chosen)],
+        };
+    }
+
+    /// <summary>Runs <paramref name="scenario"/> on one connection with a fresh writer, keeping
+    /// <paramref name="lockstep"/> with the case's other connections, if any, while its driver runs.</summary>
+    private static async Task<RunResult> RunConnectionAsync(
+        FrameWriterFactory factory,
+        Scenario scenario,
+        WriterRunOptions options,
+        ConnectionLockstep? lockstep,
+        CancellationToken cancellationToken
+    )
+    {
         long started = Stopwatch.GetTimestamp();
-        var world = await WriterCase.OpenAsync(factory, scenario, options, cancellationToken).ConfigureAwait(false);
+        WriterCase world;
+        try
+        {
+            world = await WriterCase.OpenAsync(factory, scenario, options, cancellationToken).ConfigureAwait(false);
+        }
+        catch (InvalidOperationException)
+        {
+            lockstep?.Leave(); // nothing of this connection will run: the others must not wait for it
+            throw;
+        }
+        world.Lockstep = lockstep;
         long opened = Stopwatch.GetTimestamp();
         var calls = new CallLauncher(world);
         var observer = new CaseObserver(world);
@@ -48,7 +124,10 @@ public static class WriterLevelRunner
         // only this wait comes back, to report what the harness is stuck in instead of hanging the run.
         var run = Task.Run(() => DriveAsync(world, calls, observer, lifecycle, started, opened));
         if (!await CompletesWithinCaseBoundAsync(run, options, lifecycle, opened).ConfigureAwait(false))
+        {
+            world.LeaveOtherConnections();
             return Abandon(world, observer, lifecycle, run);
+        }
         try
         {
             return await run.ConfigureAwait(false);
@@ -96,10 +175,17 @@ public static class WriterLevelRunner
     )
     {
         var scenario = world.Scenario;
-        if (scenario.Script is null)
-            await FreeRunDriver.RunAsync(world, calls, observer).ConfigureAwait(false);
-        else
-            await ScriptDriver.RunAsync(world, calls, observer, lifecycle).ConfigureAwait(false);
+        try
+        {
+            if (scenario.Script is null)
+                await FreeRunDriver.RunAsync(world, calls, observer).ConfigureAwait(false);
+            else
+                await ScriptDriver.RunAsync(world, calls, observer, lifecycle).ConfigureAwait(false);
+        }
+        finally
+        {
+            world.LeaveOtherConnections(); // the steps that meet the other connections are over
+        }
 
         long driven = Stopwatch.GetTimestamp();
         if (world.StallsThroughDispose)

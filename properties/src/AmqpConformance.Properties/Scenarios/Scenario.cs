@@ -101,6 +101,34 @@ public sealed record Scenario(
     /// broker's ack).</summary>
     public bool Confirms { get; init; } = true;
 
+    /// <summary>How many writers from the factory run the case at once, each on a connection of its own (1 usually; 2
+    /// or 3 in one generated case in eight): connection k runs <see cref="ForConnection"/>(k), all of them at the same
+    /// moments (the script's steps in lockstep, free-running publishers released together), and each is judged on every
+    /// invariant. A writer that keeps state in a static or a cache shared by its instances (a staging buffer, a pool
+    /// slice, a frame-size table) shows only here: one connection's frames carry the other's bytes or sizes, or a
+    /// buffer goes back to the other connection's pool.</summary>
+    public int Connections { get; init; } = 1;
+
+    /// <summary>What connection <paramref name="connection"/> (0-based) of a case with <see cref="Connections"/> runs:
+    /// connection 0 this case; another the same calls, script and faults, with bodies of its own (another
+    /// <see cref="Seed"/>) and a larger frame_max (4096 more per connection; unlimited stays unlimited), so that bytes or
+    /// frame sizes one writer takes from another are wrong on the wire, not equal by chance. A larger frame_max keeps
+    /// every content header that fit this case's frames fitting.</summary>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="connection"/> is not below
+    /// <see cref="Connections"/>.</exception>
+    public Scenario ForConnection(int connection)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(connection);
+        ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(connection, Math.Max(1, Connections));
+        if (connection == 0)
+            return this;
+        return this with
+        {
+            Seed = (int)((Seed + 104_729L * connection) % 1_000_001),
+            FrameMax = FrameMax == 0 ? 0 : FrameMax + 4096 * connection,
+        };
+    }
+
     /// <summary>Total number of publishes.</summary>
     public int CallCount => Publishers.Sum(p => p.Count);
 
@@ -149,6 +177,8 @@ public sealed record Scenario(
             sb.Append(CultureInfo.InvariantCulture, $" continuing:p{continuing}");
         if (ChannelBase != 1)
             sb.Append(CultureInfo.InvariantCulture, $" channels-from={ChannelBase}");
+        if (Connections > 1)
+            sb.Append(CultureInfo.InvariantCulture, $" connections={Connections}");
         if (ChannelsSpread)
             sb.Append(" channels-spread");
         if (SecondDisposal != SecondDisposal.None)

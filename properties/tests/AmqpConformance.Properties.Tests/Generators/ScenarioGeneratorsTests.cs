@@ -107,6 +107,20 @@ public sealed class ScenarioGeneratorsTests
     }
 
     [Fact]
+    public void One_case_in_eight_runs_on_two_or_three_connections_never_a_transport_stalled_one_nor_at_client_level()
+    {
+        var several = Sample.Where(s => s.Connections > 1).ToList();
+        Assert.InRange(several.Count, Sample.Length / 16, Sample.Length / 5);
+        Assert.Contains(several, s => s.Connections == 2);
+        Assert.Contains(several, s => s.Connections == 3);
+        Assert.Contains(several, s => s.Script is not null);
+        Assert.Contains(several, s => s.Script is null);
+        Assert.All(Sample, s => Assert.InRange(s.Connections, 1, 3));
+        Assert.DoesNotContain(several, s => s.StallUntilQuiet);
+        Assert.DoesNotContain(ScenarioGenerators.ClientScenario.Sample(200, Seeded, 30), s => s.Connections != 1);
+    }
+
+    [Fact]
     public void A_header_that_cannot_fit_is_a_clear_error()
     {
         var pool = new TrackingArrayPool();

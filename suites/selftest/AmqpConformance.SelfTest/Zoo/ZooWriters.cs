@@ -632,6 +632,7 @@ public static partial class ZooWriters
         ),
         // The red-team rounds (ZooWriters.RedTeam.cs).
         .. RedTeamRounds(),
+        .. SharedStateWriters(),
         // Correct but unusual: must pass.
         E(
             c => new PooledCompletionWriter(c),
