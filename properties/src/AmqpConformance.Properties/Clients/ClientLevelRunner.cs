@@ -200,17 +200,19 @@ public sealed class ClientLevelRunner : IAsyncDisposable
         }
     }
 
-    /// <summary>The transport fault of a client-level case: the scenario's fault plan, run by the proxy, when it has
-    /// faults (with where they acted), else the broker closing the connection for a protocol error (which ends the calls
-    /// in flight the same way); at the first failed call (or the end of the case), since the harness cannot see when
-    /// the client noticed.</summary>
+    /// <summary>The transport fault of a client-level case: the scenario's fault plan, run by the proxy, when it acted
+    /// on the connection (a stall, a black hole, bytes dropped, a reset or a close reached; where they acted is in the
+    /// description), else the broker closing the connection for a protocol error (which ends the calls in flight the
+    /// same way); at the first failed call (or the end of the case), since the harness cannot see when the client
+    /// noticed. A plan that never reached a disruptive fault (a reset past the case's last byte, latency and slicing
+    /// alone) is no fault: a call that failed or was lost then has nothing to excuse it.</summary>
     private static TransportFaultRecord? FaultOf(
         Scenario scenario,
         IReadOnlyList<FaultTranscript> injected,
         IReadOnlyList<ProtocolFinding> findings,
         TimeSpan firstFailure
     ) =>
-        !scenario.Faults.IsEmpty
+        !scenario.Faults.IsEmpty && Disruptions(injected).Any()
             ? new TransportFaultRecord(
                 firstFailure,
                 $"proxy fault plan {scenario.Faults.ToJson()}; injected: {FaultPoints(injected)}",
@@ -221,21 +223,28 @@ public sealed class ClientLevelRunner : IAsyncDisposable
 
     /// <summary>Where the proxy's pumps acted on the case's connections (stalls, black holes, resets, closes, with
     /// their stream offsets), for the fault's description.</summary>
-    private static string FaultPoints(IReadOnlyList<FaultTranscript> transcripts)
-    {
-        var points = transcripts
+    private static string FaultPoints(IReadOnlyList<FaultTranscript> transcripts) =>
+        string.Join(
+            ", ",
+            Disruptions(transcripts)
+                .Where(e => e.Kind != TranscriptEventKind.Dropped)
+                .Select(e => $"{e.Kind} {ToxicStreams.Of(e.Direction)} @{e.Offset}")
+                .DefaultIfEmpty("bytes dropped")
+        );
+
+    /// <summary>What the proxy did that a client may fail or lose a publish over: stalls, black holes, dropped bytes,
+    /// resets and closes, in order.</summary>
+    private static IEnumerable<TranscriptEntry> Disruptions(IReadOnlyList<FaultTranscript> transcripts) =>
+        transcripts
             .SelectMany(t => t.Snapshot())
             .Where(e =>
                 e.Kind
                     is TranscriptEventKind.StallStarted
                         or TranscriptEventKind.BlackHoleOpened
+                        or TranscriptEventKind.Dropped
                         or TranscriptEventKind.Reset
                         or TranscriptEventKind.Closed
-            )
-            .Select(e => $"{e.Kind} {ToxicStreams.Of(e.Direction)} @{e.Offset}")
-            .ToList();
-        return points.Count == 0 ? "no stall, black hole, reset or close reached" : string.Join(", ", points);
-    }
+            );
 
     private async Task RunPublishersAsync(
         IClientSession session,

@@ -44,12 +44,26 @@ public static class SoakJudge
         long lastMin = samples.Skip(samples.Count - third).Min(value);
         if (lastMin <= firstMax + bound)
             return;
-        string series = string.Join(", ", samples.Select(s => $"r{s.Round}={value(s)}"));
+        string series = string.Join(", ", Spread(samples).Select(s => $"r{s.Round}={value(s)}"));
         found.Add(
             new SoakViolation(
                 "soak/resource-growth",
                 $"{resource} grew while idle: at least {lastMin} over the last third of the run, at most {firstMax} over the first (bound {bound}); samples: {series}"
             )
         );
+    }
+
+    /// <summary>How many samples a growth violation lists at most: an hour's soak takes thousands.</summary>
+    public const int SamplesListed = 12;
+
+    /// <summary>At most <see cref="SamplesListed"/> of <paramref name="samples"/>, evenly spread, the first and the
+    /// last among them.</summary>
+    private static IEnumerable<SoakSample> Spread(IReadOnlyList<SoakSample> samples)
+    {
+        if (samples.Count <= SamplesListed)
+            return samples;
+        return Enumerable
+            .Range(0, SamplesListed)
+            .Select(i => samples[(int)((long)i * (samples.Count - 1) / (SamplesListed - 1))]);
     }
 }

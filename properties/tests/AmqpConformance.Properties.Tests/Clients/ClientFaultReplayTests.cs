@@ -82,4 +82,19 @@ public sealed class ClientFaultReplayTests
             );
         }
     }
+
+    [Fact]
+    public async Task A_plan_that_never_reached_a_disruptive_fault_is_no_fault_and_excuses_nothing()
+    {
+        var neverReached = new FaultPlan(5, [new SlicerFault(7, 3), new ResetPeerFault(50_000_000)]);
+        RunResult result;
+        await using (var runner = await ClientLevelRunner.StartAsync())
+            result = await runner.RunAsync(new HarnessClientAdapter(), Case(neverReached));
+
+        Assert.Null(result.Evidence.Fault);
+        Assert.DoesNotContain(result.InjectedFaults.SelectMany(t => t.Snapshot()), e =>
+            e.Kind is TranscriptEventKind.Reset or TranscriptEventKind.StallStarted
+        );
+        Assert.All(result.CheckAll(), v => Assert.True(v.Holds, v.ToString()));
+    }
 }

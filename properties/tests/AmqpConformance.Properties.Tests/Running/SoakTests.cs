@@ -30,6 +30,16 @@ public sealed class SoakTests
     }
 
     [Fact]
+    public void A_long_soak_lists_a_dozen_of_its_samples_the_first_and_last_among_them()
+    {
+        var found = SoakJudge.Growth(Samples([.. Enumerable.Range(0, 3600)]));
+        var rentals = Assert.Single(found, v => v.Message.StartsWith("outstanding rentals", StringComparison.Ordinal));
+        Assert.Equal(SoakJudge.SamplesListed, rentals.Message.Count(c => c == '='));
+        Assert.Contains("samples: r1=0, ", rentals.Message, StringComparison.Ordinal);
+        Assert.EndsWith("r3600=3599", rentals.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task A_correct_writer_holds_over_a_short_soak()
     {
         var result = await SoakRunner.RunAsync(WriterModes.Coalescing, SoakOptions.For(TimeSpan.FromSeconds(2)));
