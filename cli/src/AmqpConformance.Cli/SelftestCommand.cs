@@ -100,10 +100,7 @@ internal static class SelftestCommand
         var interruption = Task.Delay(Timeout.Infinite, cancellationToken);
         foreach (var entry in entries)
         {
-            var run = Task.Run(
-                () => KillMatrix.Run(entry, cases, cancellationToken, wholeSuite),
-                CancellationToken.None
-            );
+            var run = KillMatrix.RunAsync(entry, cases, cancellationToken, wholeSuite);
             if (await Task.WhenAny(run, interruption).ConfigureAwait(false) != run)
                 break;
             var result = await run.ConfigureAwait(false);

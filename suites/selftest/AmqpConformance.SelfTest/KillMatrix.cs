@@ -34,6 +34,16 @@ public static class KillMatrix
         int cases = PropertyRunOptions.DefaultCases,
         CancellationToken cancellationToken = default,
         bool wholeSuite = false
+    ) => RunAsync(entry, cases, cancellationToken, wholeSuite).GetAwaiter().GetResult();
+
+    /// <summary><see cref="Run"/> for a caller that awaits: each property is checked on the check's own thread
+    /// (<see cref="ConformanceProperties.CheckAsync(Harness.Writers.FrameWriterFactory, string, PropertyRunOptions?)"/>),
+    /// and nothing here blocks a thread.</summary>
+    public static async Task<KillResult> RunAsync(
+        ZooEntry entry,
+        int cases = PropertyRunOptions.DefaultCases,
+        CancellationToken cancellationToken = default,
+        bool wholeSuite = false
     )
     {
         ArgumentNullException.ThrowIfNull(entry);
@@ -63,7 +73,9 @@ public static class KillMatrix
                     $"paste: amqp-conformance run --writer {entry.Name} --invariant {property} --replay {token}",
             };
             var started = stopwatch.Elapsed;
-            var outcome = ConformanceProperties.Check(entry.Factory, property, options);
+            var outcome = await ConformanceProperties
+                .CheckAsync(entry.Factory, property, options)
+                .ConfigureAwait(false);
             totalCases += outcome.CasesRun;
             times.Add((property, outcome.Elapsed, outcome.Holds));
             if (first is null)
