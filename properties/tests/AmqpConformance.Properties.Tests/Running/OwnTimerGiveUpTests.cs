@@ -56,17 +56,8 @@ public sealed class OwnTimerGiveUpTests
             "the hold must outlast the writer's own wait"
         );
         var factory = ZooWriters.FromName("Zoo:MonitorWaitThread")!.Factory;
-        RunResult? result = null;
-        // The writer's join runs on the pool: on a machine that keeps it off the CPU for the whole hold, it gives up
-        // only after the release (and then drains everything), and the case shows nothing; a fresh case is tried then.
-        for (int attempt = 0; attempt < 3 && (result is null || !DroppedWhatItAccepted(result)); attempt++)
-            result = await WriterLevelRunner.RunAsync(factory, HeldPastTheWritersJoin(), Settle);
-
-        Assert.True(
-            DroppedWhatItAccepted(result!),
-            "the writer gave up while the output was held in none of three cases"
-        );
-        var life = result!.Evidence.Lifecycle!;
+        var result = await GaveUpWhileHeldAsync(factory);
+        var life = result.Evidence.Lifecycle!;
         Assert.True(
             life.OutputHeldIntoDispose >= MonitorWaitThreadWriter.JoinWait,
             $"the output was held {life.OutputHeldIntoDispose} into disposal"
@@ -92,15 +83,8 @@ public sealed class OwnTimerGiveUpTests
             c => new FinishFrameInFlightWriter(c, give, TimeSpan.FromSeconds(20)),
             WriterCompletion.OnAccept
         );
-        RunResult? result = null;
-        for (int attempt = 0; attempt < 3 && (result is null || !DroppedWhatItAccepted(result)); attempt++)
-            result = await WriterLevelRunner.RunAsync(factory, HeldPastTheWritersJoin(), Settle);
-
-        Assert.True(
-            DroppedWhatItAccepted(result!),
-            "the writer gave up while the output was held in none of three cases"
-        );
-        var life = result!.Evidence.Lifecycle!;
+        var result = await GaveUpWhileHeldAsync(factory);
+        var life = result.Evidence.Lifecycle!;
         Assert.True(
             life.OutputHeldIntoDispose >= give,
             $"the output was held {life.OutputHeldIntoDispose} into disposal"
@@ -110,6 +94,22 @@ public sealed class OwnTimerGiveUpTests
             $"disposal ({life.DisposeRealTime}) returned after the release ({life.OutputHeldIntoDispose} in)"
         );
         Assert.All(result.CheckAll(), v => Assert.True(v.Holds, v.ToString()));
+    }
+
+    /// <summary>Runs <see cref="HeldPastTheWritersJoin"/> until the writer gave up while the output was held and
+    /// dropped what it had accepted, up to three times: its timer runs on the pool, and on a machine that keeps it off
+    /// the CPU for the whole hold it gives up only after the release (and then drains everything), and the case shows
+    /// nothing.</summary>
+    private static async Task<RunResult> GaveUpWhileHeldAsync(FrameWriterFactory factory)
+    {
+        RunResult? result = null;
+        for (int attempt = 0; attempt < 3 && (result is null || !DroppedWhatItAccepted(result)); attempt++)
+            result = await WriterLevelRunner.RunAsync(factory, HeldPastTheWritersJoin(), Settle);
+        Assert.True(
+            DroppedWhatItAccepted(result!),
+            "the writer gave up while the output was held in none of three cases"
+        );
+        return result!;
     }
 
     /// <summary>Whether, without the give-up excuse, the case shows calls completed on accept and dropped: the writer

@@ -156,6 +156,7 @@ public abstract class StagedZooWriter : IFrameWriter
             while (queue.TryRead(out var current))
             {
                 inHand.Add(current);
+                BeforeWrite(current);
                 CommandFraming.Write(Context.Output, current.Command, current.Body, Context.FrameMax);
                 CommandFraming.ThrowIfNotDelivered(await Context.Output.FlushAsync(stop).ConfigureAwait(false));
                 inHand.Clear();
@@ -163,6 +164,10 @@ public abstract class StagedZooWriter : IFrameWriter
             }
         }
     }
+
+    /// <summary>Called by the default loop (<see cref="WriteLoopAsync"/>) with each command it took, before it writes
+    /// it (the command is in hand: if this throws, <see cref="LoopStopped"/> releases it). By default nothing.</summary>
+    private protected virtual void BeforeWrite(StagedCommand current) { }
 
     /// <summary>Called on the loop when <see cref="WriteLoopAsync"/> threw: a write or flush failed, or disposal
     /// cancelled the loop (<see cref="StopRequested"/>); <paramref name="inHand"/> holds what it had taken and not yet

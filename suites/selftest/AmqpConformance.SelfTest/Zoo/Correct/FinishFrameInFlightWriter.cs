@@ -1,4 +1,3 @@
-using System.Threading.Channels;
 using AmqpConformance.Harness.Writers;
 
 namespace AmqpConformance.SelfTest.Zoo.Correct;
@@ -26,25 +25,10 @@ public sealed class FinishFrameInFlightWriter(WriterContext context, TimeSpan dr
     private volatile bool _givingUp;
 
     /// <inheritdoc />
-    private protected override async Task WriteLoopAsync(
-        ChannelReader<StagedCommand> queue,
-        List<StagedCommand> inHand,
-        CancellationToken stop
-    )
+    private protected override void BeforeWrite(StagedCommand current)
     {
-        while (await queue.WaitToReadAsync(stop).ConfigureAwait(false))
-        {
-            while (queue.TryRead(out var current))
-            {
-                inHand.Add(current);
-                if (_givingUp)
-                    throw new ObjectDisposedException(Name, "Disposal gave up draining the queue.");
-                CommandFraming.Write(Context.Output, current.Command, current.Body, Context.FrameMax);
-                CommandFraming.ThrowIfNotDelivered(await Context.Output.FlushAsync(stop).ConfigureAwait(false));
-                inHand.Clear();
-                current.Release(Context.Pool);
-            }
-        }
+        if (_givingUp)
+            throw new ObjectDisposedException(Name, "Disposal gave up draining the queue.");
     }
 
     /// <inheritdoc />
