@@ -1,9 +1,9 @@
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Harness.Writers;
 using AmqpConformance.Properties;
-#if XUNIT_V3
-using Xunit; // xunit v3: ITestOutputHelper
-#else
+using AmqpConformance.Properties.Running;
+using Xunit;
+#if !XUNIT_V3
 using Xunit.Abstractions;
 #endif
 
@@ -82,6 +82,28 @@ public abstract class FrameWriterConformanceSuite(ITestOutputHelper? output = nu
     /// <summary>The fake broker, validating like RabbitMQ (strict profile), accepts every byte.</summary>
     [ConformanceProperty]
     public void Broker() => Verify(InvariantNames.Broker);
+
+    /// <summary>The nightly soak: one writer from <see cref="Factory"/> over one long connection for
+    /// <c>AMQP_CONFORMANCE_SOAK</c> (rounds of concurrent calls, a stall every tenth), failing if a resource a leak
+    /// grows (rentals, bytes held, transport backlog) grows while the writer is idle, or calls stop completing. Skipped,
+    /// with the reason, unless that variable holds a duration; select it with <c>dotnet test --filter
+    /// Category=Soak</c>.</summary>
+    [ConformanceSoak]
+    [Trait("Category", "Soak")]
+    public async Task Soak()
+    {
+        var result = await SoakRunner
+            .RunAsync(Factory, SoakOptions.For(ConformanceSoakAttribute.Duration))
+            .ConfigureAwait(false);
+        var last = result.Samples.Count > 0 ? result.Samples[^1] : null;
+        output?.WriteLine(
+            $"{result.Writer}: {result.Rounds} rounds, {result.Calls} calls in {result.Elapsed}; last idle sample: {last}"
+        );
+        if (!result.Holds)
+            throw new ConformanceViolationException(
+                $"{result.Writer} failed the soak:{Environment.NewLine}{string.Join(Environment.NewLine, result.Violations)}"
+            );
+    }
 
     /// <summary>Checks <paramref name="invariant"/>'s property and fails the test with a full report if it does not
     /// hold.</summary>
