@@ -9,11 +9,14 @@ namespace AmqpConformance.Cli;
 
 /// <summary>
 /// <c>amqp-conformance run --writer background|inline|coalescing|&lt;assembly-path&gt;:&lt;type&gt; [--writer ...]
-/// --cases N [--invariant NAME ...] [--soak DURATION] [--replay seed,gamma,size] [--seed S [--shard K/N]] [--report DIR] [--json
-/// FILE]</c>: checks the invariant properties against each writer with a progress bar, prints a verdict table
-/// (invariant x writer, with cases/s), the events the cases produced and the failure reports, and writes each failure's
-/// artifacts under DIR/&lt;writer&gt;/&lt;invariant&gt;/. Exit code 0 only if every property holds; 1 on a violation; 2
-/// on bad input; 130 when interrupted. With <c>--soak</c>, soaks each writer instead (<see cref="SoakSession"/>) (Ctrl+C, SIGINT, SIGTERM), after printing what had run.
+/// --cases N [--invariant NAME ...] [--soak DURATION] [--replay seed,gamma,size] [--seed S [--shard K/N]] [--parallel
+/// N|auto] [--report DIR] [--json FILE]</c>: checks the invariant properties against each writer with a progress bar,
+/// prints a verdict table (invariant x writer, with cases/s), the events the cases produced and the failure reports,
+/// and writes each failure's artifacts under DIR/&lt;writer&gt;/&lt;invariant&gt;/. Exit code 0 only if every property
+/// holds; 1 on a violation; 2 on bad input; 130 when interrupted (Ctrl+C, SIGINT, SIGTERM), after printing what had
+/// run.
+/// With <c>--parallel N</c>, runs N shards of one seed in N processes at once and merges them
+/// (<see cref="ParallelRun"/>). With <c>--soak</c>, soaks each writer instead (<see cref="SoakSession"/>).
 /// </summary>
 /// <remarks>See <see cref="WriterResolver"/> for custom writers.</remarks>
 internal static class RunCommand
@@ -55,6 +58,11 @@ internal static class RunCommand
             Description =
                 "Run only shard K of N (K/N, from 1/N to N/N) of every property's cases; needs --seed. The N shards together run exactly the unsharded run's cases; combine their --json files with `amqp-conformance merge`.",
         };
+        var parallel = new Option<string?>("--parallel")
+        {
+            Description =
+                "Run the cases in N processes at once (N, or auto: one per core; default 1): the run cut into N shards of one seed (--seed, or a fresh one, printed), merged as `merge` does. Same verdict, counterexample, shrink and replay token as one process with that seed. Not with --shard, --replay or --soak.",
+        };
         var report = new Option<string?>("--report")
         {
             Description =
@@ -79,6 +87,7 @@ internal static class RunCommand
             replay,
             seed,
             shard,
+            parallel,
             report,
             json,
         };
@@ -96,7 +105,8 @@ internal static class RunCommand
                     ct,
                     parse.GetValue(seed),
                     parse.GetValue(shard),
-                    parse.GetValue(soak)
+                    parse.GetValue(soak),
+                    parse.GetValue(parallel)
                 )
         );
         return command;
@@ -117,7 +127,8 @@ internal static class RunCommand
         CancellationToken cancellationToken,
         ulong? seed = null,
         string? shardText = null,
-        string? soakText = null
+        string? soakText = null,
+        string? parallelText = null
     )
     {
         var soakDuration = TimeSpan.Zero;
@@ -147,6 +158,20 @@ internal static class RunCommand
                 "--writer: name at least one writer (background, inline, coalescing or <assembly-path>:<type>)."
             );
             return 2;
+        }
+        int workers = 1;
+        if (parallelText is not null)
+        {
+            if (ParallelRun.ParseWorkers(parallelText, out string? problem) is not { } n)
+                return CliApplication.BadInput(error, $"--parallel {parallelText}: {problem}");
+            workers = n;
+            string? conflict =
+                soakText is not null ? "a soak is one long connection, not cases to share out; drop --parallel."
+                : replay is not null ? "a replay runs one case; drop --parallel."
+                : shardText is not null ? "--parallel cuts the run into shards itself; drop --shard."
+                : null;
+            if (conflict is not null)
+                return CliApplication.BadInput(error, $"--parallel {parallelText}: {conflict}");
         }
         if (soakText is not null)
             return await SoakSession.RunAsync(factories, soakDuration, output, cancellationToken).ConfigureAwait(false);
@@ -213,6 +238,11 @@ internal static class RunCommand
         foreach (FrameWriterFactory factory in factories)
             StaleReports.ClearOnce(factory.Name, root);
 
+        if (workers > 1)
+            return await ParallelRun
+                .RunAsync(writers, cases, invariants, seed, workers, root, jsonPath, output, error, cancellationToken)
+                .ConfigureAwait(false);
+
         var session = new RunSession(factories, selected, cases, token, root, writers) { Seed = seed, Shard = shard };
         var results = await session.RunAsync(output, cancellationToken).ConfigureAwait(false);
         var rendered = new RunReport(results, factories, selected, session.ReplayHint)
@@ -220,6 +250,7 @@ internal static class RunCommand
             Seed = seed,
             Shard = shard,
             CasesPerProperty = cases,
+            ReplayCommand = session.ReplayCommand,
         };
         rendered.Write(output);
         if (jsonPath is not null)

@@ -24,6 +24,10 @@ internal sealed class RunReport(
     /// <summary>The cases per property the run generated (a shard ran its slice of them).</summary>
     public int CasesPerProperty { get; init; }
 
+    /// <summary>The command line that replays a failure, written to the JSON as <c>replayCommand</c> (which
+    /// <c>merge</c> prints); null: none is written.</summary>
+    public Func<FrameWriterFactory, PropertyOutcome, string>? ReplayCommand { get; init; }
+
     /// <summary>Whether every selected property ran and held for every writer.</summary>
     public bool AllHold =>
         !results.Interrupted
@@ -119,6 +123,7 @@ internal sealed class RunReport(
                         counterexample = o.Counterexample?.ToString(),
                         // A case on several connections: the one (1-based) whose violations and artifacts these are.
                         connection = o.Run is { Scenario.Connections: > 1 } run ? run.Connection + 1 : (int?)null,
+                        shrinks = o.Shrinks,
                         violations = o.Verdict?.Violations.Select(v => new
                         {
                             invariant = v.Invariant,
@@ -129,6 +134,7 @@ internal sealed class RunReport(
                             frames = v.Frames,
                         }),
                         replay = o.Replay?.ToString(),
+                        replayCommand = o.Holds || ReplayCommand is null ? null : ReplayCommand(f, o),
                         artifacts = o.ArtifactFolder,
                         events = o.Events.ToDictionary(),
                     }),

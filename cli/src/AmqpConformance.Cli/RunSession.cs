@@ -104,8 +104,16 @@ internal sealed class RunSession(
     public string ReplayHint(FrameWriterFactory factory, PropertyOutcome outcome) =>
         ReplayHint(factory, outcome.Invariant, outcome.Replay);
 
+    /// <summary>The command that replays <paramref name="outcome"/>'s failure, without the "paste:" of
+    /// <see cref="ReplayHint(FrameWriterFactory, PropertyOutcome)"/> (the JSON's <c>replayCommand</c>).</summary>
+    public string ReplayCommand(FrameWriterFactory factory, PropertyOutcome outcome) =>
+        ReplayCommand(factory, outcome.Invariant, outcome.Replay);
+
     private string ReplayHint(FrameWriterFactory factory, string property, ReplayToken? token) =>
-        $"paste: amqp-conformance run --writer {WriterArgument(factory)} --invariant {property} --replay {token}";
+        $"paste: {ReplayCommand(factory, property, token)}";
+
+    private string ReplayCommand(FrameWriterFactory factory, string property, ReplayToken? token) =>
+        $"amqp-conformance run --writer {WriterArgument(factory)} --invariant {property} --replay {token}";
 
     private string WriterArgument(FrameWriterFactory factory) =>
         writerSpecs.FirstOrDefault(s => WriterModes.FromName(s) == factory)

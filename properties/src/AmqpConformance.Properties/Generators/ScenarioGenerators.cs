@@ -101,13 +101,14 @@ public static class ScenarioGenerators
             )
             : Gen.Constant(0);
         var offset = Gen.Frequency((2, Gen.Constant(0)), (1, Gen.Choose(1, 64)));
-        // Free-running cases cancel from inside the call (on a flush, racing, before) or after it; scripted ones also
-        // by script steps.
+        // Free-running cases cancel from inside the call (on a flush, on a request for memory, racing, before) or after
+        // it; scripted ones also by script steps.
         var cancel = features.Cancellation
             ? Gen.Frequency(
                 (8, Gen.Constant(CancelKind.None)),
                 (1, Gen.Constant(CancelKind.Before)),
                 (3, Gen.Constant(CancelKind.OnFlush)),
+                (2, Gen.Constant(CancelKind.OnWrite)),
                 (2, Gen.Constant(CancelKind.Racing)),
                 (2, Gen.Constant(CancelKind.AfterCompletion))
             )
@@ -129,7 +130,7 @@ public static class ScenarioGenerators
             from onChannelZero in Gen.Frequency((2, Gen.Constant(false)), (1, Gen.Constant(true)))
             from noToken in Gen.Frequency((2, Gen.Constant(false)), (1, Gen.Constant(true)))
             from opaque in OpaqueBody
-            let flushes = cancelKind == CancelKind.OnFlush ? afterFlushes : 1
+            let flushes = cancelKind is CancelKind.OnFlush or CancelKind.OnWrite ? afterFlushes : 1
             let withoutToken = noToken && cancelKind == CancelKind.None
             select withoutContent
                 ? CallStep.WithoutContent(cancelKind, flushes, onChannelZero) with

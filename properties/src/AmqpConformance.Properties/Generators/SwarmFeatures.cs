@@ -7,7 +7,8 @@ namespace AmqpConformance.Properties.Generators;
 /// </summary>
 /// <param name="Scripted">Driven step by step by a script (holds, named cancellation points, disposal, resets) instead
 /// of free-running.</param>
-/// <param name="Cancellation">Publishes may be cancelled (before, on a flush, racing, or by the script).</param>
+/// <param name="Cancellation">Publishes may be cancelled (before, on a flush, on a request for memory, racing, or by the
+/// script).</param>
 /// <param name="Faults">The transport gets a fault plan (resets, closes, slicing, latency, stalls at byte
 /// positions).</param>
 /// <param name="Owners">Bodies may come with an owner the writer must dispose.</param>

@@ -165,12 +165,13 @@ internal sealed class CallLauncher(WriterCase world)
             trace.CancelRequested = true;
             cts.Cancel();
         }
-        Action? onFlush = null;
-        if (step.Cancel == CancelKind.OnFlush && trace.Cancel is { } cancelOnFlush)
-        {
-            onFlush = cancelOnFlush;
-            output.FireOnFlush(onFlush, step.CancelAfterFlushes);
-        }
+        // Armed inside the writer: at its n-th flush, or at its n-th request for memory (after a loop took the call and
+        // checked its token, before it wrote the call's bytes); disarmed when the call completes.
+        Action? armed = step.Cancel is CancelKind.OnFlush or CancelKind.OnWrite ? trace.Cancel : null;
+        if (armed is not null && step.Cancel == CancelKind.OnFlush)
+            output.FireOnFlush(armed, step.CancelAfterFlushes);
+        else if (armed is not null)
+            output.FireOnMemoryRequest(armed, step.CancelAfterFlushes);
         if (world.Output.FaultObservedAt is not null)
             world.Events.Add(RunEvent.CallAfterFault);
         if (trace.Channel > byte.MaxValue && step.BodyLength > 0)
@@ -260,7 +261,7 @@ internal sealed class CallLauncher(WriterCase world)
                 trace,
                 call,
                 cts,
-                onFlush,
+                armed,
                 owner is null ? array : null,
                 cancelAfter: step.Cancel == CancelKind.AfterCompletion
             );
@@ -439,7 +440,7 @@ internal sealed class CallLauncher(WriterCase world)
         CallTrace trace,
         Task call,
         CancellationTokenSource cts,
-        Action? onFlush,
+        Action? armed,
         byte[]? array,
         bool cancelAfter
     )
@@ -462,8 +463,8 @@ internal sealed class CallLauncher(WriterCase world)
                 call.Exception?.InnerException ?? (call.IsCanceled ? new OperationCanceledException() : null)
             );
             world.NoteCompletion();
-            if (onFlush is not null)
-                world.Output.Disarm(onFlush);
+            if (armed is not null)
+                world.Output.Disarm(armed);
             trace.Cancel = null;
             if (cancelAfter)
                 _ended.Enqueue((trace, cts)); // cancelled when the next call has started: see CancelEndedTokens

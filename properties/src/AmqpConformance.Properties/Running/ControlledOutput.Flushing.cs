@@ -4,7 +4,7 @@ namespace AmqpConformance.Properties.Running;
 
 /// <summary>The flushes of <see cref="ControlledOutput"/>: holding them for the harness, ending them when the writer
 /// cancels (as a pipe would: a cancel that met no flush ends the next one), numbering them for the lifecycle's
-/// bookkeeping, and firing the cancellations armed for the n-th flush.</summary>
+/// bookkeeping, and firing the cancellations armed for the n-th flush (<see cref="FireOnFlush"/>).</summary>
 internal sealed partial class ControlledOutput
 {
     /// <summary>Called on the flush's thread once a flush that reached the inner pipe has its result, before the writer
@@ -49,7 +49,7 @@ internal sealed partial class ControlledOutput
             Touch();
             Volatile.Write(ref _writing, 0);
             long n = Interlocked.Increment(ref _flushes);
-            FireTriggers(n);
+            FireFlushTriggers(n);
             var flush = FlushCoreAsync(cancellationToken);
             // Completed at once, it is a plain result, as a pipe's synchronous flush is; otherwise its consumer gets a
             // source that, like a pipe's, can be consumed once.
@@ -187,24 +187,5 @@ internal sealed partial class ControlledOutput
             Touch();
             Signal();
         }
-    }
-
-    private void FireTriggers(long flush)
-    {
-        List<Action>? fire = null;
-        lock (_gate)
-        {
-            for (int i = _triggers.Count - 1; i >= 0; i--)
-            {
-                if (_triggers[i].AtFlush > flush)
-                    continue;
-                (fire ??= []).Add(_triggers[i].Fire);
-                _triggers.RemoveAt(i);
-            }
-        }
-        if (fire is null)
-            return;
-        foreach (var f in fire)
-            f();
     }
 }

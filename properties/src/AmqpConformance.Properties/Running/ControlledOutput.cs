@@ -8,7 +8,8 @@ namespace AmqpConformance.Properties.Running;
 /// follows the committed bytes (<see cref="OutputStreamScanner"/>); records what the writer did (bytes committed,
 /// flushes, when the output first reported a fault, bytes committed after that or after disposal); lets the harness
 /// decide when flushes complete (<see cref="Hold"/>, <see cref="Release"/>: a stalled socket on demand); fires
-/// cancellations armed for "the n-th flush"; and, when asked, adds seeded timing noise at the writer's touch points to
+/// cancellations armed for "the n-th flush" or "the n-th request for memory" (<see cref="FireOnFlush"/>,
+/// <see cref="FireOnMemoryRequest"/>); and, when asked, adds seeded timing noise at the writer's touch points to
 /// widen race windows inside it.
 /// </summary>
 /// <remarks>Thread-safe as far as the harness needs: a correct writer touches it from one thread at a time, a broken
@@ -22,13 +23,13 @@ internal sealed partial class ControlledOutput : PipeWriter
     private readonly TimingNoise? _noise;
     private readonly Random? _shortSpans;
     private readonly List<TaskCompletionSource<bool>> _held = [];
-    private readonly List<(long AtFlush, Action Fire)> _triggers = [];
     private TaskCompletionSource _changed = NewSignal();
     private Memory<byte> _last;
     private long _committed;
     private long _flushedOffset;
     private long _deliveredOffset;
     private long _flushes;
+    private long _memoryRequests;
     private long _activity;
     private int _pendingFlushes;
     private int _writing;
@@ -339,21 +340,6 @@ internal sealed partial class ControlledOutput : PipeWriter
         }
     }
 
-    /// <summary>Runs <paramref name="fire"/> when the writer starts its <paramref name="flushesFromNow"/>-th flush from
-    /// now.</summary>
-    public void FireOnFlush(Action fire, int flushesFromNow)
-    {
-        lock (_gate)
-            _triggers.Add((Flushes + flushesFromNow, fire));
-    }
-
-    /// <summary>Disarms <paramref name="fire"/> (its call has completed).</summary>
-    public void Disarm(Action fire)
-    {
-        lock (_gate)
-            _triggers.RemoveAll(t => t.Fire == fire);
-    }
-
     public override void Advance(int bytes)
     {
         EnterUse("Advance");
@@ -386,6 +372,9 @@ internal sealed partial class ControlledOutput : PipeWriter
 
     public override Memory<byte> GetMemory(int sizeHint = 0)
     {
+        // Before the output counts the writer as inside it: the cancellation runs on another thread, and a callback
+        // that writes or waits for the writer must not be taken for a second user of the output.
+        FireMemoryTriggers(Interlocked.Increment(ref _memoryRequests));
         EnterUse("GetMemory");
         try
         {

@@ -11,7 +11,7 @@ namespace AmqpConformance.Properties.Scenarios;
 /// <param name="HeaderBytes">Approximate size of the headers table in the content properties (0 = no headers).</param>
 /// <param name="Cancel">When the call's cancellation token fires.</param>
 /// <param name="CancelAfterFlushes">For <see cref="CancelKind.OnFlush"/>: which output flush after the call's start
-/// cancels it (from 1).</param>
+/// cancels it (from 1); for <see cref="CancelKind.OnWrite"/>, which request for memory.</param>
 /// <param name="WithBodyOwner">Whether the body is handed over with an owner the writer must dispose (PR #1913 style)
 /// instead of being reusable on completion.</param>
 /// <param name="MethodOnly">The call's command has no content: a single method frame (basic.cancel, nowait, naming the
@@ -87,6 +87,9 @@ public sealed record CallStep(
                 break;
             case CancelKind.OnFlush:
                 sb.Append(CultureInfo.InvariantCulture, $" cancel:flush{CancelAfterFlushes}");
+                break;
+            case CancelKind.OnWrite:
+                sb.Append(CultureInfo.InvariantCulture, $" cancel:write{CancelAfterFlushes}");
                 break;
             case CancelKind.Racing:
                 sb.Append(" cancel:racing");

@@ -21,4 +21,11 @@ public enum CancelKind
     /// call is over, so nothing may happen to it or to any other call; a writer that left a registration on the token
     /// (a pooled entry now serving the next caller) cancels the wrong call.</summary>
     AfterCompletion,
+
+    /// <summary>Inside the writer: when it asks the output for memory (GetMemory, GetSpan) the n-th time after the call
+    /// started (n = <see cref="CallStep.CancelAfterFlushes"/>): after a loop took the queued call and checked its
+    /// token, before it wrote the call's bytes. Fired from another thread, as a real cancellation is, while the request
+    /// waits for it a little (<c>ControlledOutput.MemoryTriggerWait</c>); at client level, where the harness does not
+    /// own the output, it races the call as <see cref="Racing"/> does.</summary>
+    OnWrite,
 }

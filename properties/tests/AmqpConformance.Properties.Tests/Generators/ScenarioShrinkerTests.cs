@@ -84,6 +84,31 @@ public sealed class ScenarioShrinkerTests
     }
 
     [Fact]
+    public void A_cancellation_at_a_write_shrinks_to_an_earlier_write_or_to_none_and_to_no_other_kind()
+    {
+        var step = new CallStep(10, Cancel: CancelKind.OnWrite, CancelAfterFlushes: 3);
+        var steps = ScenarioShrinker
+            .Shrink(
+                new Scenario(
+                    4096,
+                    ChannelLayout.OwnChannel,
+                    [
+                        [step],
+                    ],
+                    FaultPlan.Empty
+                )
+            )
+            .Select(c => c.Publishers[0][0])
+            .Where(s => (s.Cancel, s.CancelAfterFlushes) != (step.Cancel, step.CancelAfterFlushes))
+            .Select(s => s.ToString())
+            .Distinct()
+            .ToList();
+        Assert.Contains("10 cancel:write2", steps);
+        Assert.Contains("10", steps);
+        Assert.All(steps, s => Assert.True(s is "10" or "10 cancel:write2", s));
+    }
+
+    [Fact]
     public void Scenario_description_is_compact_and_complete()
     {
         string text = Big().ToString();

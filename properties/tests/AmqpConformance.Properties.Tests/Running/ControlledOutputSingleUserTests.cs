@@ -14,19 +14,9 @@ namespace AmqpConformance.Properties.Tests.Running;
 [Collection(RunsAloneCollection.Name)]
 public sealed class ControlledOutputSingleUserTests
 {
-    private static ControlledOutput NewOutput() =>
-        new(
-            new Pipe(new PipeOptions(pauseWriterThreshold: 0, useSynchronizationContext: false)).Writer,
-            () => TimeSpan.Zero,
-            4096,
-            noiseSeed: null
-        );
+    private static ControlledOutput NewOutput() => UnstalledOutput.New();
 
-    private static void Commit(PipeWriter output, int bytes)
-    {
-        output.GetMemory(bytes).Span[..bytes].Fill(0xCE);
-        output.Advance(bytes);
-    }
+    private static void Commit(PipeWriter output, int bytes) => UnstalledOutput.Commit(output, bytes);
 
     [Fact]
     public async Task Writes_and_flushes_one_after_another_are_not_noted_even_while_flushes_are_held()

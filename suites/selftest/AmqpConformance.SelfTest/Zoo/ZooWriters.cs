@@ -358,6 +358,13 @@ public static partial class ZooWriters
             WriterCompletion.AfterFlush
         ),
         E(
+            c => new ClaimAfterReserveWriter(c),
+            BugClass.Cancellation,
+            "Its loop checks a queued call's cancelled flag, reserves the output's memory for the command and only then claims the entry: a cancellation in between completes the call as cancelled, and the loop writes it all the same.",
+            "A token cancelled after the loop took the call and checked it, before it wrote the call's bytes (cancel:writeN).",
+            WriterCompletion.AfterFlush
+        ),
+        E(
             c => new CancelPendingFlushOnTokenWriter(c),
             BugClass.Cancellation,
             "Registers CancelPendingFlush on the caller's token during the flush and reports IsCanceled as the call's cancellation; the bytes were already committed.",

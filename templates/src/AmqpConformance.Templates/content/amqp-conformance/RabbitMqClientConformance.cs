@@ -131,7 +131,9 @@ public sealed class RabbitMqClientConformance(ITestOutputHelper output) : Client
             ["ghost-after-cancel"],
             s =>
                 s.Confirms
-                && s.Publishers.Any(steps => steps.Any(step => step.Cancel is CancelKind.Racing or CancelKind.OnFlush)),
+                && s.Publishers.Any(steps =>
+                    steps.Any(step => step.Cancel is CancelKind.Racing or CancelKind.OnFlush or CancelKind.OnWrite)
+                ),
             Reproduction: new Scenario(
                 4096,
                 ChannelLayout.OwnChannel,

@@ -1,0 +1,197 @@
+using System.Text.Json;
+using System.Text.Json.Nodes;
+using Spectre.Console;
+
+namespace AmqpConformance.Cli;
+
+/// <summary>The verdict of one run's shards taken together (<c>merge</c>, <c>run --parallel</c>): per property and
+/// writer, the cases every shard ran, or the failure an unsharded run with the same seed reports, the one of the lowest
+/// case index (<see cref="ShardResults.FailingCase"/>), with the other shards' failures after it. Printed as one table
+/// and written as JSON in the shape of an unsharded run's <c>--json</c>.</summary>
+internal sealed class MergedVerdict(IReadOnlyList<ShardResults> shards)
+{
+    private readonly List<(ShardResults Shard, ShardProperty Result)> _all =
+    [
+        .. shards.SelectMany(s => s.Properties.Select(p => (s, p))),
+    ];
+
+    /// <summary>How long the shards took side by side, when they ran together (<c>run --parallel</c>): the table's
+    /// closing lines then say how many cases that was per second.</summary>
+    public TimeSpan? Wall { get; init; }
+
+    /// <summary>Whether every property ran in every shard and held there, and no shard was interrupted.</summary>
+    public bool AllHold =>
+        shards.All(s => !s.Interrupted) && Cells().All(c => c.Parts.Count == shards.Count && c.Failed.Count == 0);
+
+    /// <summary>Prints the table, each failure (first the one an unsharded run reports) and a closing line.</summary>
+    public void Write(TextWriter output)
+    {
+        var first = shards[0];
+        var table = new Table()
+            .Title(
+                first.Shard is null
+                    ? "Verdicts (merged)"
+                    : $"Verdicts (merged: {shards.Count} shards of seed {first.Seed})"
+            )
+            .AddColumn("property");
+        var writers = _all.Select(x => x.Result.Writer).Distinct().ToList();
+        foreach (string w in writers)
+            table.AddColumn(Markup.Escape(w));
+        var failures = new List<string>();
+        var shrunkOnce = new HashSet<string>(StringComparer.Ordinal);
+        foreach (var row in Cells().GroupBy(c => c.Property))
+        {
+            var cells = new List<string> { Markup.Escape(row.Key) };
+            foreach (var cell in row)
+            {
+                if (cell.Parts.Count < shards.Count)
+                    cells.Add($"[yellow]ran in {cell.Parts.Count} of {shards.Count} shards[/]");
+                else if (cell.Failed.Count == 0)
+                    cells.Add($"[green]holds[/] ({cell.Parts.Sum(x => x.Result.Cases)} cases)");
+                else
+                {
+                    var (shard, result) = cell.Failed[0];
+                    string others = cell.Failed.Count > 1 ? $" (failed in {cell.Failed.Count} shards)" : "";
+                    cells.Add(
+                        $"[red]VIOLATED[/] after {shard.FailingCase(result) + 1} case(s){others}: {Markup.Escape(string.Join(", ", result.Rules))}"
+                    );
+                }
+                failures.AddRange(Describe(cell));
+                if (cell.Failed.Count > 0 && !shrunkOnce.Add(cell.Writer))
+                    failures.Add(
+                        $"  (one process reports this failure unshrunk, an earlier property having shrunk {cell.Writer}'s: the same case and replay token)"
+                    );
+            }
+            table.AddRow([.. cells]);
+        }
+        ConsoleStyle.For(output).Write(table);
+        foreach (string failure in failures)
+            output.WriteLine(failure);
+        if (Wall is { TotalSeconds: > 0 } wall)
+        {
+            int cases = _all.Sum(x => x.Result.Cases);
+            output.WriteLine(
+                $"{cases} cases in {wall.TotalSeconds:0.0} s on {shards.Count} processes: {cases / wall.TotalSeconds:0.0} cases/s."
+            );
+        }
+        foreach (var s in shards.Where(s => s.Interrupted))
+            output.WriteLine($"Shard {s.Shard?.ToString() ?? "-"} ({s.File}) was interrupted: its run is incomplete.");
+        output.WriteLine(
+            AllHold
+                ? $"All properties hold in all {shards.Count} shard(s)."
+                : "Some properties do not hold, or the run is incomplete."
+        );
+    }
+
+    /// <summary>Writes the merged results to <paramref name="path"/>, as an unsharded run's <c>--json</c> with the seed
+    /// and no shard (so <c>merge</c> reads it as one whole run): each property's element is that of the failure an
+    /// unsharded run reports, with its <c>cases</c> counted as that run counts them and <c>shard</c> naming where it
+    /// failed, plus <c>alsoFailedIn</c>; or, for a property that held, the first shard's with every shard's cases,
+    /// seconds and events added up.</summary>
+    /// <exception cref="IOException">The file could not be written.</exception>
+    /// <exception cref="UnauthorizedAccessException">The file could not be written.</exception>
+    public void WriteJson(string path)
+    {
+        var writers = new JsonArray();
+        foreach (var byWriter in Cells().GroupBy(c => c.Writer))
+        {
+            var properties = new JsonArray();
+            foreach (var cell in byWriter.Where(c => c.Parts.Count > 0))
+                properties.Add(Merged(cell));
+            writers.Add(new JsonObject { ["name"] = byWriter.Key, ["properties"] = properties });
+        }
+        var document = new JsonObject
+        {
+            ["allHold"] = AllHold,
+            ["interrupted"] = shards.Any(s => s.Interrupted),
+            ["seed"] = shards[0].Seed,
+            ["shard"] = null,
+            ["shards"] = shards.Count,
+            ["casesPerProperty"] = shards[0].Cases,
+            ["writers"] = writers,
+        };
+        string? folder = Path.GetDirectoryName(Path.GetFullPath(path));
+        if (folder is not null)
+            Directory.CreateDirectory(folder);
+        File.WriteAllText(path, document.ToJsonString(new JsonSerializerOptions { WriteIndented = true }));
+    }
+
+    /// <summary>One property of one writer over the shards; <see cref="Failed"/> by case index, lowest first.</summary>
+    private sealed record Cell(
+        string Writer,
+        string Property,
+        List<(ShardResults Shard, ShardProperty Result)> Parts,
+        List<(ShardResults Shard, ShardProperty Result)> Failed
+    );
+
+    private IEnumerable<Cell> Cells()
+    {
+        foreach (string property in _all.Select(x => x.Result.Property).Distinct())
+        foreach (string writer in _all.Select(x => x.Result.Writer).Distinct())
+        {
+            var parts = _all.Where(x => x.Result.Writer == writer && x.Result.Property == property).ToList();
+            var failed = parts.Where(x => !x.Result.Holds).OrderBy(x => x.Shard.FailingCase(x.Result)).ToList();
+            yield return new Cell(writer, property, parts, failed);
+        }
+    }
+
+    private static IEnumerable<string> Describe(Cell cell)
+    {
+        for (int i = 0; i < cell.Failed.Count; i++)
+        {
+            var (shard, result) = cell.Failed[i];
+            string where =
+                $"case {shard.FailingCase(result)} of the run, shard {shard.Shard?.ToString() ?? "-"}, {shard.File}";
+            string replay = result.ReplayCommand
+                ?? $"amqp-conformance run --writer {cell.Writer} --invariant {cell.Property} --replay {result.Replay}";
+            if (i > 0)
+            {
+                yield return $"  also failed ({where}): {string.Join(", ", result.Rules)}; replay: {replay}";
+                continue;
+            }
+            yield return $"{cell.Writer} / {cell.Property} ({where}): {string.Join(", ", result.Rules)}; replay: {replay}";
+            if (result.Counterexample is { } counterexample)
+                yield return $"  counterexample: {counterexample}";
+            if (result.Artifacts is { } artifacts)
+                yield return $"  artifacts: {artifacts}";
+        }
+    }
+
+    private JsonNode Merged(Cell cell)
+    {
+        if (cell.Failed.Count > 0)
+        {
+            var (shard, result) = cell.Failed[0];
+            var node = JsonNode.Parse(result.Json.GetRawText())!.AsObject();
+            node["cases"] = shard.FailingCase(result) + 1;
+            node["shard"] = shard.Shard?.ToString();
+            node["alsoFailedIn"] = new JsonArray([
+                .. cell
+                    .Failed.Skip(1)
+                    .Select(f =>
+                        (JsonNode)
+                            new JsonObject
+                            {
+                                ["shard"] = f.Shard.Shard?.ToString(),
+                                ["case"] = f.Shard.FailingCase(f.Result),
+                                ["replay"] = f.Result.Replay,
+                            }
+                    ),
+            ]);
+            return node;
+        }
+        var merged = JsonNode.Parse(cell.Parts[0].Result.Json.GetRawText())!.AsObject();
+        merged["cases"] = cell.Parts.Sum(x => x.Result.Cases);
+        merged["seconds"] = Math.Round(cell.Parts.Sum(x => Number(x.Result.Json, "seconds")), 3);
+        var events = new JsonObject();
+        foreach (var (_, part) in cell.Parts)
+            if (part.Json.TryGetProperty("events", out var e) && e.ValueKind == JsonValueKind.Object)
+                foreach (var kind in e.EnumerateObject().Where(k => k.Value.ValueKind == JsonValueKind.Number))
+                    events[kind.Name] = (events[kind.Name]?.GetValue<long>() ?? 0) + kind.Value.GetInt64();
+        merged["events"] = events;
+        return merged;
+    }
+
+    private static double Number(JsonElement element, string name) =>
+        element.TryGetProperty(name, out var value) && value.ValueKind == JsonValueKind.Number ? value.GetDouble() : 0;
+}
