@@ -181,6 +181,7 @@ public sealed class FaultProxy
                 return;
             IPEndPoint endpoint = ToxiproxyValidation.ParseLoopback(_requestedListen);
             var listener = new Socket(endpoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
+            ListenerBuffers.Apply(listener);
             try
             {
                 listener.Bind(endpoint);
@@ -360,9 +361,12 @@ public sealed class FaultProxy
         ];
 
     /// <summary>Stalls the connections (open and new) in <paramref name="direction"/>: from now on no byte is forwarded
-    /// (and the proxy stops reading, so the sender meets real backpressure) until the returned handle is disposed; then
-    /// everything held goes on. Toxiproxy has no such toxic, so this is for in-process use only and does not show in
-    /// the API's toxic lists.</summary>
+    /// and the proxy reads nothing more from the sender's socket (a receive already posted still completes), so the
+    /// sender meets real TCP backpressure: once the kernel's buffers are full (about 240 KB from a client, whose
+    /// connection the proxy keeps small: Ethernet's segment size, a 16 KiB receive buffer), its socket write blocks,
+    /// part-way through what it was writing. Disposing the returned handle ends the stall; then everything held goes
+    /// on. Toxiproxy has no such toxic, so this is for in-process use only and does not show in the API's toxic
+    /// lists.</summary>
     public IDisposable Stall(FaultDirection direction = FaultDirection.Upstream)
     {
         var config = new ToxicConfig
@@ -401,7 +405,16 @@ public sealed class FaultProxy
     {
         var snapshot = AppliedLocked();
         foreach (FaultProxyConnection c in _connections)
-            c.ApplyToxics(snapshot);
+            ApplyLocked(c, snapshot);
+    }
+
+    /// <summary>Puts the toxics and in-process stalls in force on <paramref name="connection"/>: a stalled direction's
+    /// pump stops, and so does the reading of its source socket.</summary>
+    private void ApplyLocked(FaultProxyConnection connection, List<(ToxicConfig Config, Fault? Fault)> snapshot)
+    {
+        connection.ApplyToxics(snapshot);
+        foreach (FaultDirection direction in (FaultDirection[])[FaultDirection.Upstream, FaultDirection.Downstream])
+            connection.HoldReceives(direction, _stalls.Any(s => s.Fault?.Direction == direction));
     }
 
     private async Task AcceptLoopAsync(Socket listener, CancellationToken stop)
@@ -476,7 +489,7 @@ public sealed class FaultProxy
             else
             {
                 _connections.Add(connection);
-                connection.ApplyToxics(AppliedLocked());
+                ApplyLocked(connection, AppliedLocked());
                 plan?.Accepted(connection);
             }
         }

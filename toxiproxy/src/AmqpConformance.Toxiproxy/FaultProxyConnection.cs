@@ -9,9 +9,11 @@ namespace AmqpConformance.Toxiproxy;
 /// <see cref="FaultPump"/> per direction applying the fault plan it was accepted under (as it is, from its first byte)
 /// and the toxics that (by their toxicity) apply to it.
 /// </summary>
-/// <remarks>Each socket receive becomes one chunk. A reset closes both sockets with linger 0 (RST);
-/// an orderly close (limit_data, timeout) shuts both down after what was delivered. A peer's FIN is
-/// passed on as a half-close after any slow_close delay; the connection ends when both directions did.</remarks>
+/// <remarks>Each socket receive becomes one chunk; while the proxy stalls a direction in process
+/// (<see cref="FaultProxy.Stall"/>), its source socket is not read at all (<see cref="HoldReceives"/>). A reset
+/// closes both sockets with linger 0 (RST); an orderly close (limit_data, timeout) shuts both down after what was
+/// delivered. A peer's FIN is passed on as a half-close after any slow_close delay; the connection ends when both
+/// directions did.</remarks>
 internal sealed class FaultProxyConnection
 {
     private const int ReceiveSize = 16 * 1024;
@@ -30,8 +32,11 @@ internal sealed class FaultProxyConnection
     private readonly Dictionary<string, (ToxicConfig Config, Fault? Fault)> _applied = [];
     private readonly List<Fault> _planFaults;
     private List<Fault> _toxicFaults = [];
+    private readonly ReceiveHold _clientHold = new();
+    private readonly ReceiveHold _serverHold = new();
     private FaultTermination? _termination;
     private Task? _completion;
+    private long _receivedFromClient;
 
     /// <summary>Sets the connection up; nothing is read or forwarded until <see cref="Start"/>.</summary>
     /// <param name="id">The proxy's number for it.</param>
@@ -85,6 +90,15 @@ internal sealed class FaultProxyConnection
     public LiveFaultList UpstreamFaults { get; } = new();
     public LiveFaultList DownstreamFaults { get; } = new();
     public FaultTranscript Transcript { get; } = new();
+
+    /// <summary>Bytes read from the client's socket so far.</summary>
+    public long ReceivedFromClient => Interlocked.Read(ref _receivedFromClient);
+
+    /// <summary>Stops (<paramref name="held"/> true) or resumes reading the socket that feeds
+    /// <paramref name="direction"/> (the client's for upstream): while held, what that peer sends stays in the kernel,
+    /// whose full buffers block the peer's writes. A receive already posted still completes.</summary>
+    public void HoldReceives(FaultDirection direction, bool held) =>
+        (direction == FaultDirection.Upstream ? _clientHold : _serverHold).Set(held);
 
     /// <summary>How the connection was ended (a reset or an orderly close), or null while nothing ended it but its
     /// peers.</summary>
@@ -175,8 +189,8 @@ internal sealed class FaultProxyConnection
 
     private async Task RunAsync(ChunkPipe up, ChunkPipe down)
     {
-        Task receiveUp = ReceiveAsync(_client, up.Writer);
-        Task receiveDown = ReceiveAsync(_server, down.Writer);
+        Task receiveUp = ReceiveAsync(_client, up.Writer, _clientHold);
+        Task receiveDown = ReceiveAsync(_server, down.Writer, _serverHold);
         Task<FaultPumpOutcome> upstream = Task.Run(() => Upstream.RunAsync(_stop.Token));
         Task<FaultPumpOutcome> downstream = Task.Run(() => Downstream.RunAsync(_stop.Token));
         Task<FaultPumpOutcome> first = await Task.WhenAny(upstream, downstream).ConfigureAwait(false);
@@ -227,17 +241,20 @@ internal sealed class FaultProxyConnection
         }
     }
 
-    private async Task ReceiveAsync(Socket socket, PipeWriter writer)
+    private async Task ReceiveAsync(Socket socket, PipeWriter writer, ReceiveHold hold)
     {
         Exception? error = null;
         try
         {
             while (true)
             {
+                await hold.WaitReleasedAsync(_stop.Token).ConfigureAwait(false);
                 Memory<byte> memory = writer.GetMemory(ReceiveSize);
                 int n = await socket.ReceiveAsync(memory, SocketFlags.None, _stop.Token).ConfigureAwait(false);
                 if (n == 0)
                     break;
+                if (socket == _client)
+                    Interlocked.Add(ref _receivedFromClient, n);
                 writer.Advance(n);
                 FlushResult flushed = await writer.FlushAsync(_stop.Token).ConfigureAwait(false);
                 if (flushed.IsCompleted)

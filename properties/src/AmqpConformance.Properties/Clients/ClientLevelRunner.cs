@@ -22,10 +22,11 @@ namespace AmqpConformance.Properties.Clients;
 /// </summary>
 /// <remarks>The harness does not own the client's pool or output, so the pools, backpressure, visibility and lifecycle
 /// invariants are not observable here. Cancellation "on flush" or "on write" is not observable from outside a client and
-/// becomes a racing cancellation. The scenario's held stall (<see cref="Scenario.StallUntilQuiet"/>) is the proxy's
-/// <see cref="FaultProxy.Stall"/> (it stops forwarding the client's bytes), held until the client stops making progress
-/// (or for at most a few seconds); a <see cref="StallFault"/> in the fault plan stalls the proxy's pump, as in process.
-/// The plan's offsets count from the connection's first byte (the protocol header), since the client opens the
+/// becomes a racing cancellation, except "on flush" in a stalled case, where it waits until the stall has blocked the
+/// client. The scenario's held stall (<see cref="Scenario.StallUntilQuiet"/>) is the proxy's <see cref="FaultProxy.Stall"/>
+/// (it stops forwarding and reading the client's bytes, so the client's socket writes block), held until the client stops
+/// making progress (or for at most a few seconds); a <see cref="StallFault"/> in the fault plan stalls the proxy's
+/// pump, as in process. The plan's offsets count from the connection's first byte (the protocol header), since the client opens the
 /// connection itself; at writer level the plan is installed after the harness's handshake.</remarks>
 public sealed class ClientLevelRunner : IAsyncDisposable
 {
@@ -366,8 +367,12 @@ public sealed class ClientLevelRunner : IAsyncDisposable
                 call = Task.FromException<ulong?>(ex);
             }
             // A client's flushes and writes are out of sight: "on a flush" and "on a write" become a cancellation racing
-            // the call, and one that lands while the proxy stalls is a cancellation during a pending flush.
-            if (step.Cancel is CancelKind.Racing or CancelKind.OnFlush or CancelKind.OnWrite)
+            // the call, and one that lands while the proxy stalls is a cancellation during a pending flush. In a stalled
+            // case, "on a flush" waits until the stall has blocked the client (its socket write stuck part-way), then
+            // cancels.
+            if (step.Cancel == CancelKind.OnFlush && stall is not null && stall.CancelWhenBlocked(cts, call))
+                events.Add(RunEvent.CancelDuringFlush);
+            else if (step.Cancel is CancelKind.Racing or CancelKind.OnFlush or CancelKind.OnWrite)
             {
                 events.Add(stall is { IsStalled: true } ? RunEvent.CancelDuringFlush : RunEvent.CancelRacingCompletion);
                 _ = Task.Run(() =>

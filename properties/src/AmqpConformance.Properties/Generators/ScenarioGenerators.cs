@@ -429,7 +429,8 @@ public static class ScenarioGenerators
     /// one of them a burst of 150-300 small publishes (more than a client's internal write queue holds while the proxy
     /// stalls); no body owners (a client API has none), no calls without content (the client adapters publish only), no
     /// script (the harness cannot hold a client's flushes); faults that a TCP proxy can apply; sometimes a stall (the
-    /// proxy forwards next to nothing until the client stops making progress, then lets go).</summary>
+    /// proxy forwards and reads nothing until the client stops making progress, then lets go), one in four of them with a
+    /// blocked write (<see cref="BlockedWrites"/>).</summary>
     public static Gen<Scenario> ClientScenario { get; } =
         from s in For(
             ScenarioProfile.Mixed with
@@ -450,17 +451,19 @@ public static class ScenarioGenerators
         from burst in Gen.Frequency((3, Gen.Constant(false)), (1, Gen.Constant(true)))
         from burstSize in Gen.Choose(150, 300)
         from burstBodies in Gen.Choose(0, 300).ListOf(burstSize)
+        from blocked in Gen.Frequency((3, Gen.Constant(false)), (1, Gen.Constant(true)))
+        from blockedBody in Gen.Choose(BlockedWrites.Body.Min, BlockedWrites.Body.Max)
+        let publishers = burst && !confirms
+            ?
+            [
+                [.. burstBodies.Select(b => new CallStep(b))],
+                .. s.Publishers.Take(3),
+            ]
+            : (List<IReadOnlyList<CallStep>>)[.. s.Publishers.Take(4)]
         select s with
         {
             Confirms = confirms,
-            Publishers =
-                burst && !confirms
-                    ?
-                    [
-                        [.. burstBodies.Select(b => new CallStep(b))],
-                        .. s.Publishers.Take(3),
-                    ]
-                    : [.. s.Publishers.Take(4)],
+            Publishers = s.StallUntilQuiet && blocked ? BlockedWrites.Into(publishers, blockedBody) : publishers,
             Faults = s.Faults with
             {
                 Faults =

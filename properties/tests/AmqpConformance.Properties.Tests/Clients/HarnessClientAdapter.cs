@@ -1,14 +1,16 @@
 using AmqpConformance.Harness.Client;
+using AmqpConformance.Harness.Writers;
 using AmqpConformance.Properties.Clients;
 
 namespace AmqpConformance.Properties.Tests.Clients;
 
 /// <summary>The harness's own client (<see cref="HarnessConnection"/>, its background writer) as a whole client at
 /// client level: a client whose bytes are the same on every run (no heartbeats, fixed client properties), so two runs
-/// of a scenario send the same byte counts. Publishes without headers.</summary>
-internal sealed class HarnessClientAdapter : ClientAdapter
+/// of a scenario send the same byte counts. Publishes without headers. Its frame writer is the background one unless
+/// another is given.</summary>
+internal sealed class HarnessClientAdapter(FrameWriterFactory? writer = null) : ClientAdapter
 {
-    public override string Name => "harness client";
+    public override string Name => "harness client" + (writer is null ? "" : $" ({writer.Name})");
 
     public override async Task<IClientSession> ConnectAsync(
         ClientConnectOptions options,
@@ -17,7 +19,7 @@ internal sealed class HarnessClientAdapter : ClientAdapter
     {
         var connection = await HarnessConnection.ConnectAsync(
             options.Endpoint,
-            new HarnessClientOptions { FrameMax = options.FrameMax },
+            new HarnessClientOptions { FrameMax = options.FrameMax, WriterFactory = writer ?? WriterModes.Background },
             cancellationToken
         );
         return new Session(connection, options.Confirms);
