@@ -61,7 +61,7 @@ public static class SoakRunner
                 .OpenChannelsAsync(transport.ClientSide, [1], confirms: false, opening.Token)
                 .ConfigureAwait(false);
         }
-        var drain = Task.Run(() => DrainAsync(transport), CancellationToken.None);
+        var drain = Task.Run(() => WriterCase.DrainAsync(transport.ClientSide.Input), CancellationToken.None);
         var pool = new TrackingArrayPool();
         var context = new WriterContext(transport.ClientSide.Output, pool, options.FrameMax)
         {
@@ -115,25 +115,6 @@ public static class SoakRunner
             // the soak's verdict is about the run; a writer stuck or failing in disposal (as a leaked budget leaves
             // it) is noted and left behind
             SwallowedExceptions.Record("disposing the writer after a soak", e);
-        }
-    }
-
-    private static async Task DrainAsync(FaultyTransport transport)
-    {
-        var input = transport.ClientSide.Input;
-        try
-        {
-            while (true)
-            {
-                var result = await input.ReadAsync().ConfigureAwait(false);
-                input.AdvanceTo(result.Buffer.End);
-                if (result.IsCompleted || result.IsCanceled)
-                    break;
-            }
-        }
-        catch (Exception)
-        {
-            // the transport's disposal ends the drain; the broker's replies (none expected) are not evidence
         }
     }
 }

@@ -276,8 +276,9 @@ internal sealed class WriterCase : IAsyncDisposable
     }
 
     /// <summary>Reads and discards what the broker sends (acks, a connection.close), so the broker never blocks on its
-    /// output.</summary>
-    private static async Task DrainAsync(PipeReader input)
+    /// output; ends with the transport (its reset or disposal) and completes <paramref name="input"/>. The soak drains
+    /// its connection with it too.</summary>
+    internal static async Task DrainAsync(PipeReader input)
     {
         try
         {
