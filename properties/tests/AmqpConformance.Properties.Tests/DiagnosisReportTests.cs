@@ -1,5 +1,4 @@
 using AmqpConformance.Harness.Verdicts;
-using AmqpConformance.Properties.Scenarios;
 
 namespace AmqpConformance.Properties.Tests;
 
@@ -15,24 +14,7 @@ public sealed class DiagnosisReportTests
         {
             Cause = cause,
         };
-        var outcome = new PropertyOutcome(
-            InvariantNames.Order,
-            "W",
-            1,
-            0,
-            new Scenario(
-                4096,
-                ChannelLayout.OwnChannel,
-                [
-                    [new CallStep(10)],
-                ],
-                Harness.Faults.FaultPlan.Empty
-            ),
-            new Verdict(InvariantNames.Order, [violation]),
-            null,
-            null,
-            TimeSpan.Zero
-        );
+        var outcome = TestOutcomes.OneCallFailure(new Verdict(InvariantNames.Order, [violation]));
         Assert.Contains("order/confirm-tag-mismatch: Call 2 ...", outcome.Describe(), StringComparison.Ordinal);
         Assert.Contains("Likely cause: " + cause, outcome.Describe(), StringComparison.Ordinal);
     }

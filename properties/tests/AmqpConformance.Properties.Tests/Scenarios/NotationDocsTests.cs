@@ -42,24 +42,7 @@ public sealed partial class NotationDocsTests
     [Fact]
     public void A_failure_report_names_where_its_notation_is_explained()
     {
-        var outcome = new PropertyOutcome(
-            InvariantNames.Order,
-            "W",
-            1,
-            0,
-            new Scenario(
-                4096,
-                ChannelLayout.OwnChannel,
-                [
-                    [new CallStep(10)],
-                ],
-                Harness.Faults.FaultPlan.Empty
-            ),
-            null,
-            null,
-            null,
-            TimeSpan.Zero
-        );
+        var outcome = TestOutcomes.OneCallFailure(verdict: null);
         Assert.Contains(PropertyOutcome.NotationReference, outcome.Describe(), StringComparison.Ordinal);
         Assert.Contains("\"Reading a counterexample\"", PropertyOutcome.NotationReference, StringComparison.Ordinal);
         Assert.Contains("### Reading a counterexample", File.ReadAllText(InvariantsDoc()), StringComparison.Ordinal);

@@ -1,4 +1,3 @@
-using System.Net;
 using System.Net.Sockets;
 using AmqpConformance.Harness.Faults;
 
@@ -10,43 +9,6 @@ namespace AmqpConformance.Toxiproxy.Tests.Proxy;
 [Trait("Area", "Faults")]
 public sealed class FaultPlanThroughProxyTests
 {
-    /// <summary>A proxy in front of a plain loopback listener.</summary>
-    private sealed class Rig : IAsyncDisposable
-    {
-        private readonly TcpListener _upstream = new(IPAddress.Loopback, 0);
-
-        public Rig()
-        {
-            _upstream.Start();
-            Registry.CreateProxy(
-                new ProxyConfig
-                {
-                    Name = "p",
-                    Listen = "127.0.0.1:0",
-                    Upstream = $"127.0.0.1:{((IPEndPoint)_upstream.LocalEndpoint).Port}",
-                }
-            );
-            Proxy = Registry.GetProxy("p");
-        }
-
-        public FaultProxyRegistry Registry { get; } = new();
-        public FaultProxy Proxy { get; }
-
-        /// <summary>Connects a client through the proxy; returns it and the upstream's end of the connection.</summary>
-        public async Task<(TcpClient Client, TcpClient Upstream)> ConnectAsync(CancellationToken ct)
-        {
-            var client = new TcpClient { NoDelay = true };
-            await client.ConnectAsync(Proxy.ListenEndpoint!, ct);
-            return (client, await _upstream.AcceptTcpClientAsync(ct));
-        }
-
-        public async ValueTask DisposeAsync()
-        {
-            await Registry.DisposeAsync();
-            _upstream.Dispose();
-        }
-    }
-
     private static async Task<long> ReadAllAsync(NetworkStream stream, CancellationToken ct)
     {
         byte[] buffer = new byte[4096];
@@ -70,7 +32,7 @@ public sealed class FaultPlanThroughProxyTests
     public async Task A_stall_and_a_reset_after_n_bytes_reach_the_connection_as_such()
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(20));
-        await using var rig = new Rig();
+        await using var rig = new LoopbackProxyRig();
         var plan = new FaultPlan(7, [new StallFault(10, 50), new ResetPeerFault(100)]);
         var seen = new TaskCompletionSource<(IReadOnlyList<Fault> Up, IReadOnlyList<Fault> Down)>(
             TaskCreationOptions.RunContinuationsAsynchronously
@@ -120,7 +82,7 @@ public sealed class FaultPlanThroughProxyTests
     public async Task The_plans_seed_slices_a_chunk_as_the_in_process_transport_does()
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(20));
-        await using var rig = new Rig();
+        await using var rig = new LoopbackProxyRig();
         var plan = new FaultPlan(4242, [new SlicerFault(10, 6)]);
         using var sent = new ManualResetEventSlim();
         // The client's 200 bytes are in the proxy's socket before it reads, so they are one chunk, as one flush is in
@@ -156,7 +118,7 @@ public sealed class FaultPlanThroughProxyTests
     public async Task A_held_stall_waits_for_release_and_a_cleared_plan_reaches_no_new_connection()
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(20));
-        await using var rig = new Rig();
+        await using var rig = new LoopbackProxyRig();
         AppliedFaultPlan applied = rig.Proxy.ApplyPlan(new FaultPlan(1, [new StallFault(0)]));
         rig.Proxy.ResetToxics(); // Toxiproxy's reset removes toxics, not the plan
         Assert.Same(applied, rig.Proxy.Plan);

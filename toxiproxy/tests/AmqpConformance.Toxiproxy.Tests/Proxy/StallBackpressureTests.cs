@@ -1,4 +1,3 @@
-using System.Net;
 using System.Net.Sockets;
 
 namespace AmqpConformance.Toxiproxy.Tests.Proxy;
@@ -17,25 +16,15 @@ public sealed class StallBackpressureTests
     public async Task A_stall_stops_reading_the_client_so_its_write_blocks_and_everything_arrives_after()
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(60));
-        using var upstream = new TcpListener(IPAddress.Loopback, 0);
-        upstream.Start();
-        await using var registry = new FaultProxyRegistry();
-        registry.CreateProxy(
-            new ProxyConfig
-            {
-                Name = "p",
-                Listen = "127.0.0.1:0",
-                Upstream = $"127.0.0.1:{((IPEndPoint)upstream.LocalEndpoint).Port}",
-            }
-        );
-        FaultProxy proxy = registry.GetProxy("p");
+        await using var rig = new LoopbackProxyRig();
+        FaultProxy proxy = rig.Proxy;
         var started = new TaskCompletionSource<FaultProxyConnection>(
             TaskCreationOptions.RunContinuationsAsynchronously
         );
         proxy.ForwardingStarting = c => started.TrySetResult(c);
-        using var client = new TcpClient { NoDelay = true };
-        await client.ConnectAsync(proxy.ListenEndpoint!, cts.Token);
-        using TcpClient accepted = await upstream.AcceptTcpClientAsync(cts.Token);
+        var (connected, upstreamEnd) = await rig.ConnectAsync(cts.Token);
+        using TcpClient client = connected;
+        using TcpClient accepted = upstreamEnd;
         FaultProxyConnection connection = await started.Task.WaitAsync(cts.Token);
         NetworkStream received = accepted.GetStream();
         // Forwarding works before the stall, and the proxy has a receive posted on the client's socket.

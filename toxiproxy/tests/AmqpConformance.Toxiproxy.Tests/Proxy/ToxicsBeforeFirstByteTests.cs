@@ -1,4 +1,3 @@
-using System.Net;
 using System.Net.Sockets;
 using AmqpConformance.Harness.Faults;
 
@@ -12,18 +11,8 @@ public sealed class ToxicsBeforeFirstByteTests
     public async Task A_new_connection_has_the_existing_toxics_before_it_forwards_anything()
     {
         using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(20));
-        using var upstream = new TcpListener(IPAddress.Loopback, 0);
-        upstream.Start();
-        await using var registry = new FaultProxyRegistry();
-        registry.CreateProxy(
-            new ProxyConfig
-            {
-                Name = "p",
-                Listen = "127.0.0.1:0",
-                Upstream = $"127.0.0.1:{((IPEndPoint)upstream.LocalEndpoint).Port}",
-            }
-        );
-        FaultProxy proxy = registry.GetProxy("p");
+        await using var rig = new LoopbackProxyRig();
+        FaultProxy proxy = rig.Proxy;
         proxy.AddToxic(
             new ToxicConfig
             {
@@ -47,9 +36,9 @@ public sealed class ToxicsBeforeFirstByteTests
         );
         proxy.ForwardingStarting = c => seen.TrySetResult((c.UpstreamFaults.Current, c.DownstreamFaults.Current));
 
-        using var client = new TcpClient();
-        await client.ConnectAsync(IPAddress.Loopback, proxy.ToConfig().ListenPort, cts.Token);
-        using TcpClient accepted = await upstream.AcceptTcpClientAsync(cts.Token);
+        var (connected, upstreamEnd) = await rig.ConnectAsync(cts.Token);
+        using TcpClient client = connected;
+        using TcpClient accepted = upstreamEnd;
         var (up, down) = await seen.Task.WaitAsync(cts.Token);
 
         Assert.Equal(new LatencyFault(100) { Direction = FaultDirection.Downstream }, Assert.Single(down));
