@@ -96,8 +96,16 @@ public sealed record PropertyOutcome(
                     ? $"Violations, on connection {run.Connection + 1} of {run.Scenario.Connections} (its own seed={run.ConnectionScenario.Seed}, frame_max={run.ConnectionScenario.FrameMax}; the artifacts are its frames):"
                     : "Violations:"
             );
+            string? lastCause = null;
             foreach (var v in Verdict.Violations.Take(10))
-                sb.AppendLine($"  - {v}");
+            {
+                // One diagnosis often explains several violations in a row (a torn frame breaks its end octet, its body
+                // and the broker's read of it): say it once.
+                sb.AppendLine(
+                    $"  - {(v.Cause is not null && v.Cause == lastCause ? v with { Cause = "as above." } : v)}"
+                );
+                lastCause = v.Cause;
+            }
             if (Verdict.Violations.Count > 10)
                 sb.AppendLine($"  ... and {Verdict.Violations.Count - 10} more");
         }

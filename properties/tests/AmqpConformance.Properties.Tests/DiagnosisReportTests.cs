@@ -18,4 +18,34 @@ public sealed class DiagnosisReportTests
         Assert.Contains("order/confirm-tag-mismatch: Call 2 ...", outcome.Describe(), StringComparison.Ordinal);
         Assert.Contains("Likely cause: " + cause, outcome.Describe(), StringComparison.Ordinal);
     }
+
+    [Fact]
+    public void A_cause_that_explains_several_violations_in_a_row_is_printed_once()
+    {
+        const string cause = "Frame 36 follows call 12 (channel 3), which was cancelled during its flush ...";
+        Violation Torn(string invariant, string rule, string? why = cause) =>
+            new(invariant, rule, rule + " at frame 36", [36], [12]) { Cause = why };
+        var outcome = TestOutcomes.OneCallFailure(
+            new Verdict(
+                InvariantNames.WireFormat,
+                [
+                    Torn(InvariantNames.WireFormat, "bad-frame-end"),
+                    Torn(InvariantNames.Bodies, "body-mismatch"),
+                    Torn(InvariantNames.Cancellation, "ghost-after-cancel", why: null),
+                    Torn(InvariantNames.Broker, "bad-frame-end"),
+                ]
+            )
+        );
+        string report = outcome.Describe();
+        Assert.Equal(2, report.Split("Likely cause: " + cause).Length - 1);
+        Assert.Contains(
+            "bodies/body-mismatch: body-mismatch at frame 36 frames [36] calls [12] Likely cause: as above.",
+            report
+        );
+        // After a violation without one, the same cause is printed again in full.
+        Assert.Contains(
+            "broker/bad-frame-end: bad-frame-end at frame 36 frames [36] calls [12] Likely cause: " + cause,
+            report
+        );
+    }
 }

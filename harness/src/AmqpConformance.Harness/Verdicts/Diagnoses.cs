@@ -2,8 +2,10 @@ namespace AmqpConformance.Harness.Verdicts;
 
 /// <summary>The step after judging (<see cref="Judgement.Of"/>): a violation of a rule that an earlier call's failure
 /// can explain (<see cref="Rules"/>) gets a <see cref="Violation.Cause"/> naming the earlier call on the same channel
-/// that failed or was cancelled, preferring one whose frames still reached the wire. A hint for the reader, not a
-/// verdict: it changes no rule, message or count.</summary>
+/// that failed or was cancelled, preferring one whose frames still reached the wire; a torn frame
+/// (<see cref="TornFrameRules"/>) gets one naming the nearest call before it, on any channel of the connection, that was
+/// cancelled or failed while its frames were written and whose frames still reached the wire. A hint for the reader,
+/// not a verdict: it changes no rule, message or count.</summary>
 internal static class Diagnoses
 {
     /// <summary>The rules whose violations may follow an earlier failed or cancelled call on the same channel.</summary>
@@ -16,6 +18,21 @@ internal static class Diagnoses
         "lost-publish",
     };
 
+    /// <summary>The rules a torn frame breaks: the bytes of a write that was cancelled (or failed) part-way and then
+    /// sent again in full, or cut short, land inside a frame, so its end octet, its body or its length come out
+    /// wrong. The connection's writes share one stream, so the call to name may be on any channel.</summary>
+    public static readonly IReadOnlySet<string> TornFrameRules = new HashSet<string>(StringComparer.Ordinal)
+    {
+        "bad-frame-end",
+        "body-mismatch",
+        "truncated-frame",
+        "malformed-frame",
+        "unknown-frame-type",
+        "frame-too-large",
+    };
+
+    private static bool Explainable(Violation v) => Rules.Contains(v.Rule) || TornFrameRules.Contains(v.Rule);
+
     /// <summary><paramref name="verdicts"/> with a cause attached to each violation that an earlier call
     /// explains.</summary>
     public static IReadOnlyList<Verdict> Attach(
@@ -24,14 +41,14 @@ internal static class Diagnoses
         IReadOnlyList<Verdict> verdicts
     )
     {
-        if (!verdicts.Any(v => v.Violations.Any(x => Rules.Contains(x.Rule))))
+        if (!verdicts.Any(v => v.Violations.Any(Explainable)))
             return verdicts;
         var calls = evidence.Calls.GroupBy(c => c.Id).ToDictionary(g => g.Key, g => g.First());
         var tags = DeliveryTags(wire);
         return
         [
             .. verdicts.Select(v =>
-                v.Violations.Any(x => Rules.Contains(x.Rule))
+                v.Violations.Any(Explainable)
                     ? v with
                     {
                         Violations =
@@ -57,6 +74,8 @@ internal static class Diagnoses
         Dictionary<int, ulong> tags
     )
     {
+        if (TornFrameRules.Contains(violation.Rule))
+            return TornFrameCause(violation, evidence, wire);
         if (!Rules.Contains(violation.Rule) || violation.Calls.Count == 0)
             return null;
         if (!calls.TryGetValue(violation.Calls[0], out var call))
@@ -87,6 +106,30 @@ internal static class Diagnoses
         return last is null
             ? null
             : $"It follows call {last.Id} (same channel), which {What(last)} (none of its frames on the wire).";
+    }
+
+    /// <summary>For a torn frame: the call, on any channel, that was cancelled or failed and whose frames reached the
+    /// wire nearest before the torn frame (the violation's first frame; or, without one, the first frame of its first
+    /// call); null when no such call exists.</summary>
+    private static string? TornFrameCause(Violation violation, ConformanceEvidence evidence, WireAssembly wire)
+    {
+        long? torn =
+            violation.Frames.Count > 0 ? violation.Frames[0]
+            : violation.Calls.Count > 0 && wire.FirstOf(violation.Calls[0]) is { } first ? first.FrameSequences[0]
+            : null;
+        if (torn is not { } at)
+            return null;
+        var broken = evidence
+            .Calls.Where(c => !c.Heartbeat && c.Outcome is CallOutcome.Cancelled or CallOutcome.Failed)
+            .Select(c => (Call: c, First: wire.FirstOf(c.Id)?.FirstSequence ?? -1))
+            .Where(x => x.First >= 0 && x.First <= at)
+            .OrderByDescending(x => x.First)
+            .FirstOrDefault();
+        return broken.Call is null
+            ? null
+            : $"Frame {at} follows call {broken.Call.Id} (channel {broken.Call.Channel}), which {What(broken.Call)} and whose "
+                + $"frames, from frame {broken.First} on, still went out: a write cancelled or failed part-way and then sent "
+                + "again in full, or cut short, tears the frames it carries (docs/invariants.md, \"Torn frames\").";
     }
 
     /// <summary>"one behind", "2 ahead": the client's sequence number against the broker's tag.</summary>

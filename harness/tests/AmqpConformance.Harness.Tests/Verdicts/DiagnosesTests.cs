@@ -100,4 +100,70 @@ public sealed class DiagnosesTests
             Of(judgement, "call-hung", 1).Cause
         );
     }
+
+    /// <summary>A publish of <paramref name="body"/> for call <paramref name="callId"/> whose last body frame does not
+    /// end with 0xCE, as when a cancelled write's bytes are sent again inside it.</summary>
+    private static long TornPublish(WireLogBuilder b, ushort channel, int callId, byte[] body)
+    {
+        b.Method(channel, callId);
+        b.Header(channel, body.Length);
+        return b.Add(Protocol.FrameType.Body, channel, body, frameEndValid: false);
+    }
+
+    [Fact]
+    public void A_torn_frame_names_the_nearest_cancelled_call_before_it_whose_frames_went_out_on_any_channel()
+    {
+        var b = new WireLogBuilder();
+        byte[] first = WireLogBuilder.Bytes(10, 1);
+        byte[] second = WireLogBuilder.Bytes(10, 2);
+        byte[] third = WireLogBuilder.Bytes(10, 3);
+        b.Publish(1, 0, first); // frames 0-2: cancelled early, its frames went out
+        b.Publish(2, 1, second); // frames 3-5: the write cancelled part-way, on another channel
+        long torn = TornPublish(b, 1, 2, third); // frames 6-8: the tear lands in the next call's frame
+        b.Call(0, first, 0, 1, CallOutcome.Cancelled);
+        b.Call(1, second, 2, 3, CallOutcome.Cancelled, publisher: 1, channel: 2);
+        b.Call(2, third, 4, 5, index: 1);
+        var judgement = Judgement.Of(b.Evidence());
+
+        var v = Assert.Single(judgement.Violations, x => x.Rule == "bad-frame-end");
+        Assert.Equal(
+            $"Frame {torn} follows call 1 (channel 2), which was cancelled (OperationCanceledException: cancelled) and whose "
+                + "frames, from frame 3 on, still went out: a write cancelled or failed part-way and then sent again in full, "
+                + "or cut short, tears the frames it carries (docs/invariants.md, \"Torn frames\").",
+            v.Cause
+        );
+        Assert.EndsWith("Likely cause: " + v.Cause, v.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_torn_frame_names_no_call_that_wrote_nothing_or_wrote_after_it()
+    {
+        var b = new WireLogBuilder();
+        byte[] torn = WireLogBuilder.Bytes(10, 1);
+        byte[] later = WireLogBuilder.Bytes(10, 2);
+        TornPublish(b, 1, 0, torn); // frames 0-2, the tear in call 0's own frame; call 0 completed
+        b.Publish(1, 2, later); // frames 3-5: a cancelled call whose frames came after the tear
+        b.Call(0, torn, 0, 1);
+        b.Call(1, WireLogBuilder.Bytes(10, 3), 0, 1, CallOutcome.Failed, publisher: 1, channel: 2); // wrote nothing
+        b.Call(2, later, 2, 3, CallOutcome.Cancelled, index: 1);
+        var judgement = Judgement.Of(b.Evidence());
+
+        var v = Assert.Single(judgement.Violations, x => x.Rule == "bad-frame-end");
+        Assert.Null(v.Cause);
+        Assert.DoesNotContain("Likely cause", v.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_torn_frame_in_the_cancelled_calls_own_frames_names_that_call()
+    {
+        var b = new WireLogBuilder();
+        byte[] body = WireLogBuilder.Bytes(10, 1);
+        long torn = TornPublish(b, 1, 0, body);
+        b.Call(0, body, 0, 1, CallOutcome.Failed);
+        var v = Assert.Single(Judgement.Of(b.Evidence()).Violations, x => x.Rule == "bad-frame-end");
+        Assert.StartsWith(
+            $"Frame {torn} follows call 0 (channel 1), which failed (IOException: reset) and whose frames, from frame 0 on",
+            v.Cause
+        );
+    }
 }
