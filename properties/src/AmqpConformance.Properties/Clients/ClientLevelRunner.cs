@@ -46,6 +46,13 @@ public sealed class ClientLevelRunner : IAsyncDisposable
     /// stalled case).</summary>
     public TimeSpan CallTimeout { get; init; } = TimeSpan.FromSeconds(3);
 
+    /// <summary>How long connecting and opening the case's channels may take (default 15 s) before the case's first call
+    /// fails with the connect error. Not a judged bound, only an end for a client that never connects: it is generous
+    /// because the first case of a process compiles the client's code and the harness's (without tiered compilation, as
+    /// the template's projects run), which took more than 3 s on a loaded machine and failed a correct client's first
+    /// case with <c>failed-without-cause</c> when this bound was <see cref="CallTimeout"/>.</summary>
+    public TimeSpan OpenTimeout { get; init; } = TimeSpan.FromSeconds(15);
+
     /// <summary>How long closing a client's channels, and then its connection, may take (default 2 s each): a
     /// connection whose broker stopped answering must not cost more.</summary>
     public TimeSpan CloseTimeout { get; init; } = TimeSpan.FromSeconds(2);
@@ -108,7 +115,7 @@ public sealed class ClientLevelRunner : IAsyncDisposable
         try
         {
             using var connectTimeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-            connectTimeout.CancelAfter(CallTimeout);
+            connectTimeout.CancelAfter(OpenTimeout);
             session = await client
                 .ConnectAsync(
                     new ClientConnectOptions(proxyEndpoint, scenario.FrameMax, confirms),
