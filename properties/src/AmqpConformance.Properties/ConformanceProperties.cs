@@ -96,7 +96,7 @@ public static partial class ConformanceProperties
             invariant,
             options,
             (scenario, _) => runner.RunAsync(client, scenario),
-            ScenarioGenerators.ClientArbitrary
+            ScenarioGenerators.ClientArbitraryFor(invariant)
         );
     }
 

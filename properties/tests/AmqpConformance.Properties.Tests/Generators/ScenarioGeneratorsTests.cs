@@ -121,6 +121,28 @@ public sealed class ScenarioGeneratorsTests
     }
 
     [Fact]
+    public void The_client_order_property_draws_confirmed_unstalled_cases_with_cancellations_the_others_the_mixed_ones()
+    {
+        var order = ScenarioGenerators.ClientScenarioFor(InvariantNames.Order).Sample(300, Seeded, 50);
+        var mixed = ScenarioGenerators.ClientScenario.Sample(300, Seeded, 50);
+        Assert.All(order, s => Assert.True(s.Confirms));
+        Assert.DoesNotContain(order, s => s.StallUntilQuiet);
+        Assert.DoesNotContain(order, s => s.Publishers.Any(p => p.Any(c => c.BodyLength > 8 * 1024)));
+        Assert.DoesNotContain(order, s => s.Script is not null || s.Connections != 1);
+        // A cancelled publish followed by another publish on its channel: what shows a sequence number rolled back.
+        Assert.InRange(
+            order.Count(s => s.Publishers.Any(p => p.SkipLast(1).Any(c => c.Cancel != CancelKind.None))),
+            order.Length / 3,
+            order.Length
+        );
+        // The mixed ones keep both confirm settings and their stalls.
+        Assert.Contains(mixed, s => !s.Confirms);
+        Assert.Contains(mixed, s => s.StallUntilQuiet);
+        Assert.Same(ScenarioGenerators.ClientScenario, ScenarioGenerators.ClientScenarioFor(InvariantNames.Bodies));
+        Assert.Same(ScenarioGenerators.ClientArbitrary, ScenarioGenerators.ClientArbitraryFor(InvariantNames.Faults));
+    }
+
+    [Fact]
     public void A_header_that_cannot_fit_is_a_clear_error()
     {
         var pool = new TrackingArrayPool();
