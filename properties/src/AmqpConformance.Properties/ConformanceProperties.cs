@@ -229,6 +229,7 @@ public static partial class ConformanceProperties
         private readonly RunEvents _events = new();
         private Stopwatch? _shrinking;
         private int _replayAttempts;
+        private int _replayTried;
         private int _generated,
             _failedCase = -1,
             _shrinkCandidates;
@@ -295,7 +296,10 @@ public static partial class ConformanceProperties
                 if (_shrinking is not null)
                     slot.Start(scenario, CaseStage.Shrinking, ++_shrinkCandidates, 0, replaying ? -1 : _failedCase);
                 else if (replaying)
+                {
                     slot.Start(scenario, CaseStage.Replaying, attempt, attempts, -1);
+                    _replayTried = attempt;
+                }
                 else
                     slot.Start(scenario, CaseStage.Generated, generated + 1, options.MaxTest, generated);
                 RunResult result;
@@ -415,6 +419,8 @@ public static partial class ConformanceProperties
                 Interrupted = Interrupted,
                 Events = _events,
                 ReplayAttemptsNeeded = _replayAttempts == 0 ? null : _replayAttempts,
+                ReplayAttemptsWithoutFailure =
+                    options.Replay is not null && counterexample is null && _replayTried > 0 ? _replayTried : null,
                 FirstFailureAfter = counterexample is null ? null : FirstFailureAfter,
             };
 

@@ -59,6 +59,11 @@ public sealed record PropertyOutcome(
     /// not a replay).</summary>
     public int? ReplayAttemptsNeeded { get; init; }
 
+    /// <summary>For a replay whose case did not fail again: how many times it ran (up to
+    /// <see cref="PropertyRunOptions.ReplayAttempts"/>, within <see cref="PropertyRunOptions.ReplayBudget"/>); null when
+    /// this is not a replay or the case failed again.</summary>
+    public int? ReplayAttemptsWithoutFailure { get; init; }
+
     /// <summary>The invariants the counterexample violated (the property is named after the one its generation is
     /// biased to; every case is judged on all of them).</summary>
     public IReadOnlyList<string> ViolatedInvariants =>
@@ -78,6 +83,10 @@ public sealed record PropertyOutcome(
                 : " Known deviations accepted: "
                     + string.Join(", ", KnownDeviationsSeen.Select(k => $"{k.Key} x{k.Value}"))
                     + ".";
+        if (Holds && ReplayAttemptsWithoutFailure is { } tried)
+            return $"{Subject} / {Invariant}: the replayed case did not fail again in {tried} attempt(s) "
+                + $"({Elapsed.TotalSeconds:0.0} s): its failure depends on timing. Replay it again, or run the property "
+                + $"without {ReplayToken.EnvironmentVariable} to find a fresh case.{known}";
         if (Holds)
             return $"{Subject} / {Invariant}: holds over {CasesRun} cases ({Elapsed.TotalSeconds:0.0} s).{known}";
         var sb = new StringBuilder();
@@ -116,6 +125,12 @@ public sealed record PropertyOutcome(
         if (Replay is not null)
             sb.AppendLine(
                 $"Replay: {ReplayToken.EnvironmentVariable}={Replay}" + (replayHint is null ? "" : $"  ({replayHint})")
+            );
+        if (ReplayAttemptsNeeded is { } attempt)
+            sb.AppendLine(
+                attempt == 1
+                    ? "This run was a replay: the case failed again on its first attempt."
+                    : $"This run was a replay: the case failed again on attempt {attempt} (it depends on timing; a replay runs it until it fails, up to {PropertyRunOptions.DefaultReplayAttempts} times within {PropertyRunOptions.DefaultReplayBudget.TotalSeconds:0} s by default)."
             );
         if (ArtifactFolder is not null)
             sb.AppendLine($"Artifacts: {ArtifactFolder} (frames.jsonl, wire.pcap, timeline.html)");

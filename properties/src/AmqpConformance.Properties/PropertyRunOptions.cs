@@ -35,11 +35,17 @@ public sealed record PropertyRunOptions
     /// also <see cref="ReplayBudget"/>). A scripted case is driven step by step and fails again on the first attempt; a
     /// free-running one depends on thread timing, and a race that shows once in a few dozen runs still comes back. The
     /// outcome says which attempt failed (<see cref="PropertyOutcome.ReplayAttemptsNeeded"/>).</summary>
-    public int ReplayAttempts { get; init; } = 100;
+    public int ReplayAttempts { get; init; } = DefaultReplayAttempts;
+
+    /// <summary>The default of <see cref="ReplayAttempts"/>.</summary>
+    public const int DefaultReplayAttempts = 100;
+
+    /// <summary>The default of <see cref="ReplayBudget"/>.</summary>
+    public static readonly TimeSpan DefaultReplayBudget = TimeSpan.FromSeconds(30);
 
     /// <summary>When replaying: no further attempt starts once this much time has gone by (default 30 s), so a replay
     /// that does not come back ends in bounded time. The first attempt always runs.</summary>
-    public TimeSpan ReplayBudget { get; init; } = TimeSpan.FromSeconds(30);
+    public TimeSpan ReplayBudget { get; init; } = DefaultReplayBudget;
 
     /// <summary>Limits of each run.</summary>
     public WriterRunOptions Runner { get; init; } = WriterRunOptions.Default;

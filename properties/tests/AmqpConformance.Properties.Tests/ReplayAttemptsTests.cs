@@ -36,6 +36,15 @@ public sealed class ReplayAttemptsTests
         Assert.True(outcome.Holds, outcome.Describe());
         Assert.Equal(4, runs);
         Assert.Null(outcome.ReplayAttemptsNeeded);
+        // A replay that did not reproduce says so, rather than "holds", and how many times it tried.
+        Assert.Equal(4, outcome.ReplayAttemptsWithoutFailure);
+        Assert.Contains(
+            "the replayed case did not fail again in 4 attempt(s)",
+            outcome.Describe(),
+            StringComparison.Ordinal
+        );
+        Assert.Contains("its failure depends on timing", outcome.Describe(), StringComparison.Ordinal);
+        Assert.DoesNotContain("holds over", outcome.Describe(), StringComparison.Ordinal);
     }
 
     [Fact]
@@ -44,5 +53,41 @@ public sealed class ReplayAttemptsTests
         var (outcome, runs) = ReplayHoldingCase(100, TimeSpan.Zero);
         Assert.True(outcome.Holds, outcome.Describe());
         Assert.Equal(1, runs);
+        Assert.Equal(1, outcome.ReplayAttemptsWithoutFailure);
+    }
+
+    [Fact]
+    public void A_check_that_is_not_a_replay_has_no_replay_attempts_and_holds_as_always()
+    {
+        var outcome = ConformanceProperties.Check(
+            WriterModes.Inline,
+            InvariantNames.Order,
+            new PropertyRunOptions { MaxTest = 2 }
+        );
+        Assert.True(outcome.Holds, outcome.Describe());
+        Assert.Null(outcome.ReplayAttemptsWithoutFailure);
+        Assert.Contains("holds over 2 cases", outcome.Describe(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_replay_that_failed_again_says_on_which_attempt()
+    {
+        var failure = TestOutcomes.OneCallFailure(
+            new Verdict(
+                InvariantNames.Order,
+                [new Violation(InvariantNames.Order, "lost-publish", "Call 0 ...", [], [0])]
+            )
+        );
+        Assert.DoesNotContain("This run was a replay", failure.Describe(), StringComparison.Ordinal);
+        Assert.Contains(
+            "This run was a replay: the case failed again on its first attempt.",
+            (failure with { ReplayAttemptsNeeded = 1 }).Describe(),
+            StringComparison.Ordinal
+        );
+        Assert.Contains(
+            "This run was a replay: the case failed again on attempt 7 (it depends on timing;",
+            (failure with { ReplayAttemptsNeeded = 7 }).Describe(),
+            StringComparison.Ordinal
+        );
     }
 }
