@@ -80,6 +80,9 @@ internal static class Diagnoses
             return null;
         if (!calls.TryGetValue(violation.Calls[0], out var call))
             return null;
+        if (violation.Rule is "ghost-after-cancel" or "ghost-after-failure" && InFlush(call))
+            return $"Call {call.Id} {What(call)}: its exception was thrown in a flush, after its frames had been written "
+                + "to the transport's buffer, and a flush that gives up does not take them back; the next flush sends them.";
         var earlier = evidence
             .Calls.Where(c =>
                 c.Id != call.Id
@@ -139,10 +142,15 @@ internal static class Diagnoses
 
     private static string What(CallRecord c)
     {
-        bool inFlush = c.Exception?.StackTrace?.Contains("Flush", StringComparison.Ordinal) == true;
         string verb = c.Outcome == CallOutcome.Cancelled ? "was cancelled" : "failed";
-        return verb + (inFlush ? " during its flush" : "") + (c.Error is { Length: > 0 } e ? $" ({e})" : "");
+        return verb + (InFlush(c) ? " during its flush" : "") + (c.Error is { Length: > 0 } e ? $" ({e})" : "");
     }
+
+    /// <summary>Whether <paramref name="c"/> ended in an exception thrown inside a flush (its stack names one): known
+    /// only for calls whose exception the runner kept (<see cref="CallRecord.Exception"/>).</summary>
+    private static bool InFlush(CallRecord c) =>
+        c.Outcome is CallOutcome.Cancelled or CallOutcome.Failed
+        && c.Exception?.StackTrace?.Contains("Flush", StringComparison.Ordinal) == true;
 
     /// <summary>The delivery tag the broker gives each call's publish: its position among the content commands on its
     /// channel, from 1 (as <see cref="OrderChecker"/> counts them).</summary>

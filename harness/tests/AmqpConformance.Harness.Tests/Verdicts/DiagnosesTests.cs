@@ -166,4 +166,39 @@ public sealed class DiagnosesTests
             v.Cause
         );
     }
+
+    /// <summary>An exception thrown from a method named as a pipe's flush is: its stack trace names "Flush".</summary>
+    private static OperationCanceledException CancelledInFlush()
+    {
+        try
+        {
+            FlushAsyncInternal();
+        }
+        catch (OperationCanceledException ex)
+        {
+            return ex;
+        }
+        throw new InvalidOperationException("unreachable");
+
+        static void FlushAsyncInternal() => throw new OperationCanceledException("The operation was canceled.");
+    }
+
+    [Fact]
+    public void A_ghost_whose_cancellation_was_thrown_in_a_flush_names_the_flush()
+    {
+        var b = new WireLogBuilder();
+        b.Publish(1, 0, [1]);
+        b.Publish(2, 1, [2]);
+        b.Replace(b.Call(0, [1], 0, 1, CallOutcome.Cancelled) with { Exception = CancelledInFlush() });
+        b.Call(1, [2], 0, 1, CallOutcome.Cancelled, publisher: 1, channel: 2); // thrown elsewhere (no stack)
+        var judgement = Judgement.Of(b.Evidence());
+
+        Assert.Equal(
+            "Call 0 was cancelled during its flush (OperationCanceledException: cancelled): its exception was thrown in a "
+                + "flush, after its frames had been written to the transport's buffer, and a flush that gives up does not "
+                + "take them back; the next flush sends them.",
+            Of(judgement, "ghost-after-cancel", 0).Cause
+        );
+        Assert.Null(Of(judgement, "ghost-after-cancel", 1).Cause);
+    }
 }
