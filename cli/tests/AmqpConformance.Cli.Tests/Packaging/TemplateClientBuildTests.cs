@@ -16,14 +16,11 @@ namespace AmqpConformance.Cli.Tests.Packaging;
 [Trait("Category", "Packaging")]
 public sealed class TemplateClientBuildTests(PackedFeed feed, ITestOutputHelper output)
 {
-    /// <summary>The adapter's environment variable for ConnectionFactory.UseBackgroundFrameWriter (the template's
-    /// RabbitMqClientAdapter.BackgroundWriterVariable).</summary>
-    private const string BackgroundWriterVariable = "AMQP_CONFORMANCE_RABBITMQ_BACKGROUND_WRITER";
-
     [PackagingFact]
     public async Task A_template_project_runs_its_client_suite_on_the_RabbitMQ_Client_dll_that_RabbitMqClientAssembly_names()
     {
-        (string work, string project, Dictionary<string, string?> environment) = await CreateProjectAsync(
+        (string work, string project, Dictionary<string, string?> environment) = await TemplateProjects.CreateAsync(
+            feed,
             "template-client-build",
             "Acme.ClientBuild"
         );
@@ -130,7 +127,7 @@ public sealed class TemplateClientBuildTests(PackedFeed feed, ITestOutputHelper 
         );
 
         // Asking for a frame writer the client has no setting for fails, and says why.
-        environment[BackgroundWriterVariable] = "false";
+        environment[TemplateProjects.BackgroundWriterVariable] = "false";
         ProcessResult inline = await ProcessRun.RunAsync(
             ProcessRun.DotnetHost,
             [
@@ -145,9 +142,12 @@ public sealed class TemplateClientBuildTests(PackedFeed feed, ITestOutputHelper 
             environment
         );
         output.WriteLine(inline.Output);
-        Assert.True(inline.ExitCode != 0, $"{BackgroundWriterVariable}=false passed on a client without it");
+        Assert.True(
+            inline.ExitCode != 0,
+            $"{TemplateProjects.BackgroundWriterVariable}=false passed on a client without it"
+        );
         Assert.Contains(
-            $"Asked to set ConnectionFactory.UseBackgroundFrameWriter=false ({BackgroundWriterVariable}), but RabbitMQ.Client {version}+",
+            $"Asked to set ConnectionFactory.UseBackgroundFrameWriter=false ({TemplateProjects.BackgroundWriterVariable}), but RabbitMQ.Client {version}+",
             inline.Output,
             StringComparison.Ordinal
         );
@@ -156,7 +156,8 @@ public sealed class TemplateClientBuildTests(PackedFeed feed, ITestOutputHelper 
     [PackagingFact]
     public async Task A_RabbitMqClientAssembly_that_is_not_a_file_fails_the_build_and_says_so()
     {
-        (_, string project, Dictionary<string, string?> environment) = await CreateProjectAsync(
+        (_, string project, Dictionary<string, string?> environment) = await TemplateProjects.CreateAsync(
+            feed,
             "template-client-build-missing",
             "Acme.MissingClient"
         );
@@ -187,38 +188,4 @@ public sealed class TemplateClientBuildTests(PackedFeed feed, ITestOutputHelper 
             .Descendants("ItemGroup")
             .Where(g => (string?)g.Attribute("Condition") == "'$(RabbitMqClientAssembly)' != ''")
             .Elements("PackageReference");
-
-    /// <summary>A project made by <c>dotnet new amqp-conformance -n <paramref name="name"/></c> in a fresh folder
-    /// <paramref name="folder"/> under the feed's root, with the template installed in a hive of its own; and the
-    /// environment to build and test it in (three cases per property).</summary>
-    private async Task<(string Work, string Project, Dictionary<string, string?> Environment)> CreateProjectAsync(
-        string folder,
-        string name
-    )
-    {
-        await feed.EnsurePackedAsync();
-        string work = Directory.CreateDirectory(Path.Combine(feed.Root, folder)).FullName;
-        string hive = Path.Combine(work, "hive");
-        await feed.WriteNugetConfigAsync(work);
-        Dictionary<string, string?> environment = feed.ClientEnvironment();
-        environment["AMQP_CONFORMANCE_CASES"] = "3";
-        environment[BackgroundWriterVariable] = null;
-        ProcessResult install = await ProcessRun.RunAsync(
-            ProcessRun.DotnetHost,
-            ["new", "install", feed.PackagePath("AmqpConformance.Templates"), "--debug:custom-hive", hive],
-            work,
-            TimeSpan.FromMinutes(5),
-            environment
-        );
-        Assert.True(install.ExitCode == 0, $"dotnet new install failed ({install.ExitCode}):\n{install.Output}");
-        ProcessResult create = await ProcessRun.RunAsync(
-            ProcessRun.DotnetHost,
-            ["new", "amqp-conformance", "-n", name, "--debug:custom-hive", hive],
-            work,
-            TimeSpan.FromMinutes(5),
-            environment
-        );
-        Assert.True(create.ExitCode == 0, $"dotnet new amqp-conformance failed ({create.ExitCode}):\n{create.Output}");
-        return (work, Path.Combine(work, name), environment);
-    }
 }
