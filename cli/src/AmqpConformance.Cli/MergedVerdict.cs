@@ -1,12 +1,13 @@
 using System.Text.Json;
 using System.Text.Json.Nodes;
+using AmqpConformance.Properties;
 using Spectre.Console;
 
 namespace AmqpConformance.Cli;
 
 /// <summary>The verdict of one run's shards taken together (<c>merge</c>, <c>run --parallel</c>): per property and
 /// writer, the cases every shard ran, or the failure an unsharded run with the same seed reports, the one of the lowest
-/// case index (<see cref="ShardResults.FailingCase"/>), with the other shards' failures after it. Printed as one table
+/// case index (<see cref="ShardMerge"/>'s rule), with the other shards' failures after it. Printed as one table
 /// and written as JSON in the shape of an unsharded run's <c>--json</c>.</summary>
 internal sealed class MergedVerdict(IReadOnlyList<ShardResults> shards)
 {
@@ -130,7 +131,9 @@ internal sealed class MergedVerdict(IReadOnlyList<ShardResults> shards)
         foreach (string writer in _all.Select(x => x.Result.Writer).Distinct())
         {
             var parts = _all.Where(x => x.Result.Writer == writer && x.Result.Property == property).ToList();
-            var failed = parts.Where(x => !x.Result.Holds).OrderBy(x => x.Shard.FailingCase(x.Result)).ToList();
+            var failed = ShardMerge
+                .InRunOrder(parts.Where(x => !x.Result.Holds), x => x.Shard.FailingCase(x.Result))
+                .ToList();
             yield return new Cell(writer, property, parts, failed);
         }
     }

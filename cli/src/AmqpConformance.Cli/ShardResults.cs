@@ -20,12 +20,9 @@ internal sealed record ShardResults(
     IReadOnlyList<ShardProperty> Properties
 )
 {
-    /// <summary>The index (from 0) in the unsharded run of <paramref name="property"/>'s failing case: a shard stops
-    /// at its own first failure, the c-th case it ran, which is case <c>(c - 1) * N + K - 1</c> of the run
-    /// (<see cref="CaseShard.Includes"/>). The lowest of these over the shards is the failure an unsharded run with the
-    /// same seed stops at: every case before it passed in whichever shard ran it.</summary>
-    public int FailingCase(ShardProperty property) =>
-        Shard is null ? property.Cases - 1 : (property.Cases - 1) * Shard.Count + Shard.Number - 1;
+    /// <summary>The index (from 0) in the unsharded run of <paramref name="property"/>'s failing case
+    /// (<see cref="ShardMerge.FailingCase"/>: the merge rule the properties' parallel workers use too).</summary>
+    public int FailingCase(ShardProperty property) => ShardMerge.FailingCase(Shard, property.Cases);
 
     /// <summary>Why <paramref name="shards"/> are not one run's, or null when they are: one seed, one case count, one
     /// shard count, each shard once, and none missing.</summary>

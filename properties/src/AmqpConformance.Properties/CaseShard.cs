@@ -34,6 +34,29 @@ public sealed record CaseShard(int Number, int Count)
     /// <summary>Whether generated case <paramref name="caseIndex"/> (from 0) is this shard's.</summary>
     public bool Includes(int caseIndex) => caseIndex % Count == Number - 1;
 
+    /// <summary>The index (from 0), in the whole run, of this shard's <paramref name="casesRun"/>-th case (from 1):
+    /// <c>(casesRun - 1) * Count + Number - 1</c>. A shard stops at its own first failure, so this is where, in the
+    /// run, a shard that failed after <paramref name="casesRun"/> cases failed
+    /// (<see cref="ShardMerge.FailingCase"/>).</summary>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="casesRun"/> is less than 1.</exception>
+    public int RunCaseIndex(int casesRun)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(casesRun, 1);
+        return (casesRun - 1) * Count + Number - 1;
+    }
+
+    /// <summary>How many of this shard's cases have an index (from 0) of at most <paramref name="runCaseIndex"/>: the
+    /// cases this shard, run alone, runs up to and including a failure at that index.</summary>
+    internal int CasesThrough(int runCaseIndex) =>
+        runCaseIndex < Number - 1 ? 0 : (runCaseIndex - (Number - 1)) / Count + 1;
+
+    /// <summary>This shard cut into <paramref name="parts"/> shards of the run, which together run exactly its cases:
+    /// part p (from 1) is shard <c>Number + (p - 1) * Count</c> of <c>Count * parts</c>, the cases whose index leaves
+    /// <c>Number - 1</c> divided by <see cref="Count"/> and <c>p - 1</c> divided by <paramref name="parts"/> after
+    /// that.</summary>
+    internal IReadOnlyList<CaseShard> Split(int parts) =>
+        [.. Enumerable.Range(1, parts).Select(p => new CaseShard(Number + (p - 1) * Count, Count * parts))];
+
     /// <summary>Reads <c>K/N</c> (1 ≤ K ≤ N).</summary>
     /// <exception cref="FormatException">Anything else, with what was expected.</exception>
     public static CaseShard Parse(string text)

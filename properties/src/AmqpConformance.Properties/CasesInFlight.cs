@@ -18,7 +18,9 @@ namespace AmqpConformance.Properties;
 /// and notes each case as it starts and ends (generated, replayed, shrink candidates, the shrunk counterexample
 /// re-run); nothing else does. Several properties can run at once in one process (xunit runs test classes in parallel),
 /// so there can be several cases in flight; a crash cannot tell which of them threw, so each is reported. A check's own
-/// cases run one at a time.</para>
+/// cases run one at a time, unless it runs on several workers (<see cref="PropertyRunOptions.Parallel"/>): each worker
+/// registers as a check of its own, with its current case and that case's replay token, so a crash then names every
+/// worker's case.</para>
 /// <para>Cost: one registration per property check; per case, two short uncontended locks and no allocation.
 /// Thread-safe: the snapshot may be taken from any thread, while cases run.</para>
 /// </remarks>
@@ -147,7 +149,7 @@ public static class CasesInFlight
         if (inFlight > 1)
             sb.AppendLine(
                 CultureInfo.InvariantCulture,
-                $"{inFlight} cases were in flight (properties run in parallel); the stack cannot say which one threw, so each is listed."
+                $"{inFlight} cases were in flight (properties, or the workers of one property, run in parallel); the stack cannot say which one threw, so each is listed."
             );
         else if (inFlight == 0)
             sb.AppendLine(

@@ -28,6 +28,9 @@ public static partial class ConformanceProperties
     /// <see cref="CheckAsync(Clients.ClientAdapter, Clients.ClientLevelRunner, string, PropertyRunOptions?)"/>), and a
     /// synchronous one (<see cref="Check(Harness.Writers.FrameWriterFactory, string, PropertyRunOptions?)"/>) waits
     /// for it, which waits for this thread alone.</para>
+    /// <para>With <paramref name="parallel"/> (the run can take cases side by side) and
+    /// <see cref="PropertyRunOptions.Parallel"/> above 1, the check runs on several such threads instead, one per
+    /// worker (<see cref="CheckOnWorkers"/>).</para>
     /// </remarks>
     /// <exception cref="ArgumentException">Unknown invariant (thrown at once, on the caller's thread).</exception>
     private static Task<PropertyOutcome> CheckOnOwnThread(
@@ -35,26 +38,39 @@ public static partial class ConformanceProperties
         object? identity,
         string invariant,
         PropertyRunOptions options,
-        Func<Scenario, bool, Task<RunResult>> runAsync,
-        Arbitrary<Scenario>? arbitrary
+        Func<Scenario, bool, ShrinkNotes?, Task<RunResult>> runAsync,
+        Arbitrary<Scenario>? arbitrary,
+        bool parallel
     )
     {
         RequireKnown(invariant);
-        var outcome = new TaskCompletionSource<PropertyOutcome>(TaskCreationOptions.RunContinuationsAsynchronously);
+        int workers = parallel && identity is not null ? WorkersFor(options) : 1;
+        if (workers > 1)
+            return CheckOnWorkers(subject, identity!, invariant, options, runAsync, arbitrary, workers);
+        return OnOwnThread($"AmqpConformance check: {invariant}", () =>
+            CheckCore(
+                subject,
+                identity,
+                invariant,
+                options,
+                (scenario, candidate, notes) => runAsync(scenario, candidate, notes).GetAwaiter().GetResult(),
+                arbitrary,
+                worker: null
+            )
+        );
+    }
+
+    /// <summary>Runs <paramref name="check"/> on a background thread made for it alone (no synchronization context,
+    /// not the thread pool's; see <see cref="CheckOnOwnThread"/>); completes with its result, or with what it
+    /// threw.</summary>
+    private static Task<T> OnOwnThread<T>(string name, Func<T> check)
+    {
+        var outcome = new TaskCompletionSource<T>(TaskCreationOptions.RunContinuationsAsynchronously);
         var thread = new Thread(() =>
         {
             try
             {
-                outcome.SetResult(
-                    CheckCore(
-                        subject,
-                        identity,
-                        invariant,
-                        options,
-                        (scenario, candidate) => runAsync(scenario, candidate).GetAwaiter().GetResult(),
-                        arbitrary
-                    )
-                );
+                outcome.SetResult(check());
             }
             catch (Exception ex)
             {
@@ -63,7 +79,7 @@ public static partial class ConformanceProperties
         })
         {
             IsBackground = true,
-            Name = $"AmqpConformance check: {invariant}",
+            Name = name,
         };
         thread.Start();
         return outcome.Task;

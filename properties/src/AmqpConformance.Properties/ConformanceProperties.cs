@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using AmqpConformance.Harness.Verdicts;
 using AmqpConformance.Harness.Writers;
 using AmqpConformance.Properties.Generators;
@@ -25,7 +24,9 @@ public static partial class ConformanceProperties
     public const string AllAtOnce = "all";
 
     /// <summary>Checks <paramref name="invariant"/>'s property against writers from <paramref name="factory"/> at
-    /// writer level, on the check's own thread (<see cref="CheckOnOwnThread"/>); completes with the outcome.</summary>
+    /// writer level, on the check's own thread (<see cref="CheckOnOwnThread"/>), or on
+    /// <see cref="PropertyRunOptions.Parallel"/> threads of its own, one per worker; completes with the
+    /// outcome.</summary>
     /// <exception cref="ArgumentException">Unknown invariant (thrown at once).</exception>
     public static Task<PropertyOutcome> CheckAsync(
         FrameWriterFactory factory,
@@ -46,18 +47,19 @@ public static partial class ConformanceProperties
             identity,
             invariant,
             options,
-            (scenario, candidate) =>
+            (scenario, candidate, notes) =>
             {
                 var runner =
                     later || candidate
                         ? options.Runner with
                         {
-                            ProvenRules = ShrunkFailures.ProvenRules(identity),
+                            ProvenRules = notes?.ProvenRules() ?? ShrunkFailures.ProvenRules(identity),
                         }
                         : options.Runner;
                 return WriterLevelRunner.RunAsync(factory, scenario, runner);
             },
-            null
+            null,
+            parallel: true
         );
     }
 
@@ -73,7 +75,8 @@ public static partial class ConformanceProperties
 
     /// <summary>Checks <paramref name="invariant"/>'s property against <paramref name="client"/> at client level,
     /// through <paramref name="runner"/>'s fault proxy and fake broker, on the check's own thread
-    /// (<see cref="CheckOnOwnThread"/>); completes with the outcome.</summary>
+    /// (<see cref="CheckOnOwnThread"/>), one case at a time (the runner has one proxy: its cases cannot run side by
+    /// side, and <see cref="PropertyRunOptions.Parallel"/> is ignored); completes with the outcome.</summary>
     /// <exception cref="ArgumentException">Unknown invariant (thrown at once).</exception>
     public static Task<PropertyOutcome> CheckAsync(
         Clients.ClientAdapter client,
@@ -95,14 +98,16 @@ public static partial class ConformanceProperties
             (client.GetType(), client.Name),
             invariant,
             options,
-            (scenario, _) => runner.RunAsync(client, scenario),
-            ScenarioGenerators.ClientArbitraryFor(invariant)
+            (scenario, _, _) => runner.RunAsync(client, scenario),
+            ScenarioGenerators.ClientArbitraryFor(invariant),
+            parallel: false
         );
     }
 
     /// <summary>Checks <paramref name="invariant"/>'s property with any way of running a scenario (writer level, client
-    /// level...), on the calling thread: <paramref name="run"/> is synchronous, so nothing here blocks on async
-    /// code.</summary>
+    /// level...), on the calling thread, one case at a time (<see cref="PropertyRunOptions.Parallel"/> is ignored:
+    /// <paramref name="run"/> need not be safe to call from several threads): <paramref name="run"/> is synchronous, so
+    /// nothing here blocks on async code.</summary>
     /// <param name="subject">The name reported for what is being checked.</param>
     /// <param name="invariant">The property: an invariant's name (its generation profile) or
     /// <see cref="AllAtOnce"/>.</param>
@@ -121,20 +126,23 @@ public static partial class ConformanceProperties
     )
     {
         ArgumentNullException.ThrowIfNull(run);
-        return CheckCore(subject, null, invariant, options, (scenario, _) => run(scenario), arbitrary);
+        return CheckCore(subject, null, invariant, options, (scenario, _, _) => run(scenario), arbitrary, worker: null);
     }
 
     /// <summary><see cref="Check(string, string, PropertyRunOptions, Func{Scenario, RunResult}, Arbitrary{Scenario}?)"/>,
     /// knowing what is checked by <paramref name="identity"/> across checks (null: nothing is shared with other
     /// checks). <paramref name="run"/> is told whether the scenario is a shrink candidate (whose failure is confirmed
-    /// at full bounds before it is reported).</summary>
+    /// at full bounds before it is reported), and what the check knows of the writer's failures (null without an
+    /// identity). <paramref name="worker"/>: this check is one worker of a check on several (its shard is
+    /// <paramref name="options"/>' <see cref="PropertyRunOptions.Shard"/>); null for a check on its own.</summary>
     private static PropertyOutcome CheckCore(
         string subject,
         object? identity,
         string invariant,
         PropertyRunOptions options,
-        Func<Scenario, bool, RunResult> run,
-        Arbitrary<Scenario>? arbitrary
+        Func<Scenario, bool, ShrinkNotes?, RunResult> run,
+        Arbitrary<Scenario>? arbitrary,
+        WorkerSlot? worker
     )
     {
         ArgumentNullException.ThrowIfNull(subject);
@@ -147,7 +155,7 @@ public static partial class ConformanceProperties
         // FsCheck starts from a seed of ours, so the token of each case is known while it runs: a writer that crashes
         // the process gets a replay line too (CasesInFlight, UnhandledExceptionMonitor).
         var start = options.Seed is { } seed ? CaseReplayTokens.StartFor(seed, invariant) : CaseReplayTokens.NewStart();
-        var capture = new CapturingRunner(options.OnCase);
+        var capture = new CapturingRunner(worker is null ? options.OnCase : null); // workers: ParallelWorkers reports
         var config = Config
             .Quick.WithMaxTest(options.Replay is null ? options.MaxTest : 1)
             .WithRunner(capture)
@@ -161,22 +169,30 @@ public static partial class ConformanceProperties
             );
         UnhandledExceptionMonitor.EnsureProcessWide();
         using var slot = CasesInFlight.Begin(subject, invariant, options, start, config);
+        var notes = worker?.Notes ?? (identity is null ? null : new ShrinkNotes(identity, deferred: false));
         string? shrunkElsewhere =
-            identity is not null && options.ShrinkOncePerWriter && options.Replay is null
+            worker is not null ? worker.ShrunkElsewhere
+            : identity is not null && options.ShrinkOncePerWriter && options.Replay is null
                 ? ShrunkFailures.Of(identity)
-                : null;
-        var session = new CheckSession(invariant, options, run, slot)
+            : null;
+        var session = new CheckSession(
+            invariant,
+            options,
+            (scenario, candidate) => run(scenario, candidate, notes),
+            slot
+        )
         {
             SkipShrinking = shrunkElsewhere is not null,
             OnFailure =
-                identity is null || options.Replay is not null
+                notes is null || options.Replay is not null
                     ? null
-                    : verdict => ShrunkFailures.NoteBroken(identity, verdict.Violations.Select(v => v.Rule)),
+                    : verdict => notes.NoteBroken(verdict.Violations.Select(v => v.Rule)),
+            Worker = worker,
         };
         FsCheck.Check.One(config, Prop.ForAll(arbitrary, (Func<Scenario, bool>)session.Holds));
 
         if (capture.Result is not TestResult.Failed failed)
-            return session.Outcome(subject, capture.Cases - session.OutOfShard, 0, null, null);
+            return session.Outcome(subject, capture.Cases - session.OutOfShard - session.Stopped, 0, null, null);
 
         var shrunk = failed.Item3.Head as Scenario;
         var token = new ReplayToken(failed.Item6.Seed, failed.Item6.Gamma, failed.Item7); // Item6: the generator state of the failing case itself
@@ -189,19 +205,17 @@ public static partial class ConformanceProperties
         var counterexample = session.FellBackToFirstFailure
             ? failed.Item2.Head as Scenario
             : shrunk ?? failed.Item2.Head as Scenario;
-        if (
-            shrunkElsewhere is not null
-            && identity is not null
-            && ShrunkFailures.ProvenRules(identity) is { Count: > 0 } proven
-        )
+        if (shrunkElsewhere is not null && notes?.ProvenRules() is { Count: > 0 } proven)
             shrunkElsewhere +=
                 $"; the real-time rules it had already broken at their full bound ({string.Join(", ", proven.Order())}) were judged "
                 + $"at {Running.WriterRunOptions.ProvenRuleBound.TotalMilliseconds:0} ms here";
-        if (identity is not null && shrunkElsewhere is null && options.Replay is null && counterexample is not null)
-            ShrunkFailures.Add(identity, invariant, counterexample.ToString());
+        if (worker is not null)
+            worker.KnownAfterFailure = session.KnownAfterFailure;
+        if (notes is not null && shrunkElsewhere is null && options.Replay is null && counterexample is not null)
+            notes.Add(invariant, counterexample.ToString());
         return session.Outcome(
             subject,
-            failed.Item1.NumberOfTests - session.OutOfShard,
+            failed.Item1.NumberOfTests - session.OutOfShard - session.Stopped,
             session.FellBackToFirstFailure ? 0 : failed.Item1.NumberOfShrinks,
             counterexample,
             token
@@ -209,242 +223,6 @@ public static partial class ConformanceProperties
         {
             ShrunkElsewhere = shrunkElsewhere,
         };
-    }
-
-    /// <summary>The state of one property check: judges each case on every invariant, filters accepted deviations,
-    /// counts events, remembers the last failure, bounds shrinking, and retries a replayed case until it fails
-    /// again.</summary>
-    private sealed class CheckSession(
-        string invariant,
-        PropertyRunOptions options,
-        Func<Scenario, bool, RunResult> run,
-        CaseSlot slot
-    )
-    {
-        private (RunResult Result, Verdict Verdict)? _firstFailure;
-        private bool _lastFailureQuick;
-
-        private readonly Stopwatch _elapsed = Stopwatch.StartNew();
-        private readonly Dictionary<string, int> _knownSeen = [];
-        private readonly RunEvents _events = new();
-        private Stopwatch? _shrinking;
-        private int _replayAttempts;
-        private int _replayTried;
-        private int _generated,
-            _failedCase = -1,
-            _shrinkCandidates;
-
-        public RunResult? LastFailure { get; private set; }
-
-        public bool Interrupted { get; private set; }
-
-        public Verdict? LastVerdict { get; set; }
-
-        /// <summary>Report the first failing case as found, without shrinking it
-        /// (<see cref="PropertyRunOptions.ShrinkOncePerWriter"/>).</summary>
-        public bool SkipShrinking { get; init; }
-
-        /// <summary>Called with the verdict of every failing case.</summary>
-        public Action<Verdict>? OnFailure { get; init; }
-
-        /// <summary>Whether the shrunk case, found with quick bounds, did not fail again at full bounds, so the first
-        /// failing case (judged at full bounds) is reported instead.</summary>
-        public bool FellBackToFirstFailure { get; private set; }
-
-        /// <summary>How many generated cases were another shard's (<see cref="PropertyRunOptions.Shard"/>) and passed
-        /// untried.</summary>
-        public int OutOfShard { get; private set; }
-
-        /// <summary>Wall time at the end of the first failing case; null until one failed.</summary>
-        public TimeSpan? FirstFailureAfter { get; private set; }
-
-        public bool Holds(Scenario scenario)
-        {
-            // Shrinking a writer that hangs costs a call timeout per candidate: past the budget, stop shrinking (keep
-            // the best so far). A case that hung left harness threads stuck inside the writer, and each candidate would
-            // likely hang for the whole case bound again: the hung case is reported as it is.
-            if (
-                _shrinking is not null
-                && (
-                    SkipShrinking
-                    || _shrinking.Elapsed > options.ShrinkBudget
-                    || LastFailure?.Evidence.CaseHung is not null
-                )
-            )
-                return true;
-            if (options.Cancellation.IsCancellationRequested)
-            {
-                Interrupted = true;
-                return true;
-            }
-            bool replaying = options.Replay is not null;
-            int attempts = replaying && _shrinking is null ? Math.Max(1, options.ReplayAttempts) : 1;
-            int generated = _shrinking is null && !replaying ? _generated++ : -1;
-            if (generated >= 0 && options.Shard is { } shard && !shard.Includes(generated))
-            {
-                OutOfShard++;
-                return true; // another shard's case: passes untried
-            }
-            var replayClock = Stopwatch.StartNew();
-            for (int attempt = 1; attempt <= attempts; attempt++)
-            {
-                if (
-                    attempt > 1
-                    && (replayClock.Elapsed > options.ReplayBudget || options.Cancellation.IsCancellationRequested)
-                )
-                    break;
-                if (_shrinking is not null)
-                    slot.Start(scenario, CaseStage.Shrinking, ++_shrinkCandidates, 0, replaying ? -1 : _failedCase);
-                else if (replaying)
-                {
-                    slot.Start(scenario, CaseStage.Replaying, attempt, attempts, -1);
-                    _replayTried = attempt;
-                }
-                else
-                    slot.Start(scenario, CaseStage.Generated, generated + 1, options.MaxTest, generated);
-                RunResult result;
-                Verdict verdict;
-                bool candidate = _shrinking is not null;
-                try
-                {
-                    (result, verdict) = Judge(scenario, candidate);
-                }
-                catch (Exception)
-                {
-                    // FsCheck counts a throwing case as a failure and shrinks it: what runs next are candidates, not
-                    // new cases.
-                    if (_shrinking is null)
-                        (_failedCase, _shrinking, FirstFailureAfter) = (
-                            generated,
-                            Stopwatch.StartNew(),
-                            _elapsed.Elapsed
-                        );
-                    throw;
-                }
-                finally
-                {
-                    slot.Finish();
-                }
-                if (_shrinking is null)
-                    _events.Add(result.Events);
-                if (verdict.Holds)
-                    continue;
-                OnFailure?.Invoke(verdict);
-                if (_shrinking is null)
-                    (_failedCase, FirstFailureAfter) = (generated, _elapsed.Elapsed);
-                _shrinking ??= Stopwatch.StartNew();
-                if (options.Replay is not null && _replayAttempts == 0)
-                    _replayAttempts = attempt;
-                (LastFailure, LastVerdict, _lastFailureQuick) = (result, verdict, candidate);
-                _firstFailure ??= (result, verdict);
-                return false;
-            }
-            return true;
-        }
-
-        /// <summary>Makes sure the reported run is the shrunk scenario's own (re-running it a few times if the last
-        /// failure was another candidate's).</summary>
-        public void ConfirmShrunk(Scenario? shrunk)
-        {
-            if (
-                shrunk is null
-                || (
-                    LastFailure is not null
-                    && !_lastFailureQuick
-                    && LastFailure.Scenario.ToString() == shrunk.ToString()
-                )
-            )
-                return;
-            bool quick = _lastFailureQuick;
-            LastFailure = null;
-            LastVerdict = null;
-            for (int attempt = 0; attempt < 3 && LastFailure is null; attempt++)
-            {
-                slot.Start(
-                    shrunk,
-                    CaseStage.ConfirmingShrunk,
-                    attempt + 1,
-                    3,
-                    options.Replay is null ? _failedCase : -1
-                );
-                RunResult result;
-                Verdict verdict;
-                try
-                {
-                    (result, verdict) = Judge(shrunk, candidate: false);
-                }
-                catch (Exception ex)
-                {
-                    // The case threw (FsCheck saw the same when shrinking): report it as the property's failure, not
-                    // the run's crash.
-                    LastVerdict = new Verdict(
-                        invariant,
-                        [new Violation(invariant, "property-threw", ex.ToString(), [], [])]
-                    );
-                    continue;
-                }
-                finally
-                {
-                    slot.Finish();
-                }
-                if (!verdict.Holds)
-                    (LastFailure, LastVerdict) = (result, verdict);
-            }
-            // Shrunk with quick bounds and not failing at full ones: report the first failing case, which was judged at
-            // full bounds.
-            if (LastFailure is null && LastVerdict is null && quick && _firstFailure is { } first)
-                ((LastFailure, LastVerdict), FellBackToFirstFailure) = (first, true);
-        }
-
-        public PropertyOutcome Outcome(
-            string subject,
-            int cases,
-            int shrinks,
-            Scenario? counterexample,
-            ReplayToken? token
-        ) =>
-            new(
-                invariant,
-                subject,
-                cases,
-                shrinks,
-                counterexample,
-                counterexample is null ? null : LastVerdict,
-                counterexample is null ? null : LastFailure,
-                token,
-                _elapsed.Elapsed
-            )
-            {
-                KnownDeviationsSeen = _knownSeen,
-                Interrupted = Interrupted,
-                Events = _events,
-                ReplayAttemptsNeeded = _replayAttempts == 0 ? null : _replayAttempts,
-                ReplayAttemptsWithoutFailure =
-                    options.Replay is not null && counterexample is null && _replayTried > 0 ? _replayTried : null,
-                FirstFailureAfter = counterexample is null ? null : FirstFailureAfter,
-            };
-
-        private (RunResult Result, Verdict Verdict) Judge(Scenario scenario, bool candidate)
-        {
-            var result = run(scenario, candidate);
-            var verdict = result.Judgement.Combined(invariant);
-            return (result, Filter(verdict, scenario, result.Evidence));
-        }
-
-        private Verdict Filter(Verdict verdict, Scenario scenario, ConformanceEvidence evidence)
-        {
-            if (verdict.Holds || options.KnownDeviations.Count == 0)
-                return verdict;
-            var judged = new List<Violation>();
-            foreach (var violation in verdict.Violations)
-            {
-                if (options.KnownDeviations.FirstOrDefault(d => d.Covers(violation, scenario, evidence)) is { } known)
-                    _knownSeen[known.Name] = _knownSeen.GetValueOrDefault(known.Name) + 1;
-                else
-                    judged.Add(violation);
-            }
-            return verdict with { Violations = judged };
-        }
     }
 
     private sealed class CapturingRunner(Action<int>? onCase) : IRunner

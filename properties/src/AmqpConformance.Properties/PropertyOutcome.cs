@@ -55,6 +55,16 @@ public sealed record PropertyOutcome(
     /// counterexample.</summary>
     public string? ShrunkElsewhere { get; init; }
 
+    /// <summary>The run's seed, when the check had one: <see cref="PropertyRunOptions.Seed"/>, or the seed a check on
+    /// several workers drew without one (<see cref="PropertyRunOptions.Parallel"/>; <c>AMQP_CONFORMANCE_SEED</c> set to
+    /// it generates the same cases again, on one worker or many). Null for a replay and for a check on one worker
+    /// without a seed.</summary>
+    public ulong? Seed { get; init; }
+
+    /// <summary>How many workers judged the cases at once (<see cref="PropertyRunOptions.Parallel"/>); 1 when they ran
+    /// one at a time.</summary>
+    public int Workers { get; init; } = 1;
+
     /// <summary>For a replay: on which attempt the replayed case failed again (null when it did not fail, or this is
     /// not a replay).</summary>
     public int? ReplayAttemptsNeeded { get; init; }
@@ -87,12 +97,13 @@ public sealed record PropertyOutcome(
             return $"{Subject} / {Invariant}: the replayed case did not fail again in {tried} attempt(s) "
                 + $"({Elapsed.TotalSeconds:0.0} s): its failure depends on timing. Replay it again, or run the property "
                 + $"without {ReplayToken.EnvironmentVariable} to find a fresh case.{known}";
+        string workers = Workers > 1 ? $" on {Workers} workers, seed {Seed}" : "";
         if (Holds)
-            return $"{Subject} / {Invariant}: holds over {CasesRun} cases ({Elapsed.TotalSeconds:0.0} s).{known}";
+            return $"{Subject} / {Invariant}: holds over {CasesRun} cases ({Elapsed.TotalSeconds:0.0} s{workers}).{known}";
         var sb = new StringBuilder();
         string which = ViolatedInvariants.Count == 0 ? Invariant : string.Join(", ", ViolatedInvariants);
         sb.AppendLine(
-            $"{Subject} violates {which} (property \"{Invariant}\": found after {CasesRun} case(s), shrunk {Shrinks} time(s))."
+            $"{Subject} violates {which} (property \"{Invariant}\": found after {CasesRun} case(s), shrunk {Shrinks} time(s){workers})."
         );
         sb.AppendLine($"Counterexample: {Counterexample}");
         sb.AppendLine($"  (notation: {NotationReference})");

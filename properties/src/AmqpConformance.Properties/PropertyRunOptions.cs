@@ -28,6 +28,38 @@ public sealed record PropertyRunOptions
     /// and are not counted. Null (the default): every case. Shards of one run need one <see cref="Seed"/>.</summary>
     public CaseShard? Shard { get; init; }
 
+    /// <summary>The environment variable that sets <see cref="Parallel"/> for a suite: a number of workers (at least 1)
+    /// or <c>auto</c> (<see cref="Environment.ProcessorCount"/>).</summary>
+    public const string ParallelEnvironmentVariable = "AMQP_CONFORMANCE_PARALLEL";
+
+    /// <summary>How many workers judge a writer-level check's generated cases at once, in this process (default 1: one
+    /// case at a time). With more, the check takes one seed (<see cref="Seed"/>, or one it draws and reports in
+    /// <see cref="PropertyOutcome.Seed"/>), cuts its cases into that many shards of it (<see cref="CaseShard"/>; of
+    /// <see cref="Shard"/> when one is set, so a CI shard is cut further) and runs each shard on a thread of its own,
+    /// each case with its own connection, transport and broker, as always. The outcome is the one a run on one worker
+    /// with that seed reports: the failure of the lowest case index (<see cref="ShardMerge"/>), with its
+    /// counterexample, shrink, replay token and case count; when every case holds, the cases of all workers. A worker
+    /// that failed shrinks only once every case before its failure has passed, so the failure it shrinks is the run's;
+    /// while it shrinks, the other workers stop (their cases after it pass untried, as a run on one worker never
+    /// reaches them), and only its shrink counts for <see cref="ShrinkOncePerWriter"/>. Ignored when replaying (one
+    /// case), and by client-level checks and checks with a caller's own way of running a case
+    /// (<see cref="ConformanceProperties.Check(string, string, PropertyRunOptions, Func{Scenarios.Scenario, RunResult}, FsCheck.Arbitrary{Scenarios.Scenario}?)"/>),
+    /// which judge one case at a time. Cases side by side share the process's cores, thread pool and scheduling-lag
+    /// meter, which judges the real-time bounds (decisions.md, "Parallel workers in one check"): on a busy machine,
+    /// separate processes (<c>amqp-conformance run --parallel</c>) judge those bounds as a run alone does.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">Set to less than 1.</exception>
+    public int Parallel
+    {
+        get => _parallel;
+        init =>
+            _parallel =
+                value >= 1
+                    ? value
+                    : throw new ArgumentOutOfRangeException(nameof(Parallel), value, "At least one worker.");
+    }
+
+    private readonly int _parallel = 1;
+
     /// <summary>Replays exactly one earlier case instead of generating new ones.</summary>
     public ReplayToken? Replay { get; init; }
 
@@ -85,19 +117,28 @@ public sealed record PropertyRunOptions
     /// as callers append theirs to a failure's (<see cref="PropertyOutcome.Describe"/>). Null: the bare line.</summary>
     public Func<ReplayToken, string>? ReplayHint { get; init; }
 
-    /// <summary>Called after each generated case with the number of cases run so far (not during shrinking).</summary>
+    /// <summary>Called after each generated case with the number of cases run so far (not during shrinking). On several
+    /// workers (<see cref="Parallel"/>): one call at a time, from the worker that judged the case, with the number of
+    /// cases all the workers have judged so far.</summary>
     public Action<int>? OnCase { get; init; }
 
     /// <summary><see cref="DefaultCases"/>, or <c>AMQP_CONFORMANCE_CASES</c> when set; <c>AMQP_CONFORMANCE_REPLAY</c>,
-    /// <c>AMQP_CONFORMANCE_SEED</c> and <c>AMQP_CONFORMANCE_SHARD</c> when set. A shard without a seed is refused: its
-    /// cases would not be the same run's as the other shards'.</summary>
+    /// <c>AMQP_CONFORMANCE_SEED</c>, <c>AMQP_CONFORMANCE_SHARD</c> and <c>AMQP_CONFORMANCE_PARALLEL</c>
+    /// (<see cref="Parallel"/>: N or <c>auto</c>) when set. A shard without a seed is refused: its cases would not be
+    /// the same run's as the other shards'.</summary>
     /// <exception cref="FormatException">One of the variables is set to something unreadable.</exception>
-    public static PropertyRunOptions FromEnvironment(int? defaultCases = null)
+    public static PropertyRunOptions FromEnvironment(int? defaultCases = null) =>
+        FromVariables(Environment.GetEnvironmentVariable, defaultCases);
+
+    /// <summary><see cref="FromEnvironment"/> over <paramref name="variable"/> instead of the process's environment
+    /// (tests: the environment is the whole process's).</summary>
+    internal static PropertyRunOptions FromVariables(Func<string, string?> variable, int? defaultCases = null)
     {
-        string? cases = Environment.GetEnvironmentVariable(CasesEnvironmentVariable);
-        string? replay = Environment.GetEnvironmentVariable(ReplayToken.EnvironmentVariable);
-        string? seed = Environment.GetEnvironmentVariable(SeedEnvironmentVariable);
-        string? shard = Environment.GetEnvironmentVariable(CaseShard.EnvironmentVariable);
+        string? cases = variable(CasesEnvironmentVariable);
+        string? replay = variable(ReplayToken.EnvironmentVariable);
+        string? seed = variable(SeedEnvironmentVariable);
+        string? shard = variable(CaseShard.EnvironmentVariable);
+        string? parallel = variable(ParallelEnvironmentVariable);
         int n = defaultCases ?? DefaultCases;
         if (!string.IsNullOrWhiteSpace(cases) && (!int.TryParse(cases, out n) || n < 1))
             throw new FormatException($"{CasesEnvironmentVariable}=\"{cases}\" is not a positive number of cases.");
@@ -139,6 +180,28 @@ public sealed record PropertyRunOptions
             Replay = string.IsNullOrWhiteSpace(replay) ? null : ReplayToken.Parse(replay),
             Seed = runSeed,
             Shard = slice,
+            Parallel = string.IsNullOrWhiteSpace(parallel) ? 1 : ParseParallel(parallel),
         };
+    }
+
+    /// <summary>Reads <see cref="ParallelEnvironmentVariable"/>: a number of workers (at least 1) or
+    /// <c>auto</c>.</summary>
+    private static int ParseParallel(string text)
+    {
+        if (string.Equals(text.Trim(), "auto", StringComparison.OrdinalIgnoreCase))
+            return Environment.ProcessorCount;
+        if (
+            int.TryParse(
+                text.Trim(),
+                System.Globalization.NumberStyles.None,
+                System.Globalization.CultureInfo.InvariantCulture,
+                out int workers
+            )
+            && workers >= 1
+        )
+            return workers;
+        throw new FormatException(
+            $"{ParallelEnvironmentVariable}=\"{text}\" is not a number of workers: expected a number (at least 1) or auto (one per core)."
+        );
     }
 }

@@ -5,7 +5,8 @@ namespace AmqpConformance.Suites.Tests.Crashes;
 
 /// <summary>Under <c>dotnet test</c>, a writer that throws on a thread the harness does not own aborts the test host;
 /// the suite still leaves the report a failure would: writer, property, scenario and replay line, in the suite's
-/// summary.txt and on the test host's standard error.</summary>
+/// summary.txt and on the test host's standard error; on several workers (<c>AMQP_CONFORMANCE_PARALLEL</c>) too, each
+/// worker's case in flight with its own replay line.</summary>
 public sealed class TestHostCrashTests : IDisposable
 {
     private readonly string _reports = Path.Combine(
@@ -13,12 +14,15 @@ public sealed class TestHostCrashTests : IDisposable
         "amqpc-testhost-crash-" + Guid.NewGuid().ToString("N")
     );
 
-    [Fact]
-    public async Task A_writer_that_crashes_the_test_host_leaves_the_report_of_the_case_in_flight()
+    [Theory]
+    [InlineData(null)]
+    [InlineData("2")]
+    public async Task A_writer_that_crashes_the_test_host_leaves_the_report_of_the_case_in_flight(string? parallel)
     {
         var (code, output) = await DotnetTestAsync(
             typeof(TestHostCrashTests).Assembly.Location,
-            $"FullyQualifiedName~{nameof(CrashingSuiteChild)}"
+            $"FullyQualifiedName~{nameof(CrashingSuiteChild)}",
+            parallel
         );
 
         Assert.True(code != 0, output);
@@ -36,11 +40,18 @@ public sealed class TestHostCrashTests : IDisposable
             report
         );
         Assert.Contains("Writer: Crashing", output, StringComparison.Ordinal); // the test host's standard error reaches the user
+        // Every case named in flight has its replay line (on two workers, one or both may be: the crash comes at the
+        // first call of whichever starts first).
+        Assert.Equal(
+            System.Text.RegularExpressions.Regex.Count(report, "In flight: case "),
+            System.Text.RegularExpressions.Regex.Count(report, @"In flight: case .*\n.*Scenario: .*\n.*Replay: ")
+        );
     }
 
     /// <summary>Runs <c>dotnet test</c> on a built test assembly in a child process with its own reports root, without
-    /// the outer run's MSBuild and VSTest variables (they would steer the child into the outer run).</summary>
-    private async Task<(int ExitCode, string Output)> DotnetTestAsync(string assembly, string filter)
+    /// the outer run's MSBuild and VSTest variables (they would steer the child into the outer run), on
+    /// <paramref name="parallel"/> workers (null: the variable unset).</summary>
+    private async Task<(int ExitCode, string Output)> DotnetTestAsync(string assembly, string filter, string? parallel)
     {
         string host =
             Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } h && File.Exists(h)
@@ -65,6 +76,10 @@ public sealed class TestHostCrashTests : IDisposable
             start.Environment.Remove(name);
         start.Environment[CrashChildFactAttribute.Variable] = "1";
         start.Environment["AMQP_CONFORMANCE_REPORTS"] = _reports;
+        if (parallel is null)
+            start.Environment.Remove("AMQP_CONFORMANCE_PARALLEL");
+        else
+            start.Environment["AMQP_CONFORMANCE_PARALLEL"] = parallel;
         start.Environment["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1";
         start.Environment["DOTNET_NOLOGO"] = "1";
         var output = new StringBuilder();
