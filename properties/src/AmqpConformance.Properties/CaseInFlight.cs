@@ -19,6 +19,11 @@ public enum CaseStage
     /// <summary>Re-running the shrunk counterexample to report its own run: attempt
     /// <see cref="CaseInFlight.Number"/>.</summary>
     ConfirmingShrunk = 4,
+
+    /// <summary>Re-running the failing case as it was generated, to measure how often it fails again
+    /// (<see cref="PropertyRunOptions.ReproductionRuns"/>): run <see cref="CaseInFlight.Number"/> of at most
+    /// <see cref="CaseInFlight.Of"/>.</summary>
+    Reproducing = 5,
 }
 
 /// <summary>One case a property check ran or was running (see <see cref="CasesInFlight"/>).</summary>
@@ -43,6 +48,7 @@ public sealed record CaseInFlight(CaseStage Stage, int Number, int Of, Scenario 
             CaseStage.Generated => $"case {Number} of {Of}",
             CaseStage.Replaying => $"replay attempt {Number} of {Of}",
             CaseStage.Shrinking => $"shrink candidate {Number} (shrinking a failure it found)",
+            CaseStage.Reproducing => $"the failing case, re-run {Number} of {Of} (how often it fails again)",
             _ => $"the shrunk counterexample, re-run {Number}",
         };
 

@@ -239,6 +239,58 @@ public static partial class ConformanceProperties
                 ((LastFailure, LastVerdict), FellBackToFirstFailure) = (first, true);
         }
 
+        /// <summary>How often the failing case failed again when re-run (<see cref="MeasureReproduction"/>); null until
+        /// measured.</summary>
+        public Reproduction? Reproduced { get; private set; }
+
+        /// <summary>Re-runs <paramref name="original"/>, the failing case as generated (what its replay token runs), up
+        /// to <see cref="PropertyRunOptions.ReproductionRuns"/> times within
+        /// <see cref="PropertyRunOptions.ReproductionBudget"/>, and counts the runs that break a rule its first failure
+        /// broke. Not for a replay, a losing worker, a scripted case (it fails again every time) or a case that hung
+        /// (each re-run would wait out its bound); a re-run that throws counts as not failing again.</summary>
+        public void MeasureReproduction(Scenario? original)
+        {
+            if (
+                Lost
+                || original is null
+                || original.Script is not null
+                || options.Replay is not null
+                || options.ReproductionRuns <= 0
+                || _firstFailure is not { } first
+                || first.Result.Evidence.CaseHung is not null
+                || first.Result.Scenario.ToString() != original.ToString()
+            )
+                return;
+            var rules = first.Verdict.Violations.Select(v => v.Rule).ToHashSet(StringComparer.Ordinal);
+            var clock = Stopwatch.StartNew();
+            int runs = 0,
+                failed = 0;
+            for (; runs < options.ReproductionRuns; runs++)
+            {
+                if (
+                    runs > 0
+                    && (clock.Elapsed > options.ReproductionBudget || options.Cancellation.IsCancellationRequested)
+                )
+                    break;
+                slot.Start(original, CaseStage.Reproducing, runs + 1, options.ReproductionRuns, _failedCase);
+                try
+                {
+                    var (_, verdict, _) = Judge(original, candidate: false);
+                    if (verdict.Violations.Any(v => rules.Contains(v.Rule)))
+                        failed++;
+                }
+                catch (Exception)
+                {
+                    // Another failure than the one found: not this one again.
+                }
+                finally
+                {
+                    slot.Finish();
+                }
+            }
+            Reproduced = new Reproduction(failed, runs);
+        }
+
         public PropertyOutcome Outcome(
             string subject,
             int cases,
@@ -262,6 +314,7 @@ public static partial class ConformanceProperties
                 Interrupted = Interrupted,
                 Events = _events,
                 ReplayAttemptsNeeded = _replayAttempts == 0 ? null : _replayAttempts,
+                Reproduced = counterexample is null ? null : Reproduced,
                 ReplayAttemptsWithoutFailure =
                     options.Replay is not null && counterexample is null && _replayTried > 0 ? _replayTried : null,
                 FirstFailureAfter = counterexample is null ? null : FirstFailureAfter,

@@ -197,6 +197,7 @@ public static partial class ConformanceProperties
         var shrunk = failed.Item3.Head as Scenario;
         var token = new ReplayToken(failed.Item6.Seed, failed.Item6.Gamma, failed.Item7); // Item6: the generator state of the failing case itself
         session.ConfirmShrunk(shrunk);
+        session.MeasureReproduction(failed.Item2.Head as Scenario);
         if (session.LastVerdict is null && failed.Item4 is Outcome.Failed { Item: { } error })
             session.LastVerdict = new Verdict(
                 invariant,

@@ -74,6 +74,11 @@ public sealed record PropertyOutcome(
     /// this is not a replay or the case failed again.</summary>
     public int? ReplayAttemptsWithoutFailure { get; init; }
 
+    /// <summary>How often the failing case failed again when re-run right after it was found
+    /// (<see cref="PropertyRunOptions.ReproductionRuns"/>); null when it held, was not measured (a scripted case, a case
+    /// that hung, a replay) or this is a losing worker's.</summary>
+    public Reproduction? Reproduced { get; init; }
+
     /// <summary>The invariants the counterexample violated (the property is named after the one its generation is
     /// biased to; every case is judged on all of them).</summary>
     public IReadOnlyList<string> ViolatedInvariants =>
@@ -137,6 +142,8 @@ public sealed record PropertyOutcome(
             sb.AppendLine(
                 $"Replay: {ReplayToken.EnvironmentVariable}={Replay}" + (replayHint is null ? "" : $"  ({replayHint})")
             );
+        if (Reproduced is not null)
+            sb.AppendLine(Reproduced.ToString());
         if (ReplayAttemptsNeeded is { } attempt)
             sb.AppendLine(
                 attempt == 1

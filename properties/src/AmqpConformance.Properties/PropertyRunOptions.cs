@@ -79,6 +79,16 @@ public sealed record PropertyRunOptions
     /// that does not come back ends in bounded time. The first attempt always runs.</summary>
     public TimeSpan ReplayBudget { get; init; } = DefaultReplayBudget;
 
+    /// <summary>After a failure is found (and shrunk), how many times the failing case, as generated (what its replay
+    /// token runs), is run again to measure how often it fails again (<see cref="PropertyOutcome.Reproduced"/>); default
+    /// 5, 0 turns it off. Not for a scripted case (driven step by step, it fails again every time), a case that hung (each
+    /// re-run would wait out its bound) or a replay. See also <see cref="ReproductionBudget"/>.</summary>
+    public int ReproductionRuns { get; init; } = 5;
+
+    /// <summary>No further re-run of <see cref="ReproductionRuns"/> starts once this much time has gone by (default
+    /// 3 s), so the measurement costs a red run little; the first always runs.</summary>
+    public TimeSpan ReproductionBudget { get; init; } = TimeSpan.FromSeconds(3);
+
     /// <summary>Limits of each run.</summary>
     public WriterRunOptions Runner { get; init; } = WriterRunOptions.Default;
 
