@@ -13,14 +13,18 @@ namespace AmqpConformance.FakeBroker.Benchmarks;
 /// the same publisher against a <see cref="ConfirmingSink"/> (reads, walks frame headers, acks; stores nothing), the
 /// ceiling any storing broker could reach over this socket with this publisher. For each body size and connection count
 /// it measures RabbitMQ, then the sink, then a fresh in-process fake broker, each after a warm-up that is not printed
-/// (the sink's and the fake broker's repeated until the JIT compiles nothing more, <see cref="JitWarmUp"/>), and prints
-/// one table row: messages/s and body MB/s (10^6 bytes) of each, the ratio fake/RabbitMQ of messages/s and the ceiling
-/// sink/RabbitMQ; then a line of costs per message (CPU µs of this process, plus RabbitMQ's Erlang VM for the RabbitMQ
-/// column, and GC pause share and full collections for the in-process contestants). Then one verdict per goal (fake >=
-/// 10x RabbitMQ at 256 B, >= 3x at 1 MiB; the worst connection count counts), each with whether the sink itself reaches
-/// the goal. When RabbitMQ does not answer (refused, no handshake) it says why and measures the others alone. Exits 0
-/// (goals met or not: this is a benchmark), 2 on bad options (<see cref="RaceOptions.CreateCommand"/>), 1 if the fake
-/// broker's or the sink's measurement fails. Options: <see cref="RaceOptions"/>.
+/// (the sink's and the fake broker's repeated until the JIT compiles nothing more, <see cref="JitWarmUp"/>, then run
+/// once more at the largest connection count, so the process's shared pools are filled as in a broker that ran a
+/// while), and prints one table row: messages/s and body MB/s (10^6 bytes) of each, the ratio fake/RabbitMQ of
+/// messages/s and the ceiling sink/RabbitMQ; then a line of costs per message (CPU µs of this process, plus RabbitMQ's
+/// Erlang VM for the RabbitMQ column, and GC pause share, collections per generation and bytes allocated for the
+/// in-process contestants); then what the fake broker itself allocated and held per message and per frame
+/// (<see cref="BrokerShare"/>; the fake's measurement starts and ends with full collections outside the clock, to tell
+/// what it held). Then one verdict per goal (fake >= 10x RabbitMQ at 256 B, >= 3x at 1 MiB; the worst connection count
+/// counts), each with whether the sink itself reaches the goal. When RabbitMQ does not answer (refused, no handshake)
+/// it says why and measures the others alone. Exits 0 (goals met or not: this is a benchmark), 2 on bad options
+/// (<see cref="RaceOptions.CreateCommand"/>), 1 if the fake broker's or the sink's measurement fails. Options:
+/// <see cref="RaceOptions"/>.
 /// </summary>
 internal static class RaceBenchmark
 {
@@ -81,6 +85,16 @@ internal static class RaceBenchmark
             });
             if (!warmUp.Settled)
                 Console.WriteLine($"warm-up at {SizeName(size)}: {warmUp}");
+            // Then once at the largest connection count, unprinted: the pools all brokers of the process share (receive
+            // blocks, body arrays, queue chunks) then hold what that many connections at once need, as in a broker that
+            // has run a while. Without it the first cell with more connections than the warm-up's one paid for filling
+            // them (at 1 MiB, six more 256 KiB receive blocks: ~13 KB of its ~15 KB per message).
+            int widest = options.Connections.Max();
+            if (widest > 1)
+            {
+                await MeasureSinkAsync(size, widest, warmMessages, window, ct);
+                await MeasureFakeAsync(size, widest, warmMessages, window, ct);
+            }
             foreach (int connections in options.Connections)
             {
                 int messages = Math.Max(connections, options.MessagesPerCell(size));
@@ -99,9 +113,10 @@ internal static class RaceBenchmark
                     if (failure is not null)
                         Console.WriteLine($"RabbitMQ failed at {SizeName(size)} x {connections}: {failure}");
                 }
-                Result sink = await MeasureSinkAsync(size, connections, messages, window, ct);
+                Result sink = await MeasureSinkAsync(size, connections, messages, window, ct, sampler);
                 Result fake = await MeasureFakeAsync(size, connections, messages, window, ct, sampler);
                 IReadOnlyList<(string Type, long Bytes)> sampled = fake.Sampled;
+                var sinkSampled = sink.Sampled.ToDictionary(p => p.Type, p => p.Bytes);
                 double? ratio = rabbit is { } r ? fake.MessagesPerSecond / r.MessagesPerSecond : null;
                 double? ceiling = rabbit is { } r2 ? sink.MessagesPerSecond / r2.MessagesPerSecond : null;
                 if (ratio is { } q)
@@ -122,11 +137,12 @@ internal static class RaceBenchmark
                         $"  cpu µs/msg: rabbit {(rabbit is { } rr ? Costs(rr, beam: true) : "-")}; sink {Costs(sink, beam: false)}; fake {Costs(fake, beam: false)}"
                     )
                 );
-                foreach ((string type, long bytes) in sampled.Take(6))
+                Console.WriteLine(BrokerShare(fake, sink));
+                foreach ((string type, long bytes) in sampled.Take(8))
                     Console.WriteLine(
                         string.Create(
                             CultureInfo.InvariantCulture,
-                            $"    fake, sampled {bytes / (double)messages, 10:F1} B/msg  {type}"
+                            $"    fake, sampled {bytes / (double)messages, 10:F1} B/msg  (sink {sinkSampled.GetValueOrDefault(type) / (double)messages, 8:F1})  {type}"
                         )
                     );
                 if (rabbit?.Nacked + fake.Nacked + sink.Nacked is > 0)
@@ -242,7 +258,8 @@ internal static class RaceBenchmark
             messages,
             window,
             ct,
-            sampler
+            sampler,
+            () => broker.Connections.Sum(c => c.Log.NextSequence)
         );
         foreach (BrokerConnection connection in broker.Connections)
             if (connection.Log.Findings() is { Count: > 0 } findings)
@@ -258,7 +275,8 @@ internal static class RaceBenchmark
         int connections,
         int messages,
         int window,
-        CancellationToken ct
+        CancellationToken ct,
+        AllocationSampler? sampler = null
     )
     {
         Result result;
@@ -271,7 +289,8 @@ internal static class RaceBenchmark
                 connections,
                 messages,
                 window,
-                ct
+                ct,
+                sampler
             );
             if (sink.Failure is { } failure)
                 throw new InvalidOperationException($"the confirming sink failed: {failure.Message}", failure);
@@ -291,7 +310,8 @@ internal static class RaceBenchmark
         int messages,
         int window,
         CancellationToken ct,
-        AllocationSampler? sampler = null
+        AllocationSampler? sampler = null,
+        Func<long>? framesRecorded = null
     )
     {
         var publishers = new List<ConfirmPublisher>();
@@ -299,7 +319,11 @@ internal static class RaceBenchmark
         {
             for (int c = 0; c < connections; c++)
                 publishers.Add(await ConfirmPublisher.OpenAsync(endpoint, handshake, size, window, ct));
+            // For the fake broker, what the process holds before and after (after full collections, outside the timed
+            // part): what the broker kept of the cell (messages, bodies, frame entries), as opposed to garbage.
+            long heldBefore = framesRecorded is null ? 0 : GC.GetTotalMemory(forceFullCollection: true);
             sampler?.Start();
+            long framesBefore = framesRecorded?.Invoke() ?? 0;
             CpuSample before = CpuSample.Take();
             var watch = Stopwatch.StartNew();
             long[] nacked = await Task.WhenAll(
@@ -313,9 +337,13 @@ internal static class RaceBenchmark
             );
             watch.Stop();
             CpuCost cost = CpuSample.Take() - before;
+            long frames = (framesRecorded?.Invoke() ?? 0) - framesBefore;
+            long held = framesRecorded is null ? 0 : GC.GetTotalMemory(forceFullCollection: true) - heldBefore;
             return new Result(messages, (long)messages * size, watch.Elapsed, nacked.Sum(), cost)
             {
                 Sampled = sampler is null ? [] : await sampler.StopAsync(),
+                Frames = frames,
+                Held = held,
             };
         }
         finally
@@ -364,7 +392,8 @@ internal static class RaceBenchmark
     private static string Ratio(double? ratio) =>
         ratio is { } x ? x.ToString("F2", CultureInfo.InvariantCulture) + "x" : "-";
 
-    /// <summary>"1234.5 (gc pause 4 %, gen2 1, alloc 612 B/msg)", or for RabbitMQ "1234.5 (publisher 400.1 + beam
+    /// <summary>"1234.5 (gc pause 4 %, gen0/1/2 3/3/2, alloc 612 B/msg, page faults 0.1/msg)" (collections counted
+    /// per generation reached, so a gen2 one counts in all three; bytes allocated by all threads, exact), or for RabbitMQ "1234.5 (publisher 400.1 + beam
     /// 834.4)": CPU µs per message.</summary>
     private static string Costs(Result result, bool beam)
     {
@@ -382,8 +411,43 @@ internal static class RaceBenchmark
                 );
         return string.Create(
             CultureInfo.InvariantCulture,
-            $"{PerMessage(c.Process):F1} (gc pause {c.GcPause.TotalSeconds / result.Elapsed.TotalSeconds:P0}, gen2 {c.Gen2}, alloc {(double)c.Allocated / result.Messages:F0} B/msg, "
+            $"{PerMessage(c.Process):F1} (gc pause {c.GcPause.TotalSeconds / result.Elapsed.TotalSeconds:P0}, gen0/1/2 {c.Gen0}/{c.Gen1}/{c.Gen2}, alloc {(double)c.Allocated / result.Messages:F0} B/msg, "
                 + $"page faults {(c.MinorFaults is { } f ? (f / (double)result.Messages).ToString("F1", CultureInfo.InvariantCulture) : "-")}/msg)"
+        );
+    }
+
+    /// <summary>"  fake broker's own: alloc 375 B/msg (fake 826 - sink 452), held 290 B/msg; 12.0 frames/msg: 31.2 B/frame
+    /// allocated, 7.0 B/frame not held": what the fake broker itself allocated per message over the timed part, taken as
+    /// the process's allocations (all threads, <see cref="GC.GetTotalAllocatedBytes(bool)"/> exact) in the fake's
+    /// measurement less those in the sink's (the same publishers against a server that allocates next to nothing); how
+    /// much of it the broker still held after the cell (<see cref="Result.Held"/>: its stored messages, small bodies,
+    /// queue chunks, frame-log entries; large bodies reuse pooled arrays and add nothing); and both per frame its logs
+    /// recorded (received and sent). Allocation not held is garbage the collector must clear. Noisy where a cell is
+    /// short: the publishers' own share differs a little between runs.</summary>
+    private static string BrokerShare(Result fake, Result sink)
+    {
+        double perMessage =
+            (fake.Cost.Allocated - sink.Cost.Allocated * (double)fake.Messages / sink.Messages) / fake.Messages;
+        double heldPerMessage = fake.Held / (double)fake.Messages;
+        double framesPerMessage = fake.Frames / (double)fake.Messages;
+        // Where the broker holds little on the heap (large bodies reuse pooled arrays), the publishers' and the runtime's
+        // own buffers coming and going can outweigh it, even make the process smaller after the cell than before: then
+        // there is no telling what the broker held.
+        string held =
+            fake.Held < 0
+                ? "held - (the process shrank over the cell)"
+                : string.Create(CultureInfo.InvariantCulture, $"held {heldPerMessage:F0} B/msg");
+        string notHeld =
+            fake.Held < 0
+                ? ""
+                : string.Create(
+                    CultureInfo.InvariantCulture,
+                    $", {(perMessage - heldPerMessage) / framesPerMessage:F1} B/frame not held"
+                );
+        return string.Create(
+            CultureInfo.InvariantCulture,
+            $"  fake broker's own: alloc {perMessage:F0} B/msg (fake {fake.Cost.Allocated / (double)fake.Messages:F0} - sink {sink.Cost.Allocated / (double)sink.Messages:F0}), {held}; "
+                + $"{framesPerMessage:F1} frames/msg: {perMessage / framesPerMessage:F1} B/frame allocated{notHeld}"
         );
     }
 
@@ -413,6 +477,14 @@ internal static class RaceBenchmark
     /// part).</summary>
     private readonly record struct Result(long Messages, long BodyBytes, TimeSpan Elapsed, long Nacked, CpuCost Cost)
     {
+        /// <summary>Frames the fake broker's logs recorded while the clock ran (received and sent; 0 for the
+        /// others).</summary>
+        public long Frames { get; init; }
+
+        /// <summary>How much more the process held after the cell than before it (after full collections; the fake
+        /// broker's only): what the broker kept of it.</summary>
+        public long Held { get; init; }
+
         /// <summary>What the allocation sampler saw while the clock ran, by type (empty without one).</summary>
         public IReadOnlyList<(string Type, long Bytes)> Sampled { get; init; } = [];
 

@@ -262,7 +262,7 @@ public sealed partial class BrokerConnection
                 continue;
             if (_options.CoalesceConfirms && ch.PendingConfirmCount > 1)
             {
-                SendMethod(ch.Number, new BasicAck { DeliveryTag = ch.PendingConfirmUpTo, Multiple = true });
+                SendAck(ch.Number, ch.PendingConfirmUpTo, multiple: true);
             }
             else
             {
@@ -271,7 +271,7 @@ public sealed partial class BrokerConnection
                     tag <= ch.PendingConfirmUpTo;
                     tag++
                 )
-                    SendMethod(ch.Number, new BasicAck { DeliveryTag = tag, Multiple = false });
+                    SendAck(ch.Number, tag, multiple: false);
             }
             ch.PendingConfirmCount = 0;
         }

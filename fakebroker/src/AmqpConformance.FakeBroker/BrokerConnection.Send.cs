@@ -17,15 +17,20 @@ public sealed partial class BrokerConnection
     /// <summary>One thing for the writer loop to put on the wire, whole: a method (with its content, if any), a
     /// heartbeat, or raw bytes (the protocol header sent back on a version mismatch). A heartbeat carries the last-sent
     /// timestamp its decision was based on (<paramref name="QuietSince"/>): the writer drops it if anything else went
-    /// out since, so a frame queued just before it cannot make it a heartbeat on a busy connection.</summary>
-    private sealed record OutboundItem(
+    /// out since, so a frame queued just before it cannot make it a heartbeat on a busy connection. A publisher confirm
+    /// (basic.ack) comes as its delivery tag and multiple flag (<paramref name="Ack"/>), with no method object. A value,
+    /// so queueing one allocates nothing of its own.</summary>
+    private readonly record struct OutboundItem(
         ushort Channel,
         IAmqpMethod? Method,
         ReadOnlyMemory<byte> HeaderPayload,
         ReadOnlyMemory<byte> Body,
         bool Heartbeat = false,
         byte[]? Raw = null,
-        long QuietSince = 0
+        long QuietSince = 0,
+        bool Ack = false,
+        ulong AckTag = 0,
+        bool AckMultiple = false
     );
 
     /// <summary>Queues a method frame. Safe from any thread; dropped once the connection ended.</summary>
@@ -36,6 +41,13 @@ public sealed partial class BrokerConnection
     /// header and body, split into body frames of this connection's frame_max - 8.</summary>
     internal void SendContent(ushort channel, IAmqpMethod method, DeliveredMessage message) =>
         _outbound.Writer.TryWrite(new OutboundItem(channel, method, message.HeaderPayload, message.Body));
+
+    /// <summary>Queues a publisher confirm: basic.ack of <paramref name="deliveryTag"/> (and every earlier one, with
+    /// <paramref name="multiple"/>), written as <see cref="BasicAck"/> would be, without making one.</summary>
+    internal void SendAck(ushort channel, ulong deliveryTag, bool multiple) =>
+        _outbound.Writer.TryWrite(
+            new OutboundItem(channel, null, default, default, Ack: true, AckTag: deliveryTag, AckMultiple: multiple)
+        );
 
     private void SendHeartbeat(long quietSince) =>
         _outbound.Writer.TryWrite(new OutboundItem(0, null, default, default, Heartbeat: true, QuietSince: quietSince));
@@ -60,12 +72,19 @@ public sealed partial class BrokerConnection
                         Write(output, item);
                         Interlocked.Exchange(ref _lastSentTimestamp, _clock.GetTimestamp());
                     }
-                    if (output.UnflushedBytes < 256 * 1024 && reader.TryPeek(out _))
+                    // Several commands per flush while more are queued, up to 256 KiB.
+                    if (output.UnflushedBytes < 256 * 1024)
                         continue;
                     var flush = await output.FlushAsync(_abort.Token).ConfigureAwait(false);
                     if (flush.IsCompleted || flush.IsCanceled)
                         return;
                 }
+                // Nothing more queued: what was written goes out. (The queue is not peeked to decide this: a peek marks
+                // the channel's queue segment as observed, and such a segment is never reused, so every 32 commands
+                // queued cost a new segment.)
+                var last = await output.FlushAsync(_abort.Token).ConfigureAwait(false);
+                if (last.IsCompleted || last.IsCanceled)
+                    return;
             }
         }
         catch (OperationCanceledException) when (_abort.IsCancellationRequested)
@@ -120,7 +139,13 @@ public sealed partial class BrokerConnection
             WriteFrame(output, at, FrameType.Heartbeat, 0, ReadOnlyMemory<byte>.Empty);
             return;
         }
-        WriteFrame(output, at, FrameType.Method, item.Channel, MethodCodec.ToPayload(item.Method!));
+        if (item.Ack)
+        {
+            int length = WriteAckPayload(_methodPayload, item.AckTag, item.AckMultiple);
+            WriteFrame(output, at, FrameType.Method, item.Channel, _methodPayload.AsMemory(0, length));
+            return;
+        }
+        WriteFrame(output, at, FrameType.Method, item.Channel, MethodPayload(item.Method!));
         if (!item.Method!.HasContent)
             return;
         WriteFrame(output, at, FrameType.Header, item.Channel, item.HeaderPayload);
@@ -132,6 +157,37 @@ public sealed partial class BrokerConnection
             WriteFrame(output, at, FrameType.Body, item.Channel, body[..chunk]);
             body = body[chunk..];
         }
+    }
+
+    /// <summary>The writer loop's buffer for a method's payload: the frame and the log copy it, so it is reused for the
+    /// next method.</summary>
+    private readonly byte[] _methodPayload = new byte[MethodPayloadBufferLength];
+
+    private const int MethodPayloadBufferLength = 512;
+
+    /// <summary><paramref name="method"/> encoded: in the writer loop's reused buffer when it fits (every ack, deliver
+    /// and most others), else in an array of its own. Valid until the next call.</summary>
+    private ReadOnlyMemory<byte> MethodPayload(IAmqpMethod method)
+    {
+        int length = MethodCodec.EncodedLength(method);
+        if (length > MethodPayloadBufferLength)
+            return MethodCodec.ToPayload(method);
+        int written = MethodCodec.Encode(method, _methodPayload);
+        return _methodPayload.AsMemory(0, written);
+    }
+
+    /// <summary>Writes basic.ack's payload (class and method ids, delivery tag, multiple bit) into
+    /// <paramref name="destination"/>, the bytes <see cref="MethodCodec.Encode(IAmqpMethod, Span{byte})"/> writes for a
+    /// <see cref="BasicAck"/> with these arguments; returns their count (13).</summary>
+    internal static int WriteAckPayload(Span<byte> destination, ulong deliveryTag, bool multiple)
+    {
+        var writer = new AmqpWriter(destination);
+        writer.WriteShort(BasicAck.ClassIdValue);
+        writer.WriteShort(BasicAck.MethodIdValue);
+        writer.WriteLongLong(deliveryTag);
+        writer.WriteBit(multiple);
+        writer.Flush();
+        return writer.BytesWritten;
     }
 
     private void WriteFrame(

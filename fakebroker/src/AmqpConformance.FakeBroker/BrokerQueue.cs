@@ -6,7 +6,13 @@ namespace AmqpConformance.FakeBroker;
 /// lock and returns a snapshot); the broker mutates it only under that lock.</summary>
 public sealed class BrokerQueue
 {
-    private readonly Deque<QueuedMessage> _ready = new();
+    /// <summary>Where the queues of every broker in the process take the chunks for their ready messages and give them
+    /// back when deleted (<see cref="VirtualHost.QueueChunks"/> unless a test gives a host its own): at most 256 free
+    /// chunks (6 MiB) kept.</summary>
+    internal static DequeChunkPool<QueuedMessage> SharedChunks { get; } =
+        new(Deque<QueuedMessage>.DefaultChunkLength, limit: 256);
+
+    private readonly Deque<QueuedMessage> _ready;
     private readonly List<Consumer> _consumers = [];
     private int _cursor;
     private long _enqueued;
@@ -22,6 +28,7 @@ public sealed class BrokerQueue
     )
     {
         Host = host;
+        _ready = new Deque<QueuedMessage>(host.QueueChunks);
         Name = name;
         Durable = durable;
         Exclusive = exclusive;
@@ -153,6 +160,16 @@ public sealed class BrokerQueue
             entry.Storage?.Release();
         _ready.Clear();
         return n;
+    }
+
+    /// <summary>For a queue being deleted: drops every ready message unread, as <see cref="Purge"/> does, and gives
+    /// every chunk that held them to its host's pool (<see cref="VirtualHost.QueueChunks"/>), for the next queue to
+    /// fill.</summary>
+    internal void PurgeForDeletion()
+    {
+        foreach (var entry in _ready)
+            entry.Storage?.Release();
+        _ready.ReleaseChunks();
     }
 
     internal void AddConsumer(Consumer consumer)

@@ -20,6 +20,7 @@ internal sealed class Deque<T>
     public const int KeptSpares = 4;
 
     private readonly int _chunkLength;
+    private readonly DequeChunkPool<T>? _pool;
     private readonly T[]?[] _spares = new T[KeptSpares][];
     private int _spareCount;
     private T[][] _ring = [];
@@ -34,6 +35,11 @@ internal sealed class Deque<T>
         ArgumentOutOfRangeException.ThrowIfLessThan(chunkLength, 1);
         _chunkLength = chunkLength;
     }
+
+    /// <summary>An empty deque that takes its chunks from <paramref name="pool"/> when it has no spare of its own, and
+    /// gives them back there on <see cref="ReleaseChunks"/>.</summary>
+    public Deque(DequeChunkPool<T> pool)
+        : this(pool.ChunkLength) => _pool = pool;
 
     /// <summary>How many items it holds.</summary>
     public int Count => _count;
@@ -106,13 +112,38 @@ internal sealed class Deque<T>
         _count = 0;
     }
 
+    /// <summary>Removes every item, as <see cref="Clear"/> does, and gives every chunk it holds (in use or spare) to the
+    /// pool it was made with, for other deques to reuse; without a pool it just lets go of them. For a deque that is
+    /// done (its queue deleted): it stays usable, but starts over with no chunk.</summary>
+    public void ReleaseChunks()
+    {
+        if (_pool is not null)
+        {
+            for (int i = 0; i < _chunks; i++)
+            {
+                T[] chunk = _ring[(_firstChunk + i) % _ring.Length];
+                Array.Clear(chunk); // the pool keeps nothing alive
+                _pool.Give(chunk);
+            }
+            for (int i = 0; i < _spareCount; i++)
+                _pool.Give(_spares[i]!); // cleared already, slot by slot or by Clear
+        }
+        Array.Clear(_spares);
+        _spareCount = 0;
+        _ring = [];
+        _firstChunk = 0;
+        _chunks = 0;
+        _head = 0;
+        _count = 0;
+    }
+
     /// <summary>Front to back, without allocating. Must not be used across a change.</summary>
     public Enumerator GetEnumerator() => new(this);
 
     private T[] NewChunk()
     {
         if (_spareCount == 0)
-            return new T[_chunkLength];
+            return _pool is not null && _pool.TryTake(out T[] pooled) ? pooled : new T[_chunkLength];
         T[] chunk = _spares[--_spareCount]!;
         _spares[_spareCount] = null;
         return chunk;

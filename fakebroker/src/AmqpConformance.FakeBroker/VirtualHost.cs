@@ -11,9 +11,12 @@ internal sealed class VirtualHost
     private readonly Dictionary<string, BrokerExchange> _exchanges = new(StringComparer.Ordinal);
     private readonly Dictionary<string, BrokerQueue> _queues = new(StringComparer.Ordinal);
 
-    public VirtualHost(string name)
+    /// <summary>A virtual host named <paramref name="name"/>, its queues keeping their ready messages in chunks from
+    /// <paramref name="queueChunks"/> (by default <see cref="BrokerQueue.SharedChunks"/>, the process's).</summary>
+    public VirtualHost(string name, DequeChunkPool<QueuedMessage>? queueChunks = null)
     {
         Name = name;
+        QueueChunks = queueChunks ?? BrokerQueue.SharedChunks;
         foreach (
             var (exchange, kind) in new[]
             {
@@ -34,6 +37,9 @@ internal sealed class VirtualHost
                 FieldTable.Empty
             );
     }
+
+    /// <summary>Where this host's queues take chunks for their ready messages, and give them back when deleted.</summary>
+    internal DequeChunkPool<QueuedMessage> QueueChunks { get; }
 
     public string Name { get; }
 
@@ -287,7 +293,7 @@ internal sealed class VirtualHost
     private void RemoveQueue(BrokerQueue queue)
     {
         queue.Deleted = true;
-        queue.Purge(); // its ready messages go with it: their pooled bodies can be reused
+        queue.PurgeForDeletion(); // its ready messages go with it: their pooled bodies and their chunks can be reused
         _queues.Remove(queue.Name);
         foreach (var consumer in queue.Consumers.ToList())
         {

@@ -106,6 +106,72 @@ public sealed class DequeTests
         }
     }
 
+    [Fact]
+    public void Chunks_a_deque_releases_go_to_its_pool_and_fill_the_next_deque()
+    {
+        var pool = new DequeChunkPool<int>(chunkLength: 4, limit: 16);
+        var first = new Deque<int>(pool);
+        for (int i = 0; i < 10; i++)
+            first.AddLast(i); // three chunks in use
+        Assert.Equal(0, pool.Count);
+
+        first.ReleaseChunks();
+        Assert.Equal(0, first.Count);
+        Assert.Equal(3, pool.Count);
+
+        var second = new Deque<int>(pool);
+        for (int i = 0; i < 12; i++)
+            second.AddLast(100 + i); // three chunks again: all taken from the pool
+        Assert.Equal(0, pool.Count);
+        Assert.Equal(Enumerable.Range(100, 12), Items(second));
+
+        first.AddLast(7); // a released deque stays usable, starting over
+        Assert.Equal([7], Items(first));
+    }
+
+    [Fact]
+    public void A_pool_keeps_at_most_its_limit_of_chunks()
+    {
+        var pool = new DequeChunkPool<int>(chunkLength: 2, limit: 3);
+        var deque = new Deque<int>(pool);
+        for (int i = 0; i < 20; i++)
+            deque.AddLast(i); // ten chunks
+        deque.ReleaseChunks();
+        Assert.Equal(3, pool.Count);
+        Assert.Throws<ArgumentException>(() => pool.Give(new int[5]));
+    }
+
+    [Fact]
+    public void Items_of_released_chunks_are_not_kept_alive_by_the_pool()
+    {
+        var pool = new DequeChunkPool<object>(chunkLength: 2, limit: 16);
+        var deque = new Deque<object>(pool);
+        var held = FillAndRelease(deque);
+        GC.Collect();
+        GC.WaitForPendingFinalizers();
+        Assert.Equal(3, pool.Count);
+        Assert.All(held, w => Assert.False(w.IsAlive, "a pooled chunk kept an item alive"));
+    }
+
+    /// <summary>Adds five objects (three chunks of two, one at the front) and releases the deque's chunks; returns weak
+    /// references to the objects. Not inlined, so no local keeps them alive.</summary>
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    private static List<WeakReference> FillAndRelease(Deque<object> deque)
+    {
+        var all = new List<WeakReference>();
+        for (int i = 0; i < 5; i++)
+        {
+            var o = new object();
+            all.Add(new WeakReference(o));
+            if (i == 2)
+                deque.AddFirst(o);
+            else
+                deque.AddLast(o);
+        }
+        deque.ReleaseChunks();
+        return all;
+    }
+
     private static List<int> Items(Deque<int> deque)
     {
         var items = new List<int>();
