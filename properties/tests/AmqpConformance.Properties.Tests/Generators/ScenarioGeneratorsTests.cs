@@ -127,7 +127,7 @@ public sealed class ScenarioGeneratorsTests
         var mixed = ScenarioGenerators.ClientScenario.Sample(300, Seeded, 50);
         Assert.All(order, s => Assert.True(s.Confirms));
         Assert.DoesNotContain(order, s => s.StallUntilQuiet);
-        Assert.DoesNotContain(order, s => s.Publishers.Any(p => p.Any(c => c.BodyLength > 8 * 1024)));
+        Assert.DoesNotContain(order, s => s.Publishers.Any(p => p.Any(c => c.BodyLength > 32 * 1024)));
         Assert.DoesNotContain(order, s => s.Script is not null || s.Connections != 1);
         // A cancelled publish followed by another publish on its channel: what shows a sequence number rolled back.
         Assert.InRange(
