@@ -11,21 +11,25 @@ namespace AmqpConformance.Properties.Tests;
 /// for one whose failure comes and goes; never measured for a scripted case or when turned off.</summary>
 public sealed class ReproductionTests
 {
-    /// <summary>Free-running cases only, one connection, publishes only (a dropped heartbeat or method call would break
-    /// another rule than a dropped publish), no body owners.</summary>
-    private static readonly FsCheck.Arbitrary<Scenario> FreeRunning = FsCheck.Fluent.Arb.From(
-        ScenarioGenerators.For(
-            ScenarioProfile.Mixed with
-            {
-                Name = "free-running",
-                Scripted = 0,
-                Connections = 0,
-                Heartbeats = 0,
-                Methods = 0,
-                Owners = 0,
-            }
-        )
-    );
+    /// <summary>Cases of one connection, publishes only (a dropped heartbeat or method call would break another rule
+    /// than a dropped publish), no body owners; scripted with probability <paramref name="scripted"/>.</summary>
+    private static FsCheck.Arbitrary<Scenario> PublishesOnly(string name, double scripted) =>
+        FsCheck.Fluent.Arb.From(
+            ScenarioGenerators.For(
+                ScenarioProfile.Mixed with
+                {
+                    Name = name,
+                    Scripted = scripted,
+                    Connections = 0,
+                    Heartbeats = 0,
+                    Methods = 0,
+                    Owners = 0,
+                }
+            )
+        );
+
+    /// <summary>Free-running cases only.</summary>
+    private static readonly FsCheck.Arbitrary<Scenario> FreeRunning = PublishesOnly("free-running", scripted: 0);
 
     /// <summary>Claims its third call done without writing it (a lost publish), when <paramref name="drops"/>.</summary>
     private sealed class DropsThirdCall(IFrameWriter inner, bool drops) : IFrameWriter
@@ -94,19 +98,7 @@ public sealed class ReproductionTests
     [Fact]
     public void Scripted_cases_and_a_check_that_turns_it_off_measure_nothing()
     {
-        var scripted = FsCheck.Fluent.Arb.From(
-            ScenarioGenerators.For(
-                ScenarioProfile.Mixed with
-                {
-                    Name = "scripted",
-                    Scripted = 1,
-                    Connections = 0,
-                    Heartbeats = 0,
-                    Methods = 0,
-                    Owners = 0,
-                }
-            )
-        );
+        var scripted = PublishesOnly("scripted", scripted: 1);
         var outcome = Check(_ => true, scripted);
         Assert.False(outcome.Holds);
         Assert.NotNull(outcome.Counterexample?.Script);

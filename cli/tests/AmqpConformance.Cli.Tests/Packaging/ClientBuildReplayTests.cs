@@ -27,18 +27,7 @@ public sealed partial class ClientBuildReplayTests(PackedFeed feed, ITestOutputH
             "client-build-replay",
             "Acme.ClientReplay"
         );
-        File.Copy(
-            Path.Combine(
-                feed.RepoRoot,
-                "cli",
-                "tests",
-                "AmqpConformance.Cli.Tests",
-                "Packaging",
-                "probe",
-                "WriteSemaphoreReplay.cs.txt"
-            ),
-            Path.Combine(project, "WriteSemaphoreReplay.cs")
-        );
+        File.Copy(feed.ProbeSource("WriteSemaphoreReplay.cs.txt"), Path.Combine(project, "WriteSemaphoreReplay.cs"));
 
         (int hung, string report) = await ReplayAsync(project, environment, dll, inline: true, build: true);
         Assert.Contains(

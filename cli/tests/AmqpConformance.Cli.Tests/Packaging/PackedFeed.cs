@@ -52,6 +52,11 @@ public sealed class PackedFeed : IDisposable
     /// <summary>The repository root (holds AmqpConformance.sln).</summary>
     public string RepoRoot { get; } = RepositoryRoot.Find();
 
+    /// <summary>The path of <paramref name="name"/> among the sources the packaging tests add to the projects they make
+    /// (<c>Packaging/probe</c>: C# kept as <c>.cs.txt</c>, so this project does not compile it).</summary>
+    public string ProbeSource(string name) =>
+        Path.Combine(RepoRoot, "cli", "tests", "AmqpConformance.Cli.Tests", "Packaging", "probe", name);
+
     /// <summary>The global packages folder of this feed's consumers (<c>NUGET_PACKAGES</c> in
     /// <see cref="ClientEnvironment"/>), empty before the first restore.</summary>
     public string GlobalPackagesFolder => Path.Combine(Root, "packages");

@@ -56,15 +56,7 @@ public sealed class SampleRepository
         }
         await feed.WriteNugetConfigAsync(root);
         File.Copy(
-            Path.Combine(
-                feed.RepoRoot,
-                "cli",
-                "tests",
-                "AmqpConformance.Cli.Tests",
-                "Packaging",
-                "probe",
-                "DuplicatingWriterConformance.cs.txt"
-            ),
+            feed.ProbeSource("DuplicatingWriterConformance.cs.txt"),
             Path.Combine(root, TestProject, "DuplicatingWriterConformance.cs")
         );
 
