@@ -29,14 +29,18 @@ internal sealed class BodyPool
     public const int MaximumPooledLength = 16 * 1024 * 1024;
 
     private readonly Stack<byte[]>[] _free;
+    private readonly bool _pinned;
     private long _retained;
     private long _lastUse = Environment.TickCount64;
 
     /// <summary>A pool that keeps at most <paramref name="retainedLimit"/> bytes of free arrays, and drops them at a
-    /// full collection once it sat unused for <paramref name="idleBeforeTrim"/> (default one minute).</summary>
-    public BodyPool(long retainedLimit, TimeSpan? idleBeforeTrim = null)
+    /// full collection once it sat unused for <paramref name="idleBeforeTrim"/> (default one minute). With
+    /// <paramref name="pinned"/> its new arrays go on the pinned object heap, which the collector never copies (for
+    /// <see cref="BodySlab"/>'s slabs, just under the large-object threshold).</summary>
+    public BodyPool(long retainedLimit, TimeSpan? idleBeforeTrim = null, bool pinned = false)
     {
         RetainedLimit = retainedLimit;
+        _pinned = pinned;
         IdleBeforeTrim = idleBeforeTrim ?? TimeSpan.FromMinutes(1);
         _free = new Stack<byte[]>[SizeClass(MaximumPooledLength) + 1];
         for (int i = 0; i < _free.Length; i++)
@@ -83,7 +87,7 @@ internal sealed class BodyPool
                 return array;
             }
         }
-        return GC.AllocateUninitializedArray<byte>(MinimumPooledLength << sizeClass);
+        return GC.AllocateUninitializedArray<byte>(MinimumPooledLength << sizeClass, _pinned);
     }
 
     /// <summary>Takes back an array from <see cref="Rent"/>; the caller must hold no reference to it any

@@ -414,6 +414,7 @@ public sealed partial class BrokerConnection
             }
         }
         host.RemoveExclusiveQueues(Id);
+        _bodySlab.Retire(); // the receive loop is done: the last slab goes back once its queues let go
     }
 
     private void AddPublished(DeliveredMessage message)

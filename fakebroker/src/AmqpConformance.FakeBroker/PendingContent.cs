@@ -140,9 +140,10 @@ internal sealed class PendingContent
     /// without, returns the buffer to its pool and an empty body, for a message nobody will ever read (unroutable, not
     /// mandatory, not kept). A kept body whose buffer came from <see cref="BodyPool"/> comes with
     /// <paramref name="storage"/> when the caller says it can track it (<paramref name="poolable"/>: the message only
-    /// goes to queues, see <see cref="PooledBody"/>), and is then a slice of that buffer; otherwise a small body (up to
-    /// <see cref="BodySlab.MaxBodyLength"/>) is copied into <paramref name="slab"/>, a larger one is the buffer itself
-    /// when it fits exactly, else an exact-size copy (and the buffer goes back to its pool), and
+    /// goes to queues, see <see cref="PooledBody"/>), and is then a slice of that buffer; a small body (up to
+    /// <see cref="BodySlab.MaxBodyLength"/>) is copied into <paramref name="slab"/>, and comes with its slab's
+    /// <paramref name="storage"/> when the slab is pooled and the body poolable; otherwise a larger one is the buffer
+    /// itself when it fits exactly, else an exact-size copy (and the buffer goes back to its pool), and
     /// <paramref name="storage"/> is null: the memory is the message's for good.</summary>
     public ReadOnlyMemory<byte> TakeBody(bool keep, bool poolable, BodySlab? slab, out PooledBody? storage)
     {
@@ -154,7 +155,7 @@ internal sealed class PendingContent
             _isBorrowed = false;
             if (!keep)
                 return ReadOnlyMemory<byte>.Empty;
-            return slab is not null ? slab.Keep(borrowed) : borrowed.ToArray();
+            return slab is not null ? slab.Keep(borrowed, poolable, out storage) : borrowed.ToArray();
         }
         byte[]? body = _body;
         bool fromBodyPool = _bodyFromBodyPool;
@@ -170,7 +171,7 @@ internal sealed class PendingContent
         ReadOnlyMemory<byte> result = ReadOnlyMemory<byte>.Empty;
         if (keep && slab is not null && _written <= BodySlab.MaxBodyLength)
         {
-            result = slab.Keep(body.AsSpan(0, _written));
+            result = slab.Keep(body.AsSpan(0, _written), poolable, out storage);
         }
         else if (keep && body.Length == _written)
         {

@@ -11,13 +11,16 @@ namespace AmqpConformance.FakeBroker;
 /// (such messages get no pooled body at all), or a basic.return (likewise). So a <see cref="DeliveredMessage"/> anybody
 /// was handed keeps valid bytes for as long as they hold it.
 /// </summary>
-/// <remarks>All members are called under the virtual host's <see cref="VirtualHost.Gate"/>, which also guards every
-/// queue and every way out of one, so escaping and releasing cannot race.</remarks>
+/// <remarks>A message's holds, escapes and releases happen under the virtual host's <see cref="VirtualHost.Gate"/>,
+/// which also guards every queue and every way out of one. One holder works outside it: the connection's
+/// <see cref="BodySlab"/> holds the storage of the slab it is still filling, and releases it from its receive loop when
+/// it starts the next slab or the connection ends. So the count and the flag are atomic: an escape always happens while
+/// a queue still holds the message, so the count cannot reach zero before the escape is visible.</remarks>
 internal sealed class PooledBody
 {
     private byte[]? _array;
     private int _holders;
-    private bool _escaped;
+    private volatile bool _escaped;
 
     /// <summary>Takes ownership of <paramref name="array"/>, rented from <paramref name="pool"/>.</summary>
     public PooledBody(byte[] array, BodyPool pool)
@@ -33,7 +36,7 @@ internal sealed class PooledBody
     public bool Escaped => _escaped;
 
     /// <summary>One more holder (a queue took the message, or the router holds it while enqueueing).</summary>
-    public void Hold() => _holders++;
+    public void Hold() => Interlocked.Increment(ref _holders);
 
     /// <summary>Somebody outside the queues may read the body: the array stays the message's for good.</summary>
     public void Escape() => _escaped = true;
@@ -42,10 +45,9 @@ internal sealed class PooledBody
     /// escaped.</summary>
     public void Release()
     {
-        if (--_holders > 0 || _escaped || _array is null)
+        if (Interlocked.Decrement(ref _holders) > 0 || _escaped)
             return;
-        byte[] array = _array;
-        _array = null;
-        Pool.Return(array);
+        if (Interlocked.Exchange(ref _array, null) is { } array)
+            Pool.Return(array);
     }
 }
