@@ -1,5 +1,6 @@
 using System.Buffers;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using System.Security.Cryptography;
 using AmqpConformance.Protocol;
 
@@ -197,20 +198,13 @@ public sealed partial class BrokerConnection
             bool poolable = queues.Count > 0 && !_options.KeepPublished;
             // Somebody will read this message (a queue, the publisher's basic.return, or Published): make it.
             IReadOnlyList<string> routedTo = queues.Count == 1 ? queues[0].NameAsRoutedTo : RoutedTo(queues);
-            var message = new DeliveredMessage
-            {
-                ConnectionId = Id,
-                Channel = ch.Number,
-                Exchange = publish.Exchange,
-                RoutingKey = publish.RoutingKey,
-                Mandatory = publish.Mandatory,
-                ConfirmSequence = confirm,
-                Properties = content.Header.Properties,
-                HeaderPayload = content.HeaderPayload,
-                Body = content.TakeBody(keep: true, poolable, _bodySlab, out PooledBody? storage),
-                MethodSequence = content.MethodSequence,
-                RoutedTo = routedTo,
-            };
+            var message = new DeliveredMessage(
+                OriginOf(ch, publish, confirm.HasValue, routedTo),
+                HeadOf(content.Header.Properties, content.HeaderPayload),
+                content.TakeBody(keep: true, poolable, _bodySlab, out PooledBody? storage),
+                confirm ?? 0,
+                content.MethodSequence
+            );
             AddPublished(message);
             if (queues.Count == 0 && publish.Mandatory)
                 SendContent(
@@ -239,6 +233,47 @@ public sealed partial class BrokerConnection
             _confirmsDue.Add(ch);
         }
     }
+
+    /// <summary>The channel's last origin when this publish agrees with it, else a new one that becomes the
+    /// last.</summary>
+    private PublishOrigin OriginOf(
+        ChannelState ch,
+        BasicPublish publish,
+        bool confirming,
+        IReadOnlyList<string> routedTo
+    )
+    {
+        if (
+            ch.LastOrigin is { } last
+            && last.Matches(publish.Exchange, publish.RoutingKey, publish.Mandatory, confirming, routedTo)
+        )
+            return last;
+        return ch.LastOrigin = new PublishOrigin(
+            Id,
+            ch.Number,
+            publish.Exchange,
+            publish.RoutingKey,
+            publish.Mandatory,
+            confirming,
+            routedTo
+        );
+    }
+
+    /// <summary>The last message's content head when this one's header is the same decoded instance and array (a
+    /// repeated header, see <see cref="RepeatedPayload{T}"/>), else a new one that becomes the last.</summary>
+    private ContentHead HeadOf(BasicProperties properties, byte[] payload)
+    {
+        if (
+            _lastHead is { } last
+            && ReferenceEquals(last.Properties, properties)
+            && MemoryMarshal.TryGetArray(last.Payload, out var segment)
+            && ReferenceEquals(segment.Array, payload)
+        )
+            return last;
+        return _lastHead = new ContentHead(properties, payload);
+    }
+
+    private ContentHead? _lastHead;
 
     /// <summary>The names of <paramref name="queues"/>, in routing order, as a message's
     /// <see cref="DeliveredMessage.RoutedTo"/>.</summary>

@@ -31,6 +31,10 @@ internal sealed class ChannelState(BrokerConnection owner, ushort number)
 
     public int PendingConfirmCount { get; set; }
 
+    /// <summary>The origin of the last message published on this channel, for the next one to share when it agrees
+    /// (<see cref="PublishOrigin.Matches"/>).</summary>
+    public PublishOrigin? LastOrigin { get; set; }
+
     /// <summary>The command being assembled, if any.</summary>
     public PendingContent? Content { get; set; }
 
