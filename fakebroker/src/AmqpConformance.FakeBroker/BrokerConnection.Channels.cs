@@ -394,11 +394,11 @@ public sealed partial class BrokerConnection
                 {
                     DeliveryTag = tag,
                     Redelivered = entry.Redelivered,
-                    Exchange = entry.Message.Exchange,
-                    RoutingKey = entry.Message.RoutingKey,
+                    Exchange = entry.Parts.Origin.Exchange,
+                    RoutingKey = entry.Parts.Origin.RoutingKey,
                     MessageCount = (uint)queue.ReadyCount,
                 },
-                entry.Message
+                entry.Parts
             );
         }
     }

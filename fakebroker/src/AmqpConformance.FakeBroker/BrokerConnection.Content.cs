@@ -196,16 +196,19 @@ public sealed partial class BrokerConnection
             // Only a message that goes to queues alone can have its body array come back to the pool when they drop it;
             // one kept in Published or returned to the publisher is out in the world for good.
             bool poolable = queues.Count > 0 && !_options.KeepPublished;
-            // Somebody will read this message (a queue, the publisher's basic.return, or Published): make it.
+            // Somebody will read this message (a queue, the publisher's basic.return, or Published): keep its parts. An
+            // instance is made only for Published, and then shared by its queues; queues keep the parts alone.
             IReadOnlyList<string> routedTo = queues.Count == 1 ? queues[0].NameAsRoutedTo : RoutedTo(queues);
-            var message = new DeliveredMessage(
+            var message = new MessageParts(
                 OriginOf(ch, publish, confirm.HasValue, routedTo),
                 HeadOf(content.Header.Properties, content.HeaderPayload),
                 content.TakeBody(keep: true, poolable, _bodySlab, out PooledBody? storage),
                 confirm ?? 0,
                 content.MethodSequence
             );
-            AddPublished(message);
+            DeliveredMessage? kept = _options.KeepPublished ? new DeliveredMessage(message) : null;
+            if (kept is not null)
+                AddPublished(kept);
             if (queues.Count == 0 && publish.Mandatory)
                 SendContent(
                     ch.Number,
@@ -219,7 +222,7 @@ public sealed partial class BrokerConnection
                     message
                 );
             if (queues.Count > 0)
-                host.Enqueue(message, queues, storage);
+                host.Enqueue(message, kept, queues, storage);
         }
         else
         {

@@ -39,8 +39,8 @@ public sealed partial class BrokerConnection
 
     /// <summary>Queues a content-bearing method (basic.deliver, basic.get-ok, basic.return) with the message's
     /// header and body, split into body frames of this connection's frame_max - 8.</summary>
-    internal void SendContent(ushort channel, IAmqpMethod method, DeliveredMessage message) =>
-        _outbound.Writer.TryWrite(new OutboundItem(channel, method, message.HeaderPayload, message.Body));
+    internal void SendContent(ushort channel, IAmqpMethod method, in MessageParts message) =>
+        _outbound.Writer.TryWrite(new OutboundItem(channel, method, message.Head.Payload, message.Body));
 
     /// <summary>Queues a publisher confirm: basic.ack of <paramref name="deliveryTag"/> (and every earlier one, with
     /// <paramref name="multiple"/>), written as <see cref="BasicAck"/> would be, without making one.</summary>

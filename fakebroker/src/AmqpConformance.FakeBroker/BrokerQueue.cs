@@ -104,8 +104,9 @@ public sealed class BrokerQueue
     }
 
     /// <summary>A snapshot of the ready messages, oldest first. The messages (and their bodies) stay valid for as long
-    /// as the caller holds them, whatever happens to the queue afterwards: their body arrays are never
-    /// reused.</summary>
+    /// as the caller holds them, whatever happens to the queue afterwards: their body arrays are never reused. Each
+    /// call builds new instances (equal by value to the last call's) unless the messages were kept in
+    /// <see cref="BrokerConnection.Published"/>.</summary>
     public IReadOnlyList<DeliveredMessage> ReadyMessages()
     {
         lock (Host.Gate)
@@ -129,13 +130,14 @@ public sealed class BrokerQueue
 
     internal IReadOnlyList<Consumer> Consumers => _consumers;
 
-    /// <summary>Adds <paramref name="message"/> at the tail; <paramref name="storage"/>, the pooled array behind its
-    /// body if any, gets this queue as one more holder.</summary>
-    internal void Enqueue(DeliveredMessage message, PooledBody? storage)
+    /// <summary>Adds a message of <paramref name="parts"/> at the tail (<paramref name="shared"/>: its instance, if
+    /// one was made); <paramref name="storage"/>, the pooled array behind its body if any, gets this queue as one more
+    /// holder.</summary>
+    internal void Enqueue(in MessageParts parts, DeliveredMessage? shared, PooledBody? storage)
     {
         _enqueued++;
         storage?.Hold();
-        _ready.AddLast(new QueuedMessage(message, Redelivered: false, storage));
+        _ready.AddLast(new QueuedMessage(parts, shared, Redelivered: false, storage));
     }
 
     /// <summary>Puts a returned delivery back at the head of the queue, marked redelivered.</summary>

@@ -73,10 +73,10 @@ internal sealed class ChannelState(BrokerConnection owner, ushort number)
                 ConsumerTag = consumer.Tag,
                 DeliveryTag = tag,
                 Redelivered = entry.Redelivered,
-                Exchange = entry.Message.Exchange,
-                RoutingKey = entry.Message.RoutingKey,
+                Exchange = entry.Parts.Origin.Exchange,
+                RoutingKey = entry.Parts.Origin.RoutingKey,
             },
-            entry.Message
+            entry.Parts
         );
     }
 

@@ -3,111 +3,100 @@ using AmqpConformance.Protocol;
 namespace AmqpConformance.FakeBroker;
 
 /// <summary>A message as the broker received it from a publisher: one complete basic.publish command (method,
-/// content header, body). Immutable; the same instance sits in every queue it was routed to, and is what
-/// consumers get (delivered with exactly <see cref="HeaderPayload"/> and <see cref="Body"/>).</summary>
+/// content header, body). Immutable, and compared by value. Consumers get exactly <see cref="HeaderPayload"/> and
+/// <see cref="Body"/>. A queue keeps a message's parts, not an instance: each read from a queue
+/// (<see cref="BrokerQueue.ReadyMessages"/>) builds new instances, equal to those of an earlier read, unless the message
+/// was kept in <see cref="BrokerConnection.Published"/>, whose instance every queue then hands out.</summary>
 public sealed record DeliveredMessage
 {
-    // Why fields behind the properties: a queue that stores many small messages keeps one of these per message, and
-    // each collection that finds them young copies them. What is the same for every publish of a channel's stream
-    // (publisher, route, whether confirmed) and of a repeated content header is shared (PublishOrigin, ContentHead),
-    // which halves the object (64 bytes, not 120). The public surface and value equality are those of the plain record
-    // it was: the shared parts are records too, compared by value.
-    private PublishOrigin _origin = PublishOrigin.Unset;
-    private ContentHead _head = ContentHead.Unset;
-    private ReadOnlyMemory<byte> _body;
-    private ulong _confirmSequence;
-    private long _methodSequence;
+    // Why one field of parts: a queue that stores many small messages keeps no instance per message at all (it keeps
+    // the parts, see MessageParts), and what is the same for every publish of a channel's stream (publisher, route,
+    // whether confirmed) and of a repeated content header is shared (PublishOrigin, ContentHead). The public surface
+    // and value equality are those of the plain record it was: the parts are compared by value.
+    private MessageParts _parts = MessageParts.Unset;
 
     /// <summary>A message built from its properties (tests, tools).</summary>
     public DeliveredMessage() { }
 
-    /// <summary>The broker's own: a message of <paramref name="origin"/>'s publish stream with
-    /// <paramref name="head"/>'s content header.</summary>
-    // The required properties read the fields this sets, so the compiler's wish to see each one assigned is moot.
+    /// <summary>The broker's own: a message of these parts.</summary>
+    // The required properties read the parts this sets, so the compiler's wish to see each one assigned is moot.
 #pragma warning disable CS8618
     [System.Diagnostics.CodeAnalysis.SetsRequiredMembers]
-    internal DeliveredMessage(
-        PublishOrigin origin,
-        ContentHead head,
-        ReadOnlyMemory<byte> body,
-        ulong confirmSequence,
-        long methodSequence
-    )
-    {
-        _origin = origin;
-        _head = head;
-        _body = body;
-        _confirmSequence = confirmSequence;
-        _methodSequence = methodSequence;
-    }
+    internal DeliveredMessage(in MessageParts parts) => _parts = parts;
 #pragma warning restore CS8618
 
+    /// <summary>What it is made of, as a queue keeps it.</summary>
+    internal MessageParts Parts => _parts;
+
     /// <summary>What it shares with the other publishes of its channel's stream (for tests).</summary>
-    internal PublishOrigin Origin => _origin;
+    internal PublishOrigin Origin => _parts.Origin;
 
     /// <summary>Its content header, shared with the messages before it that repeated it (for tests).</summary>
-    internal ContentHead Head => _head;
+    internal ContentHead Head => _parts.Head;
 
     /// <summary>The publishing connection's <see cref="BrokerConnection.Id"/>.</summary>
     public required long ConnectionId
     {
-        get => _origin.ConnectionId;
-        init => _origin = _origin with { ConnectionId = value };
+        get => _parts.Origin.ConnectionId;
+        init => _parts = _parts with { Origin = _parts.Origin with { ConnectionId = value } };
     }
 
     /// <summary>The channel it was published on.</summary>
     public required ushort Channel
     {
-        get => _origin.Channel;
-        init => _origin = _origin with { Channel = value };
+        get => _parts.Origin.Channel;
+        init => _parts = _parts with { Origin = _parts.Origin with { Channel = value } };
     }
 
     /// <summary>The exchange named in basic.publish ("" for the default exchange).</summary>
     public required string Exchange
     {
-        get => _origin.Exchange;
-        init => _origin = _origin with { Exchange = value };
+        get => _parts.Origin.Exchange;
+        init => _parts = _parts with { Origin = _parts.Origin with { Exchange = value } };
     }
 
     /// <summary>The routing key named in basic.publish.</summary>
     public required string RoutingKey
     {
-        get => _origin.RoutingKey;
-        init => _origin = _origin with { RoutingKey = value };
+        get => _parts.Origin.RoutingKey;
+        init => _parts = _parts with { Origin = _parts.Origin with { RoutingKey = value } };
     }
 
     /// <summary>The mandatory flag of basic.publish.</summary>
     public bool Mandatory
     {
-        get => _origin.Mandatory;
-        init => _origin = _origin with { Mandatory = value };
+        get => _parts.Origin.Mandatory;
+        init => _parts = _parts with { Origin = _parts.Origin with { Mandatory = value } };
     }
 
     /// <summary>The publisher-confirm sequence number (the delivery tag of its basic.ack), when the channel was in
     /// confirm mode; null otherwise.</summary>
     public ulong? ConfirmSequence
     {
-        get => _origin.Confirming ? _confirmSequence : null;
+        get => _parts.Origin.Confirming ? _parts.ConfirmSequence : null;
         init
         {
-            _origin = _origin with { Confirming = value.HasValue };
-            _confirmSequence = value ?? 0;
+            _parts = _parts with
+            {
+                Origin = _parts.Origin with { Confirming = value.HasValue },
+                ConfirmSequence = value ?? 0,
+            };
         }
     }
 
     /// <summary>The decoded content properties.</summary>
     public required BasicProperties Properties
     {
-        get => _head.Properties;
-        init => _head = _head with { Properties = value };
+        get => _parts.Head.Properties;
+        init => _parts = _parts with { Head = _parts.Head with { Properties = value } };
     }
 
     /// <summary>The content header frame's payload exactly as received (class, weight, body size,
     /// properties).</summary>
     public required ReadOnlyMemory<byte> HeaderPayload
     {
-        get => _head.Payload;
-        init => _head = _head with { Payload = value };
+        get => _parts.Head.Payload;
+        init => _parts = _parts with { Head = _parts.Head with { Payload = value } };
     }
 
     /// <summary>The body: the body frames' payloads, concatenated (a copy owned by the broker).</summary>
@@ -122,21 +111,21 @@ public sealed record DeliveredMessage
     /// (<see cref="PooledBody"/>).</remarks>
     public required ReadOnlyMemory<byte> Body
     {
-        get => _body;
-        init => _body = value;
+        get => _parts.Body;
+        init => _parts = _parts with { Body = value };
     }
 
     /// <summary>The frame-log sequence number of the basic.publish method frame.</summary>
     public required long MethodSequence
     {
-        get => _methodSequence;
-        init => _methodSequence = value;
+        get => _parts.MethodSequence;
+        init => _parts = _parts with { MethodSequence = value };
     }
 
     /// <summary>Names of the queues it was routed to (empty when unroutable).</summary>
     public IReadOnlyList<string> RoutedTo
     {
-        get => _origin.RoutedTo;
-        init => _origin = _origin with { RoutedTo = value };
+        get => _parts.Origin.RoutedTo;
+        init => _parts = _parts with { Origin = _parts.Origin with { RoutedTo = value } };
     }
 }

@@ -366,7 +366,18 @@ internal sealed class VirtualHost
     /// <paramref name="storage"/> is the pooled array behind its body, if any: this call takes over the caller's
     /// ownership, and the array goes back to the pool once no queue holds the message unread (at once if every queue
     /// was deleted meanwhile).</summary>
-    public void Enqueue(DeliveredMessage message, IReadOnlyList<BrokerQueue> queues, PooledBody? storage = null)
+    public void Enqueue(DeliveredMessage message, IReadOnlyList<BrokerQueue> queues, PooledBody? storage = null) =>
+        Enqueue(message.Parts, message, queues, storage);
+
+    /// <summary>As <see cref="Enqueue(DeliveredMessage, IReadOnlyList{BrokerQueue}, PooledBody?)"/>, for a message of
+    /// <paramref name="parts"/> of which no instance was made (<paramref name="shared"/> null), or whose instance every
+    /// queue should hand out.</summary>
+    internal void Enqueue(
+        in MessageParts parts,
+        DeliveredMessage? shared,
+        IReadOnlyList<BrokerQueue> queues,
+        PooledBody? storage
+    )
     {
         lock (Gate)
         {
@@ -376,7 +387,7 @@ internal sealed class VirtualHost
                 var queue = queues[i];
                 if (queue.Deleted)
                     continue;
-                queue.Enqueue(message, storage);
+                queue.Enqueue(parts, shared, storage);
                 queue.Dispatch();
             }
             storage?.Release();
