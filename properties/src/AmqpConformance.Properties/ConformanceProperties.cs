@@ -168,6 +168,7 @@ public static partial class ConformanceProperties
                 )
             );
         UnhandledExceptionMonitor.EnsureProcessWide();
+        ThreadPoolHeadroom.Ensure(); // the test host holds pool threads of its own: cases must not wait for new ones
         using var slot = CasesInFlight.Begin(subject, invariant, options, start, config);
         var notes = worker?.Notes ?? (identity is null ? null : new ShrinkNotes(identity, deferred: false));
         string? shrunkElsewhere =

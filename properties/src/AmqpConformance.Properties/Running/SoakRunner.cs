@@ -36,6 +36,7 @@ public static class SoakRunner
         ArgumentOutOfRangeException.ThrowIfLessThan(options.Publishers, 1);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(options.Publishers, options.QueueCapacity);
         ArgumentOutOfRangeException.ThrowIfLessThan(options.CallsPerPublisher, 1);
+        ThreadPoolHeadroom.Ensure(); // its publishers are pool tasks: none should wait for the pool to grow
         var started = Stopwatch.StartNew();
         await using var transport = FaultyTransport.Create(
             FaultPlan.Empty,
