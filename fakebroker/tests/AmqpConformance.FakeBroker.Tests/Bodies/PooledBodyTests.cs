@@ -1,3 +1,4 @@
+using AmqpConformance.FakeBroker.Tests.Support;
 using AmqpConformance.Protocol;
 
 namespace AmqpConformance.FakeBroker.Tests.Bodies;
@@ -23,17 +24,7 @@ public sealed class PooledBodyTests
     {
         byte[] array = _pool.Rent(Length);
         array.AsSpan().Fill(fill);
-        var message = new DeliveredMessage
-        {
-            ConnectionId = 1,
-            Channel = 1,
-            Exchange = "",
-            RoutingKey = queues[0].Name,
-            Properties = new BasicProperties(),
-            HeaderPayload = ReadOnlyMemory<byte>.Empty,
-            Body = array.AsMemory(0, Length - 1),
-            MethodSequence = 1,
-        };
+        var message = StoredMessages.To(queues[0].Name, array.AsMemory(0, Length - 1));
         _host.Enqueue(message, queues, new PooledBody(array, _pool));
         return array;
     }

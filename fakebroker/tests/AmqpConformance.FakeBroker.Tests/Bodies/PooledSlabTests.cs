@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using AmqpConformance.FakeBroker.Tests.Support;
 using AmqpConformance.Protocol;
 
 namespace AmqpConformance.FakeBroker.Tests.Bodies;
@@ -42,17 +43,7 @@ public sealed class PooledSlabTests
         var bytes = new byte[BodyLength];
         bytes.AsSpan().Fill(fill);
         var body = slab.Keep(bytes, poolable, out PooledBody? storage);
-        var message = new DeliveredMessage
-        {
-            ConnectionId = 1,
-            Channel = 1,
-            Exchange = "",
-            RoutingKey = queues[0].Name,
-            Properties = new BasicProperties(),
-            HeaderPayload = ReadOnlyMemory<byte>.Empty,
-            Body = body,
-            MethodSequence = 1,
-        };
+        var message = StoredMessages.To(queues[0].Name, body);
         _host.Enqueue(message, queues, storage);
         return (message, storage);
     }

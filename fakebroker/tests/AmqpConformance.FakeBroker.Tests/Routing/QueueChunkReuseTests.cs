@@ -1,3 +1,4 @@
+using AmqpConformance.FakeBroker.Tests.Support;
 using AmqpConformance.Protocol;
 
 namespace AmqpConformance.FakeBroker.Tests.Routing;
@@ -21,21 +22,7 @@ public sealed class QueueChunkReuseTests
     private void Publish(BrokerQueue queue, int count)
     {
         for (int i = 0; i < count; i++)
-            _host.Enqueue(
-                new DeliveredMessage
-                {
-                    ConnectionId = 1,
-                    Channel = 1,
-                    Exchange = "",
-                    RoutingKey = queue.Name,
-                    Properties = new BasicProperties(),
-                    HeaderPayload = ReadOnlyMemory<byte>.Empty,
-                    Body = new byte[] { (byte)i },
-                    MethodSequence = i,
-                },
-                queue.AsRoute,
-                storage: null
-            );
+            _host.Enqueue(StoredMessages.To(queue.Name, new byte[] { (byte)i }, i), queue.AsRoute, storage: null);
     }
 
     [Fact]
@@ -63,21 +50,7 @@ public sealed class QueueChunkReuseTests
         var bodies = new BodyPool(retainedLimit: 64 * 1024 * 1024);
         var queue = Declare("q");
         byte[] array = bodies.Rent(BodyPool.MinimumPooledLength);
-        _host.Enqueue(
-            new DeliveredMessage
-            {
-                ConnectionId = 1,
-                Channel = 1,
-                Exchange = "",
-                RoutingKey = "q",
-                Properties = new BasicProperties(),
-                HeaderPayload = ReadOnlyMemory<byte>.Empty,
-                Body = array,
-                MethodSequence = 1,
-            },
-            queue.AsRoute,
-            new PooledBody(array, bodies)
-        );
+        _host.Enqueue(StoredMessages.To("q", array), queue.AsRoute, new PooledBody(array, bodies));
 
         _host.DeleteQueue("q", ifUnused: false, ifEmpty: false, connectionId: 1);
 
