@@ -7,8 +7,9 @@ namespace AmqpConformance.Cli;
 
 /// <summary>The verdict of one run's shards taken together (<c>merge</c>, <c>run --parallel</c>): per property and
 /// writer, the cases every shard ran, or the failure an unsharded run with the same seed reports, the one of the lowest
-/// case index (<see cref="ShardMerge"/>'s rule), with the other shards' failures after it. Printed as one table
-/// and written as JSON in the shape of an unsharded run's <c>--json</c>.</summary>
+/// case index (<see cref="ShardMerge"/>'s rule), with the other shards' failures after it. Printed as one table,
+/// written as JSON in the shape of an unsharded run's <c>--json</c>, and as JUnit XML (the table, the failure reports
+/// and the JUnit file from one list of <see cref="PropertyVerdict"/>s).</summary>
 internal sealed class MergedVerdict(IReadOnlyList<ShardResults> shards)
 {
     private readonly List<(ShardResults Shard, ShardProperty Result)> _all =
@@ -38,36 +39,23 @@ internal sealed class MergedVerdict(IReadOnlyList<ShardResults> shards)
         var writers = _all.Select(x => x.Result.Writer).Distinct().ToList();
         foreach (string w in writers)
             table.AddColumn(Markup.Escape(w));
-        var failures = new List<string>();
-        var shrunkOnce = new HashSet<string>(StringComparer.Ordinal);
-        foreach (var row in Cells().GroupBy(c => c.Property))
+        foreach (var row in Verdicts.GroupBy(v => v.Property))
         {
             var cells = new List<string> { Markup.Escape(row.Key) };
-            foreach (var cell in row)
+            foreach (var v in row)
             {
-                if (cell.Parts.Count < shards.Count)
-                    cells.Add($"[yellow]ran in {cell.Parts.Count} of {shards.Count} shards[/]");
-                else if (cell.Failed.Count == 0)
-                    cells.Add($"[green]holds[/] ({cell.Parts.Sum(x => x.Result.Cases)} cases)");
+                if (v.NotRun is { } why)
+                    cells.Add($"[yellow]{why}[/]");
+                else if (v.Finding is { } finding)
+                    cells.Add($"[red]VIOLATED[/] {Markup.Escape(finding)}");
                 else
-                {
-                    var (shard, result) = cell.Failed[0];
-                    string others = cell.Failed.Count > 1 ? $" (failed in {cell.Failed.Count} shards)" : "";
-                    cells.Add(
-                        $"[red]VIOLATED[/] after {shard.FailingCase(result) + 1} case(s){others}: {Markup.Escape(string.Join(", ", result.Rules))}"
-                    );
-                }
-                failures.AddRange(Describe(cell));
-                if (cell.Failed.Count > 0 && !shrunkOnce.Add(cell.Writer))
-                    failures.Add(
-                        $"  (one process reports this failure unshrunk, an earlier property having shrunk {cell.Writer}'s: the same case and replay token)"
-                    );
+                    cells.Add($"[green]holds[/] ({v.Cases} cases)");
             }
             table.AddRow([.. cells]);
         }
         ConsoleStyle.For(output).Write(table);
-        foreach (string failure in failures)
-            output.WriteLine(failure);
+        foreach (string report in Verdicts.Select(v => v.Report).OfType<string>())
+            output.WriteLine(report);
         if (Wall is { TotalSeconds: > 0 } wall)
         {
             int cases = _all.Sum(x => x.Result.Cases);
@@ -115,6 +103,64 @@ internal sealed class MergedVerdict(IReadOnlyList<ShardResults> shards)
         if (folder is not null)
             Directory.CreateDirectory(folder);
         File.WriteAllText(path, document.ToJsonString(new JsonSerializerOptions { WriteIndented = true }));
+    }
+
+    /// <summary>Writes the merged verdict as JUnit XML to <paramref name="path"/> (<see cref="JUnitReport"/>), from
+    /// <see cref="Verdicts"/>: one test case per writer and property across the shards, a failure being the one an
+    /// unsharded run reports, with the other shards' after it, each with its replay line.</summary>
+    /// <exception cref="IOException">The file could not be written.</exception>
+    /// <exception cref="UnauthorizedAccessException">The file could not be written.</exception>
+    public void WriteJUnit(string path) =>
+        new JUnitReport(Verdicts)
+        {
+            Seed = shards[0].Seed,
+            Shards = shards[0].Shard is null ? null : shards.Count,
+            CasesPerProperty = shards[0].Cases,
+            Interrupted = shards.Any(s => s.Interrupted),
+        }.Write(path);
+
+    /// <summary>Each property of each writer over the shards (property by property), as the table, the failure reports
+    /// and the JUnit file show it: the cases every shard ran, or the failure an unsharded run reports, its report
+    /// (<see cref="Describe"/>) followed by the other shards' failures.</summary>
+    public IReadOnlyList<PropertyVerdict> Verdicts => _verdicts ??= [.. MakeVerdicts()];
+
+    private IReadOnlyList<PropertyVerdict>? _verdicts;
+
+    private IEnumerable<PropertyVerdict> MakeVerdicts()
+    {
+        var shrunkOnce = new HashSet<string>(StringComparer.Ordinal);
+        foreach (var cell in Cells())
+        {
+            var verdict = new PropertyVerdict(cell.Writer, cell.Property)
+            {
+                NotRun = cell.Parts.Count < shards.Count ? $"ran in {cell.Parts.Count} of {shards.Count} shards" : null,
+            };
+            if (cell.Failed.Count == 0)
+            {
+                var seconds = cell.Parts.Select(x => Seconds(x.Result.Json)).OfType<double>().ToList();
+                yield return verdict with
+                {
+                    Cases = cell.Parts.Sum(x => x.Result.Cases),
+                    Seconds = seconds.Count == 0 ? null : seconds.Sum(),
+                };
+                continue;
+            }
+            var (shard, result) = cell.Failed[0];
+            int cases = shard.FailingCase(result) + 1;
+            string others = cell.Failed.Count > 1 ? $" (failed in {cell.Failed.Count} shards)" : "";
+            var report = Describe(cell).ToList();
+            if (!shrunkOnce.Add(cell.Writer))
+                report.Add(
+                    $"  (one process reports this failure unshrunk, an earlier property having shrunk {cell.Writer}'s: the same case and replay token)"
+                );
+            yield return verdict with
+            {
+                Cases = cases,
+                Seconds = Seconds(result.Json),
+                Finding = $"after {cases} case(s){others}: {string.Join(", ", result.Rules)}",
+                Report = string.Join(Environment.NewLine, report),
+            };
+        }
     }
 
     /// <summary>One property of one writer over the shards; <see cref="Failed"/> by case index, lowest first.</summary>
@@ -197,4 +243,9 @@ internal sealed class MergedVerdict(IReadOnlyList<ShardResults> shards)
 
     private static double Number(JsonElement element, string name) =>
         element.TryGetProperty(name, out var value) && value.ValueKind == JsonValueKind.Number ? value.GetDouble() : 0;
+
+    private static double? Seconds(JsonElement property) =>
+        property.TryGetProperty("seconds", out var value) && value.ValueKind == JsonValueKind.Number
+            ? value.GetDouble()
+            : null;
 }

@@ -41,6 +41,7 @@ internal static class ParallelRun
     /// <param name="workers">How many shards (and processes); at most <paramref name="cases"/> are used.</param>
     /// <param name="reportRoot">The reports root (absolute; the caller has cleared its writers' stale reports).</param>
     /// <param name="jsonPath">Where the merged results go, or null.</param>
+    /// <param name="junitPath">Where the merged verdict goes as JUnit XML, or null.</param>
     /// <param name="output">Progress lines and the merged verdict.</param>
     /// <param name="error">Errors.</param>
     /// <param name="cancellationToken">Stops the run.</param>
@@ -52,6 +53,7 @@ internal static class ParallelRun
         int workers,
         string reportRoot,
         string? jsonPath,
+        string? junitPath,
         TextWriter output,
         TextWriter error,
         CancellationToken cancellationToken
@@ -132,7 +134,7 @@ internal static class ParallelRun
             return code;
         }
         var elapsed = clock.Elapsed;
-        return MergeCommand.Merge([.. shards.Select(s => s.Json)], output, error, jsonPath, elapsed);
+        return MergeCommand.Merge([.. shards.Select(s => s.Json)], output, error, jsonPath, elapsed, junitPath);
     }
 
     /// <summary>Empties <paramref name="folder"/>, so it shows only this run's shards.</summary>

@@ -10,11 +10,12 @@ namespace AmqpConformance.Cli;
 /// <summary>
 /// <c>amqp-conformance run --writer background|inline|coalescing|&lt;assembly-path&gt;:&lt;type&gt; [--writer ...]
 /// --cases N [--invariant NAME ...] [--soak DURATION] [--replay seed,gamma,size] [--seed S [--shard K/N]] [--parallel
-/// N|auto] [--report DIR] [--json FILE]</c>: checks the invariant properties against each writer with a progress bar,
-/// prints a verdict table (invariant x writer, with cases/s), the events the cases produced and the failure reports,
-/// and writes each failure's artifacts under DIR/&lt;writer&gt;/&lt;invariant&gt;/. Exit code 0 only if every property
-/// holds; 1 on a violation; 2 on bad input; 130 when interrupted (Ctrl+C, SIGINT, SIGTERM), after printing what had
-/// run.
+/// N|auto] [--report DIR] [--json FILE] [--junit FILE]</c>: checks the invariant properties against each writer with a
+/// progress bar, prints a verdict table (invariant x writer, with cases/s), the events the cases produced and the
+/// failure reports, and writes each failure's artifacts under DIR/&lt;writer&gt;/&lt;invariant&gt;/. Exit code 0 only
+/// if every property holds; 1 on a violation; 2 on bad input; 130 when interrupted (Ctrl+C, SIGINT, SIGTERM), after
+/// printing what had run (and writing it to the <c>--json</c> file and, as JUnit XML, the <c>--junit</c> file:
+/// <see cref="JUnitReport"/>).
 /// With <c>--parallel N</c>, runs N shards of one seed in N processes at once and merges them
 /// (<see cref="ParallelRun"/>). With <c>--soak</c>, soaks each writer instead (<see cref="SoakSession"/>).
 /// </summary>
@@ -73,6 +74,11 @@ internal static class RunCommand
             Description =
                 "Also write the results (verdicts, violations, replay tokens, events, cases/s) as JSON to this file.",
         };
+        var junit = new Option<string?>("--junit")
+        {
+            Description =
+                "Also write the verdicts as JUnit XML to this file (for CI test reports): a test suite per writer, a test case per property, each failure with its replay line.",
+        };
         var soak = new Option<string?>("--soak")
         {
             Description =
@@ -90,6 +96,7 @@ internal static class RunCommand
             parallel,
             report,
             json,
+            junit,
         };
         command.SetAction(
             (parse, ct) =>
@@ -106,7 +113,8 @@ internal static class RunCommand
                     parse.GetValue(seed),
                     parse.GetValue(shard),
                     parse.GetValue(soak),
-                    parse.GetValue(parallel)
+                    parse.GetValue(parallel),
+                    parse.GetValue(junit)
                 )
         );
         return command;
@@ -128,7 +136,8 @@ internal static class RunCommand
         ulong? seed = null,
         string? shardText = null,
         string? soakText = null,
-        string? parallelText = null
+        string? parallelText = null,
+        string? junitPath = null
     )
     {
         var soakDuration = TimeSpan.Zero;
@@ -223,11 +232,13 @@ internal static class RunCommand
                 return 2;
             }
         }
-        if (jsonPath is not null && JsonPathProblem(jsonPath) is { } jsonProblem)
+        if (jsonPath is not null && ResultsFile.Problem(jsonPath) is { } jsonProblem)
         {
             error.WriteLine($"--json {jsonPath}: {jsonProblem}");
             return 2;
         }
+        if (junitPath is not null && ResultsFile.Problem(junitPath) is { } junitProblem)
+            return CliApplication.BadInput(error, $"--junit {junitPath}: {junitProblem}");
         IReadOnlyList<string> selected =
             invariants.Length == 0
                 ? InvariantNames.All
@@ -240,7 +251,19 @@ internal static class RunCommand
 
         if (workers > 1)
             return await ParallelRun
-                .RunAsync(writers, cases, invariants, seed, workers, root, jsonPath, output, error, cancellationToken)
+                .RunAsync(
+                    writers,
+                    cases,
+                    invariants,
+                    seed,
+                    workers,
+                    root,
+                    jsonPath,
+                    junitPath,
+                    output,
+                    error,
+                    cancellationToken
+                )
                 .ConfigureAwait(false);
 
         var session = new RunSession(factories, selected, cases, token, root, writers) { Seed = seed, Shard = shard };
@@ -265,29 +288,19 @@ internal static class RunCommand
                 return 2;
             }
         }
+        if (junitPath is not null)
+        {
+            try
+            {
+                rendered.WriteJUnit(junitPath);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                return CliApplication.BadInput(error, $"--junit {junitPath}: {e.Message}");
+            }
+        }
         if (results.Interrupted)
             return ExitCodes.Interrupted;
         return rendered.AllHold ? 0 : 1;
-    }
-
-    /// <summary>Why the JSON results could not be written to <paramref name="path"/> (it is a folder, or its folder can
-    /// be neither found nor made, e.g. under a file), checked before any case runs; null when it looks writable. Makes
-    /// the folder, as the write would. The write itself can still fail, and is reported then.</summary>
-    private static string? JsonPathProblem(string path)
-    {
-        try
-        {
-            string full = Path.GetFullPath(path);
-            if (Directory.Exists(full))
-                return "is a folder; name a file.";
-            if (Path.GetDirectoryName(full) is { } folder)
-                Directory.CreateDirectory(folder);
-            return null;
-        }
-        catch (Exception e)
-            when (e is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
-        {
-            return e.Message;
-        }
     }
 }

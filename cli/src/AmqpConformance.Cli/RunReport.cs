@@ -7,7 +7,8 @@ using Spectre.Console;
 namespace AmqpConformance.Cli;
 
 /// <summary>Renders a run's results: the verdict table (property x writer, with cases/s), the events table (what the
-/// cases put each writer through), the failure reports, a closing line; and the same as JSON.</summary>
+/// cases put each writer through), the failure reports, a closing line; and the same as JSON and as JUnit XML (the
+/// table, the reports and the JUnit file from one list of <see cref="PropertyVerdict"/>s).</summary>
 internal sealed class RunReport(
     RunResults results,
     IReadOnlyList<FrameWriterFactory> factories,
@@ -27,6 +28,13 @@ internal sealed class RunReport(
     /// <summary>The command line that replays a failure, written to the JSON as <c>replayCommand</c> (which
     /// <c>merge</c> prints); null: none is written.</summary>
     public Func<FrameWriterFactory, PropertyOutcome, string>? ReplayCommand { get; init; }
+
+    /// <summary>Each selected property of each writer (writer by writer, in the order given), as the verdict table,
+    /// the failure reports and the JUnit file show it.</summary>
+    public IReadOnlyList<PropertyVerdict> Verdicts =>
+        _verdicts ??= [.. factories.SelectMany(f => properties.Select(p => VerdictOf(f, p)))];
+
+    private IReadOnlyList<PropertyVerdict>? _verdicts;
 
     /// <summary>Whether every selected property ran and held for every writer.</summary>
     public bool AllHold =>
@@ -48,14 +56,13 @@ internal sealed class RunReport(
             var cells = new List<string> { property };
             foreach (var f in factories)
             {
-                if (!results.Outcomes.TryGetValue((f.Name, property), out var o))
-                    cells.Add(results.Interrupted ? "[yellow]interrupted[/]" : "[grey]not run[/]");
-                else if (o.Holds)
-                    cells.Add($"[green]holds[/] ({o.CasesRun} cases, {o.Elapsed.TotalSeconds:0.0} s)");
+                var v = Verdicts.First(x => x.Writer == f.Name && x.Property == property);
+                if (v.NotRun is { } why)
+                    cells.Add(results.Interrupted ? $"[yellow]{why}[/]" : $"[grey]{why}[/]");
+                else if (v.Finding is { } finding)
+                    cells.Add($"[red]VIOLATED[/] {Markup.Escape(finding)}");
                 else
-                    cells.Add(
-                        $"[red]VIOLATED[/] after {o.CasesRun} case(s): {Markup.Escape(string.Join(", ", o.ViolatedInvariants))}"
-                    );
+                    cells.Add($"[green]holds[/] ({v.Cases} cases, {v.Seconds.GetValueOrDefault():0.0} s)");
             }
             verdicts.AddRow([.. cells]);
         }
@@ -80,13 +87,11 @@ internal sealed class RunReport(
             ]);
         console.Write(events);
 
-        foreach (var f in factories)
-        foreach (string property in properties)
-            if (results.Outcomes.TryGetValue((f.Name, property), out var o) && !o.Holds)
-            {
-                output.WriteLine();
-                output.WriteLine(o.Describe(replayHint(f, o)));
-            }
+        foreach (var report in Verdicts.Select(v => v.Report).OfType<string>())
+        {
+            output.WriteLine();
+            output.WriteLine(report);
+        }
         output.WriteLine(
             results.Interrupted
                 ? $"Interrupted: {results.Outcomes.Count} of {factories.Count * properties.Count} properties ran."
@@ -144,6 +149,33 @@ internal sealed class RunReport(
         if (folder is not null)
             Directory.CreateDirectory(folder);
         File.WriteAllText(path, JsonSerializer.Serialize(document, new JsonSerializerOptions { WriteIndented = true }));
+    }
+
+    /// <summary>Writes the results as JUnit XML to <paramref name="path"/> (<see cref="JUnitReport"/>), from
+    /// <see cref="Verdicts"/>.</summary>
+    /// <exception cref="IOException">The file could not be written.</exception>
+    /// <exception cref="UnauthorizedAccessException">The file could not be written.</exception>
+    public void WriteJUnit(string path) =>
+        new JUnitReport(Verdicts)
+        {
+            Seed = Seed,
+            Shard = Shard?.ToString(),
+            CasesPerProperty = CasesPerProperty,
+            Interrupted = results.Interrupted,
+        }.Write(path);
+
+    private PropertyVerdict VerdictOf(FrameWriterFactory factory, string property)
+    {
+        var verdict = new PropertyVerdict(factory.Name, property);
+        if (!results.Outcomes.TryGetValue((factory.Name, property), out var o))
+            return verdict with { NotRun = results.Interrupted ? "interrupted" : "not run" };
+        return verdict with
+        {
+            Cases = o.CasesRun,
+            Seconds = o.Elapsed.TotalSeconds,
+            Finding = o.Holds ? null : $"after {o.CasesRun} case(s): {string.Join(", ", o.ViolatedInvariants)}",
+            Report = o.Holds ? null : o.Describe(replayHint(factory, o)),
+        };
     }
 
     private RunEvents EventsOf(FrameWriterFactory factory)

@@ -96,6 +96,11 @@ public sealed class CliErrorTests : IDisposable
                 $"--json {Path.Combine(TestAssembly, "results.json")}: "
             },
             { ["run", "--writer", "inline", "--json", TempFolder], $"--json {TempFolder}: is a folder" },
+            {
+                ["run", "--writer", "inline", "--junit", Path.Combine(TestAssembly, "results.xml")],
+                $"--junit {Path.Combine(TestAssembly, "results.xml")}: "
+            },
+            { ["run", "--writer", "inline", "--junit", TempFolder], $"--junit {TempFolder}: is a folder" },
             { ["selftest", "--cases", "0"], "--cases 0: must be at least 1" },
             { ["selftest", "--replays", "-1"], "--replays -1: must be 0 or more" },
             { ["selftest", "--writer", "NoSuchWriter"], "--writer NoSuchWriter: no zoo writer" },
@@ -160,6 +165,19 @@ public sealed class CliErrorTests : IDisposable
             ],
             $"--plan {plan}"
         );
+    }
+
+    [Fact]
+    public async Task A_junit_file_merge_cannot_write_is_one_line_and_exit_code_2_before_the_table()
+    {
+        string results = Path.Combine(_dir, "run.json");
+        await File.WriteAllTextAsync(
+            results,
+            "{\"seed\":1,\"casesPerProperty\":1,\"writers\":[{\"name\":\"Inline\",\"properties\":[{\"property\":\"order\",\"holds\":true,\"cases\":1}]}]}"
+        );
+        await AssertRefusedAsync(["merge", results, "--junit", _dir], $"--junit {_dir}: is a folder");
+        string underAFile = Path.Combine(results, "junit.xml");
+        await AssertRefusedAsync(["merge", results, "--junit", underAFile], $"--junit {underAFile}: ");
     }
 
     [Fact]
