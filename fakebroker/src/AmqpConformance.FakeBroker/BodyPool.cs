@@ -18,7 +18,7 @@ namespace AmqpConformance.FakeBroker;
 /// return) for <see cref="IdleBeforeTrim"/>, it drops them all (<see cref="TrimIfIdle"/>), so a process that stopped
 /// publishing large bodies gives the memory back.
 /// </remarks>
-internal sealed class BodyPool
+internal sealed class BodyPool : IIdleTrimmable
 {
     /// <summary>The smallest body that is rented from the pool: smaller ones are cheap to allocate and live on the
     /// small-object heap.</summary>
@@ -45,7 +45,7 @@ internal sealed class BodyPool
         _free = new Stack<byte[]>[SizeClass(MaximumPooledLength) + 1];
         for (int i = 0; i < _free.Length; i++)
             _free[i] = new Stack<byte[]>();
-        Gen2Trimmer.Register(this);
+        Gen2IdleTrimmer.Register(this);
     }
 
     /// <summary>The pool all brokers of the process share; keeps at most 256 MiB of free arrays.</summary>
@@ -130,45 +130,6 @@ internal sealed class BodyPool
             foreach (var stack in _free)
                 stack.Clear();
             _retained = 0;
-        }
-    }
-
-    /// <summary>Calls <see cref="TrimIfIdle"/> after every full collection while its pool lives: an object with a
-    /// finalizer that re-registers itself, so it is found unreachable (and finalized) once per gen2 collection. It
-    /// holds its pool through a weak GC handle (not a <see cref="WeakReference{T}"/>, whose own finalizer could run
-    /// first and end the chain), so the pool itself can still be collected; the handle is freed once the pool is
-    /// gone.</summary>
-    private sealed class Gen2Trimmer
-    {
-        private System.Runtime.InteropServices.GCHandle _pool;
-        private int _lastGen2 = GC.CollectionCount(2);
-
-        private Gen2Trimmer(BodyPool pool) =>
-            _pool = System.Runtime.InteropServices.GCHandle.Alloc(
-                pool,
-                System.Runtime.InteropServices.GCHandleType.Weak
-            );
-
-        public static void Register(BodyPool pool) => _ = new Gen2Trimmer(pool);
-
-        /// <summary>Runs after a collection found this object unreachable: a young one's first runs may follow
-        /// ephemeral collections, so it trims only when a gen2 collection happened since the last run.</summary>
-        ~Gen2Trimmer()
-        {
-            if (Environment.HasShutdownStarted)
-                return;
-            if (_pool.Target is not BodyPool pool)
-            {
-                _pool.Free();
-                return;
-            }
-            int gen2 = GC.CollectionCount(2);
-            if (gen2 != _lastGen2)
-            {
-                _lastGen2 = gen2;
-                pool.TrimIfIdle();
-            }
-            GC.ReRegisterForFinalize(this);
         }
     }
 

@@ -142,6 +142,36 @@ public sealed class DequeTests
     }
 
     [Fact]
+    public void A_full_collection_drops_the_free_chunks_of_a_pool_that_sat_unused()
+    {
+        var pool = new DequeChunkPool<int>(chunkLength: 2, limit: 16, idleBeforeTrim: TimeSpan.Zero);
+        var deque = new Deque<int>(pool);
+        for (int i = 0; i < 6; i++)
+            deque.AddLast(i);
+        deque.ReleaseChunks();
+        Assert.Equal(3, pool.Count);
+
+        // The trimmer runs from a finalizer after a gen2 collection (see BodyPoolTests): a few rounds at most.
+        for (int round = 0; round < 5 && pool.Count > 0; round++)
+        {
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+        }
+
+        Assert.Equal(0, pool.Count);
+    }
+
+    [Fact]
+    public void A_pool_in_use_keeps_its_free_chunks_through_a_trim()
+    {
+        var pool = new DequeChunkPool<int>(chunkLength: 2, limit: 16, idleBeforeTrim: TimeSpan.FromDays(1));
+        pool.Give(new int[2]);
+
+        Assert.False(pool.TrimIfIdle());
+        Assert.Equal(1, pool.Count);
+    }
+
+    [Fact]
     public void Items_of_released_chunks_are_not_kept_alive_by_the_pool()
     {
         var pool = new DequeChunkPool<object>(chunkLength: 2, limit: 16);
