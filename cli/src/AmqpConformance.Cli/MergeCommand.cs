@@ -1,4 +1,5 @@
 using System.CommandLine;
+using AmqpConformance.Properties;
 
 namespace AmqpConformance.Cli;
 
@@ -57,14 +58,17 @@ internal static class MergeCommand
     /// JUnit XML to <paramref name="junitPath"/> when given; see the type's summary for the exit codes (a JSON or JUnit
     /// file that cannot be written is bad input).
     /// <paramref name="wall"/>: how long the shards took side by side (<c>run --parallel</c>), for a cases/s
-    /// line.</summary>
+    /// line. <paramref name="of"/>: the shard of the run the files are the parts of (<c>run --shard K/M --parallel
+    /// N</c>: <see cref="CaseShard.Split"/>), whose verdict the merge then reports (<see cref="MergedVerdict.Of"/>);
+    /// null: the files are the whole run's shards.</summary>
     internal static int Merge(
         string[] files,
         TextWriter output,
         TextWriter error,
         string? jsonPath = null,
         TimeSpan? wall = null,
-        string? junitPath = null
+        string? junitPath = null,
+        CaseShard? of = null
     )
     {
         var shards = new List<ShardResults>();
@@ -74,12 +78,12 @@ internal static class MergeCommand
                 return CliApplication.BadInput(error, $"{file}: {problem}");
             shards.Add(shard);
         }
-        if (ShardResults.Inconsistency(shards) is { } inconsistent)
+        if (ShardResults.Inconsistency(shards, of) is { } inconsistent)
             return CliApplication.BadInput(error, inconsistent);
         if (junitPath is not null && ResultsFile.Problem(junitPath) is { } junitProblem)
             return CliApplication.BadInput(error, $"--junit {junitPath}: {junitProblem}");
 
-        var verdict = new MergedVerdict(shards) { Wall = wall };
+        var verdict = new MergedVerdict(shards) { Wall = wall, Of = of };
         verdict.Write(output);
         if (jsonPath is not null)
         {

@@ -9,7 +9,9 @@ namespace AmqpConformance.Cli;
 /// writer, the cases every shard ran, or the failure an unsharded run with the same seed reports, the one of the lowest
 /// case index (<see cref="ShardMerge"/>'s rule), with the other shards' failures after it. Printed as one table,
 /// written as JSON in the shape of an unsharded run's <c>--json</c>, and as JUnit XML (the table, the failure reports
-/// and the JUnit file from one list of <see cref="PropertyVerdict"/>s).</summary>
+/// and the JUnit file from one list of <see cref="PropertyVerdict"/>s). With <see cref="Of"/> the shards are the parts
+/// of one shard of the run (<c>run --shard K/M --parallel N</c>), and the verdict is that shard's, as one process running
+/// it reports it.</summary>
 internal sealed class MergedVerdict(IReadOnlyList<ShardResults> shards)
 {
     private readonly List<(ShardResults Shard, ShardProperty Result)> _all =
@@ -21,6 +23,13 @@ internal sealed class MergedVerdict(IReadOnlyList<ShardResults> shards)
     /// closing lines then say how many cases that was per second.</summary>
     public TimeSpan? Wall { get; init; }
 
+    /// <summary>The shard of the run the shards are the parts of (<see cref="CaseShard.Split"/>: <c>run --shard K/M
+    /// --parallel N</c>), or null when they are the whole run's. With it the verdict is reported as that shard's: its
+    /// table, its JSON (<c>"shard": "K/M"</c>, each property's cases counted as that shard counts them) and its JUnit
+    /// file are what one process running the shard with the seed writes, so <c>merge</c> takes the JSON as that
+    /// shard's.</summary>
+    public CaseShard? Of { get; init; }
+
     /// <summary>Whether every property ran in every shard and held there, and no shard was interrupted.</summary>
     public bool AllHold =>
         shards.All(s => !s.Interrupted) && Cells().All(c => c.Parts.Count == shards.Count && c.Failed.Count == 0);
@@ -31,9 +40,9 @@ internal sealed class MergedVerdict(IReadOnlyList<ShardResults> shards)
         var first = shards[0];
         var table = new Table()
             .Title(
-                first.Shard is null
-                    ? "Verdicts (merged)"
-                    : $"Verdicts (merged: {shards.Count} shards of seed {first.Seed})"
+                Of is not null ? $"Verdicts (shard {Of} of seed {first.Seed}, merged from {shards.Count} processes)"
+                : first.Shard is null ? "Verdicts (merged)"
+                : $"Verdicts (merged: {shards.Count} shards of seed {first.Seed})"
             )
             .AddColumn("property");
         var writers = _all.Select(x => x.Result.Writer).Distinct().ToList();
@@ -66,17 +75,18 @@ internal sealed class MergedVerdict(IReadOnlyList<ShardResults> shards)
         foreach (var s in shards.Where(s => s.Interrupted))
             output.WriteLine($"Shard {s.Shard?.ToString() ?? "-"} ({s.File}) was interrupted: its run is incomplete.");
         output.WriteLine(
-            AllHold
-                ? $"All properties hold in all {shards.Count} shard(s)."
-                : "Some properties do not hold, or the run is incomplete."
+            !AllHold ? "Some properties do not hold, or the run is incomplete."
+            : Of is null ? $"All properties hold in all {shards.Count} shard(s)."
+            : $"All properties hold in shard {Of} (its {shards.Count} part(s))."
         );
     }
 
     /// <summary>Writes the merged results to <paramref name="path"/>, as an unsharded run's <c>--json</c> with the seed
-    /// and no shard (so <c>merge</c> reads it as one whole run): each property's element is that of the failure an
-    /// unsharded run reports, with its <c>cases</c> counted as that run counts them and <c>shard</c> naming where it
-    /// failed, plus <c>alsoFailedIn</c>; or, for a property that held, the first shard's with every shard's cases,
-    /// seconds and events added up.</summary>
+    /// and no shard (so <c>merge</c> reads it as one whole run), or, with <see cref="Of"/>, as that shard's
+    /// <c>--json</c> with <c>shard</c> saying which and <c>parts</c> the shards it was cut into: each property's
+    /// element is that of the failure an unsharded run (or the shard run alone) reports, with its <c>cases</c> counted
+    /// as that run counts them and <c>shard</c> naming the part where it failed, plus <c>alsoFailedIn</c>; or, for a
+    /// property that held, the first shard's with every shard's cases, seconds and events added up.</summary>
     /// <exception cref="IOException">The file could not be written.</exception>
     /// <exception cref="UnauthorizedAccessException">The file could not be written.</exception>
     public void WriteJson(string path)
@@ -94,11 +104,14 @@ internal sealed class MergedVerdict(IReadOnlyList<ShardResults> shards)
             ["allHold"] = AllHold,
             ["interrupted"] = shards.Any(s => s.Interrupted),
             ["seed"] = shards[0].Seed,
-            ["shard"] = null,
-            ["shards"] = shards.Count,
-            ["casesPerProperty"] = shards[0].Cases,
-            ["writers"] = writers,
+            ["shard"] = Of?.ToString(),
         };
+        if (Of is null)
+            document["shards"] = shards.Count;
+        else
+            document["parts"] = new JsonArray([.. shards.Select(s => JsonValue.Create(s.Shard?.ToString()))]);
+        document["casesPerProperty"] = shards[0].Cases;
+        document["writers"] = writers;
         string? folder = Path.GetDirectoryName(Path.GetFullPath(path));
         if (folder is not null)
             Directory.CreateDirectory(folder);
@@ -114,7 +127,8 @@ internal sealed class MergedVerdict(IReadOnlyList<ShardResults> shards)
         new JUnitReport(Verdicts)
         {
             Seed = shards[0].Seed,
-            Shards = shards[0].Shard is null ? null : shards.Count,
+            Shard = Of?.ToString(),
+            Shards = Of is not null || shards[0].Shard is null ? null : shards.Count,
             CasesPerProperty = shards[0].Cases,
             Interrupted = shards.Any(s => s.Interrupted),
         }.Write(path);
@@ -146,7 +160,7 @@ internal sealed class MergedVerdict(IReadOnlyList<ShardResults> shards)
                 continue;
             }
             var (shard, result) = cell.Failed[0];
-            int cases = shard.FailingCase(result) + 1;
+            int cases = CasesThrough(shard.FailingCase(result));
             string others = cell.Failed.Count > 1 ? $" (failed in {cell.Failed.Count} shards)" : "";
             var report = Describe(cell).ToList();
             if (!shrunkOnce.Add(cell.Writer))
@@ -212,7 +226,7 @@ internal sealed class MergedVerdict(IReadOnlyList<ShardResults> shards)
         {
             var (shard, result) = cell.Failed[0];
             var node = JsonNode.Parse(result.Json.GetRawText())!.AsObject();
-            node["cases"] = shard.FailingCase(result) + 1;
+            node["cases"] = CasesThrough(shard.FailingCase(result));
             node["shard"] = shard.Shard?.ToString();
             node["alsoFailedIn"] = new JsonArray([
                 .. cell
@@ -240,6 +254,11 @@ internal sealed class MergedVerdict(IReadOnlyList<ShardResults> shards)
         merged["events"] = events;
         return merged;
     }
+
+    /// <summary>The cases the run the verdict is of (the whole run, or <see cref="Of"/> alone) runs up to and including
+    /// its failure at <paramref name="failingCase"/> (an index in the whole run, from 0): how it counts a failure's
+    /// cases.</summary>
+    private int CasesThrough(int failingCase) => Of?.CasesThrough(failingCase) ?? failingCase + 1;
 
     private static double Number(JsonElement element, string name) =>
         element.TryGetProperty(name, out var value) && value.ValueKind == JsonValueKind.Number ? value.GetDouble() : 0;

@@ -10,11 +10,14 @@ namespace AmqpConformance.Cli;
 /// run in separate processes, never side by side in one: the harness judges real-time bounds by how long its own
 /// process could run, and the processes' contention is what the meter of each sees (decisions.md, "Shards from one
 /// seed"). The verdict equals a sequential run's with the seed: for each property the failure of the lowest case
-/// index, with its counterexample, shrink and replay token.</summary>
+/// index, with its counterexample, shrink and replay token. With <c>--shard K/M</c> the N shards are that shard's parts
+/// (<see cref="CaseShard.Split"/>: shards <c>K + (p - 1)M</c> of <c>MN</c>), and the merged verdict is shard K/M's, as
+/// one process running it reports it, so it merges with the run's other shards.</summary>
 internal static class ParallelRun
 {
     /// <summary>The folder under the reports root that holds each shard's results (<c>shard-K.json</c>) and failure
-    /// artifacts (<c>K/&lt;writer&gt;/&lt;invariant&gt;/</c>); emptied at the start of a parallel run.</summary>
+    /// artifacts (<c>K/&lt;writer&gt;/&lt;invariant&gt;/</c>), or, for the parts of a shard, by each part's own shard of
+    /// the run (<c>shard-K-of-N.json</c>, <c>K-of-N/...</c>); emptied at the start of a parallel run.</summary>
     public const string ShardsFolder = "parallel-shards";
 
     /// <summary>Reads <c>--parallel</c>: a number of processes (at least 1) or <c>auto</c>
@@ -37,8 +40,11 @@ internal static class ParallelRun
     /// <param name="writers">The <c>--writer</c> values, passed on as they are.</param>
     /// <param name="cases">Cases per property.</param>
     /// <param name="invariants">The <c>--invariant</c> values.</param>
-    /// <param name="seed">The run's seed; null: a fresh one, printed.</param>
-    /// <param name="workers">How many shards (and processes); at most <paramref name="cases"/> are used.</param>
+    /// <param name="seed">The run's seed; null: a fresh one, printed (never null with <paramref name="shard"/>).</param>
+    /// <param name="shard">The shard of the run to run (<c>--shard</c>), cut into the processes' shards; null: the
+    /// whole run.</param>
+    /// <param name="workers">How many shards (and processes); at most as many as there are cases to run (of
+    /// <paramref name="shard"/>, when given), and at least one.</param>
     /// <param name="reportRoot">The reports root (absolute; the caller has cleared its writers' stale reports).</param>
     /// <param name="jsonPath">Where the merged results go, or null.</param>
     /// <param name="junitPath">Where the merged verdict goes as JUnit XML, or null.</param>
@@ -50,6 +56,7 @@ internal static class ParallelRun
         int cases,
         IReadOnlyList<string> invariants,
         ulong? seed,
+        CaseShard? shard,
         int workers,
         string reportRoot,
         string? jsonPath,
@@ -64,7 +71,8 @@ internal static class ParallelRun
             seed = (ulong)Random.Shared.NextInt64(long.MaxValue);
             output.WriteLine($"Seed {seed} (drawn for this run; repeat it with --seed {seed}).");
         }
-        int count = Math.Min(workers, cases);
+        var whole = shard ?? new CaseShard(1, 1);
+        int count = Math.Max(1, Math.Min(workers, whole.CasesThrough(cases - 1)));
         string folder = Path.Combine(reportRoot, ShardsFolder);
         ClearShardsFolder(folder);
 
@@ -72,10 +80,13 @@ internal static class ParallelRun
         var clock = Stopwatch.StartNew();
         try
         {
-            for (int k = 1; k <= count; k++)
+            foreach (var part in whole.Split(count))
             {
-                var shard = new CaseShard(k, count);
-                string json = Path.Combine(folder, $"shard-{k}.json");
+                // A part of a shard is named by its own shard of the run, never to be taken for the shard it is part of.
+                string name = shard is null
+                    ? part.Number.ToString(CultureInfo.InvariantCulture)
+                    : FormattableString.Invariant($"{part.Number}-of-{part.Count}");
+                string json = Path.Combine(folder, $"shard-{name}.json");
                 string[] arguments =
                 [
                     "run",
@@ -86,13 +97,13 @@ internal static class ParallelRun
                     "--seed",
                     seed.Value.ToString(CultureInfo.InvariantCulture),
                     "--shard",
-                    shard.ToString(),
+                    part.ToString(),
                     "--report",
-                    Path.Combine(folder, k.ToString(CultureInfo.InvariantCulture)),
+                    Path.Combine(folder, name),
                     "--json",
                     json,
                 ];
-                shards.Add(ShardProcess.Start(arguments, shard, json));
+                shards.Add(ShardProcess.Start(arguments, part, json));
             }
         }
         catch (System.ComponentModel.Win32Exception e)
@@ -103,7 +114,11 @@ internal static class ParallelRun
             return CliApplication.BadInput(error, $"--parallel: could not start {file} for a shard: {e.Message}");
         }
         using var stop = new Shards(shards);
-        output.WriteLine($"Running {count} shards of seed {seed} in parallel, one process each ({folder}).");
+        output.WriteLine(
+            shard is null
+                ? $"Running {count} shards of seed {seed} in parallel, one process each ({folder})."
+                : $"Running shard {shard} of seed {seed} as {count} shards in parallel ({string.Join(", ", shards.Select(s => s.Shard))}), one process each ({folder})."
+        );
 
         var running = shards.ToDictionary(s => (Task)s.Exited);
         var interruption = Task.Delay(Timeout.Infinite, cancellationToken);
@@ -134,7 +149,7 @@ internal static class ParallelRun
             return code;
         }
         var elapsed = clock.Elapsed;
-        return MergeCommand.Merge([.. shards.Select(s => s.Json)], output, error, jsonPath, elapsed, junitPath);
+        return MergeCommand.Merge([.. shards.Select(s => s.Json)], output, error, jsonPath, elapsed, junitPath, shard);
     }
 
     /// <summary>Empties <paramref name="folder"/>, so it shows only this run's shards.</summary>

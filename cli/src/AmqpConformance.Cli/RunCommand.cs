@@ -17,7 +17,7 @@ namespace AmqpConformance.Cli;
 /// printing what had run (and writing it to the <c>--json</c> file and, as JUnit XML, the <c>--junit</c> file:
 /// <see cref="JUnitReport"/>).
 /// With <c>--parallel N</c>, runs N shards of one seed in N processes at once and merges them
-/// (<see cref="ParallelRun"/>). With <c>--soak</c>, soaks each writer instead (<see cref="SoakSession"/>).
+/// (<see cref="ParallelRun"/>); with <c>--shard K/M</c> too, N parts of that shard, reported as shard K/M. With <c>--soak</c>, soaks each writer instead (<see cref="SoakSession"/>).
 /// </summary>
 /// <remarks>See <see cref="WriterResolver"/> for custom writers.</remarks>
 internal static class RunCommand
@@ -62,7 +62,7 @@ internal static class RunCommand
         var parallel = new Option<string?>("--parallel")
         {
             Description =
-                "Run the cases in N processes at once (N, or auto: one per core; default 1): the run cut into N shards of one seed (--seed, or a fresh one, printed), merged as `merge` does. Same verdict, counterexample, shrink and replay token as one process with that seed. Not with --shard, --replay or --soak.",
+                "Run the cases in N processes at once (N, or auto: one per core; default 1): the run cut into N shards of one seed (--seed, or a fresh one, printed), merged as `merge` does. Same verdict, counterexample, shrink and replay token as one process with that seed. With --shard K/M, runs that shard's cases in N processes and reports them as shard K/M (its --json merges with the other shards'). Not with --replay or --soak.",
         };
         var report = new Option<string?>("--report")
         {
@@ -177,7 +177,6 @@ internal static class RunCommand
             string? conflict =
                 soakText is not null ? "a soak is one long connection, not cases to share out; drop --parallel."
                 : replay is not null ? "a replay runs one case; drop --parallel."
-                : shardText is not null ? "--parallel cuts the run into shards itself; drop --shard."
                 : null;
             if (conflict is not null)
                 return CliApplication.BadInput(error, $"--parallel {parallelText}: {conflict}");
@@ -256,6 +255,7 @@ internal static class RunCommand
                     cases,
                     invariants,
                     seed,
+                    shard,
                     workers,
                     root,
                     jsonPath,

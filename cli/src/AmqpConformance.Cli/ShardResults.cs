@@ -25,8 +25,10 @@ internal sealed record ShardResults(
     public int FailingCase(ShardProperty property) => ShardMerge.FailingCase(Shard, property.Cases);
 
     /// <summary>Why <paramref name="shards"/> are not one run's, or null when they are: one seed, one case count, one
-    /// shard count, each shard once, and none missing.</summary>
-    public static string? Inconsistency(IReadOnlyList<ShardResults> shards)
+    /// shard count, each shard once, and none missing: every shard of the run, or, with <paramref name="of"/>, every
+    /// part of that shard cut into as many (<see cref="CaseShard.Split"/>: <c>run --shard K/M --parallel
+    /// N</c>).</summary>
+    public static string? Inconsistency(IReadOnlyList<ShardResults> shards, CaseShard? of = null)
     {
         if (shards.Select(s => s.Seed).Distinct().Count() > 1)
             return $"The files are not shards of one run: their seeds differ ({string.Join(", ", shards.Select(s => $"{s.File}: {s.Seed?.ToString() ?? "none"}"))}).";
@@ -42,9 +44,15 @@ internal sealed record ShardResults(
         if (parsed.Count > 0)
         {
             int count = parsed[0].Shard.Count;
-            var missing = Enumerable.Range(1, count).Except(parsed.Select(p => p.Shard.Number)).ToList();
+            var expected =
+                of is null ? new CaseShard(1, 1).Split(count)
+                : count % of.Count == 0 ? of.Split(count / of.Count)
+                : [];
+            if (parsed.FirstOrDefault(p => !expected.Contains(p.Shard)) is { File: not null } stray)
+                return $"{stray.File} is shard {stray.Shard}, not a part of shard {of}.";
+            var missing = expected.Except(parsed.Select(p => p.Shard)).ToList();
             if (missing.Count > 0)
-                return $"Shard(s) {string.Join(", ", missing.Select(m => $"{m}/{count}"))} missing: a merged verdict needs every shard of the run.";
+                return $"Shard(s) {string.Join(", ", missing)} missing: a merged verdict needs every shard of the run.";
         }
         return null;
     }

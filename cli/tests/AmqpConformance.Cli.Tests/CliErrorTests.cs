@@ -84,10 +84,13 @@ public sealed class CliErrorTests : IDisposable
             { ["run", "--writer", "inline", "--replay", "not-a-token"], "--replay" },
             { ["run", "--writer", "inline", "--parallel", "0"], "--parallel 0: expected a number of processes" },
             { ["run", "--writer", "inline", "--parallel", "many"], "--parallel many: expected a number" },
+            // --parallel runs a --shard's cases in parts (ParallelRunTests), but still not without a seed or a replay.
+            { ["run", "--writer", "inline", "--parallel", "2", "--shard", "1/2"], "--shard 1/2: needs --seed too" },
             {
-                ["run", "--writer", "inline", "--parallel", "2", "--seed", "1", "--shard", "1/2"],
-                "--parallel 2: --parallel cuts the run into shards itself; drop --shard."
+                ["run", "--writer", "inline", "--parallel", "2", "--seed", "1", "--shard", "1/2", "--replay", "1,2,3"],
+                "--parallel 2: a replay runs one case; drop --parallel."
             },
+            { ["run", "--writer", "inline", "--parallel", "2", "--seed", "1", "--shard", "3/2"], "--shard: " },
             { ["run", "--writer", "inline", "--parallel", "2", "--replay", "1,2,3"], "a replay runs one case" },
             { ["run", "--writer", "inline", "--parallel", "auto", "--soak", "1m"], "--parallel auto: a soak" },
             { ["run", "--writer", "Zoo:NoSuchWriter"], "Zoo:NoSuchWriter" },

@@ -20,7 +20,9 @@ public sealed class ShardMergeTests : IDisposable
         catch (IOException) { } // a temp folder still in use: the OS cleans its temp folder, and the test has its verdict
     }
 
-    private static (int ExitCode, string Output, string Error) Invoke(Command command, params string[] args)
+    /// <summary>Runs <paramref name="command"/> (<c>run</c>, <c>merge</c>) with <paramref name="args"/> in this process;
+    /// its exit code and what it wrote.</summary>
+    internal static (int ExitCode, string Output, string Error) Invoke(Command command, params string[] args)
     {
         using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(3));
         var output = new StringWriter();

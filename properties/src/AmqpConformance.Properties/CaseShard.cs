@@ -46,16 +46,22 @@ public sealed record CaseShard(int Number, int Count)
     }
 
     /// <summary>How many of this shard's cases have an index (from 0) of at most <paramref name="runCaseIndex"/>: the
-    /// cases this shard, run alone, runs up to and including a failure at that index.</summary>
-    internal int CasesThrough(int runCaseIndex) =>
+    /// cases this shard, run alone, runs up to and including a failure at that index (the inverse of
+    /// <see cref="RunCaseIndex"/> for this shard's own cases), or its whole case count for a run of
+    /// <c>runCaseIndex + 1</c> cases.</summary>
+    public int CasesThrough(int runCaseIndex) =>
         runCaseIndex < Number - 1 ? 0 : (runCaseIndex - (Number - 1)) / Count + 1;
 
     /// <summary>This shard cut into <paramref name="parts"/> shards of the run, which together run exactly its cases:
     /// part p (from 1) is shard <c>Number + (p - 1) * Count</c> of <c>Count * parts</c>, the cases whose index leaves
     /// <c>Number - 1</c> divided by <see cref="Count"/> and <c>p - 1</c> divided by <paramref name="parts"/> after
-    /// that.</summary>
-    internal IReadOnlyList<CaseShard> Split(int parts) =>
-        [.. Enumerable.Range(1, parts).Select(p => new CaseShard(Number + (p - 1) * Count, Count * parts))];
+    /// that. <c>run --seed S --shard K/N --parallel P</c> runs these in P processes.</summary>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="parts"/> is less than 1.</exception>
+    public IReadOnlyList<CaseShard> Split(int parts)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(parts, 1);
+        return [.. Enumerable.Range(1, parts).Select(p => new CaseShard(Number + (p - 1) * Count, Count * parts))];
+    }
 
     /// <summary>Reads <c>K/N</c> (1 ≤ K ≤ N).</summary>
     /// <exception cref="FormatException">Anything else, with what was expected.</exception>
