@@ -11,16 +11,11 @@ namespace AmqpConformance.Cli.Tests;
 [Trait("Area", "Run")]
 public sealed class JUnitReportTests : IDisposable
 {
-    private readonly string _folder = Path.Combine(Path.GetTempPath(), "amqpc-junit-" + Guid.NewGuid().ToString("N"));
+    private readonly ScratchFolder _scratch = new("amqpc-junit-");
 
-    public void Dispose()
-    {
-        try
-        {
-            Directory.Delete(_folder, recursive: true);
-        }
-        catch (IOException) { } // never made, or still in use: the OS cleans its temp folder; the test has its verdict
-    }
+    private string _folder => _scratch.Path;
+
+    public void Dispose() => _scratch.Dispose();
 
     /// <summary><see cref="RunCommandTests.DropsBodiesFactory"/> as a writer of its own, so its shrunk failure (which
     /// the harness remembers process-wide by factory type and name) changes no other class's reports.</summary>

@@ -9,16 +9,11 @@ namespace AmqpConformance.Cli.Tests;
 [Trait("Area", "Run")]
 public sealed class ShardMergeTests : IDisposable
 {
-    private readonly string _folder = Path.Combine(Path.GetTempPath(), "amqpc-shards-" + Guid.NewGuid().ToString("N"));
+    private readonly ScratchFolder _scratch = new("amqpc-shards-");
 
-    public void Dispose()
-    {
-        try
-        {
-            Directory.Delete(_folder, recursive: true);
-        }
-        catch (IOException) { } // a temp folder still in use: the OS cleans its temp folder, and the test has its verdict
-    }
+    private string _folder => _scratch.Path;
+
+    public void Dispose() => _scratch.Dispose();
 
     /// <summary>Runs <paramref name="command"/> (<c>run</c>, <c>merge</c>) with <paramref name="args"/> in this process;
     /// its exit code and what it wrote.</summary>
