@@ -1,6 +1,5 @@
 using System.Buffers;
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 using System.Security.Cryptography;
 using AmqpConformance.Protocol;
 
@@ -206,9 +205,7 @@ public sealed partial class BrokerConnection
                 confirm ?? 0,
                 content.MethodSequence
             );
-            DeliveredMessage? kept = _options.KeepPublished ? new DeliveredMessage(message) : null;
-            if (kept is not null)
-                AddPublished(kept);
+            DeliveredMessage? kept = AddPublished(message);
             if (queues.Count == 0 && publish.Mandatory)
                 SendContent(
                     ch.Number,
@@ -266,12 +263,8 @@ public sealed partial class BrokerConnection
     /// repeated header, see <see cref="RepeatedPayload{T}"/>), else a new one that becomes the last.</summary>
     private ContentHead HeadOf(BasicProperties properties, byte[] payload)
     {
-        if (
-            _lastHead is { } last
-            && ReferenceEquals(last.Properties, properties)
-            && MemoryMarshal.TryGetArray(last.Payload, out var segment)
-            && ReferenceEquals(segment.Array, payload)
-        )
+        // ReadOnlyMemory's equality is the same array, offset and length: the whole of this payload array.
+        if (_lastHead is { } last && ReferenceEquals(last.Properties, properties) && last.Payload.Equals(payload))
             return last;
         return _lastHead = new ContentHead(properties, payload);
     }

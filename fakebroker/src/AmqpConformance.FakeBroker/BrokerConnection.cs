@@ -417,11 +417,15 @@ public sealed partial class BrokerConnection
         _bodySlab.Retire(); // the receive loop is done: the last slab goes back once its queues let go
     }
 
-    private void AddPublished(DeliveredMessage message)
+    /// <summary>Keeps a message of <paramref name="parts"/> in <see cref="Published"/> when
+    /// <see cref="FakeAmqpBrokerOptions.KeepPublished"/> says so; returns the instance kept, or null.</summary>
+    private DeliveredMessage? AddPublished(in MessageParts parts)
     {
         if (!_options.KeepPublished)
-            return;
+            return null;
+        var message = new DeliveredMessage(parts);
         lock (_published)
             _published.Add(message);
+        return message;
     }
 }
