@@ -27,18 +27,8 @@ public sealed class JUnitReportTests : IDisposable
     private static string DropsBodies =>
         $"{typeof(JUnitDropsBodiesFactory).Assembly.Location}:{typeof(JUnitDropsBodiesFactory).FullName}";
 
-    private static (int ExitCode, string Output, string Error) Invoke(Command command, params string[] args)
-    {
-        using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(3));
-        var output = new StringWriter();
-        var error = new StringWriter();
-        var root = new RootCommand { command };
-        int code = root.Parse([command.Name, .. args])
-            .InvokeAsync(new InvocationConfiguration { Output = output, Error = error }, timeout.Token)
-            .GetAwaiter()
-            .GetResult();
-        return (code, output.ToString(), error.ToString());
-    }
+    private static (int ExitCode, string Output, string Error) Invoke(Command command, params string[] args) =>
+        InProcessCli.Invoke(command, TimeSpan.FromMinutes(3), args);
 
     /// <summary>Runs order and lifecycle over <paramref name="writers"/> with seed 7, writing JSON and JUnit; returns
     /// the two files.</summary>

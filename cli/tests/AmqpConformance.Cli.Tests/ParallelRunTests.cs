@@ -62,18 +62,15 @@ public sealed class ParallelRunTests : IDisposable
     private (int ExitCode, string Output, string Error, JsonElement Json) Run(string name, params string[] args)
     {
         string json = Path.Combine(_folder, name + ".json");
-        using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(4)); // only against a hang
-        var output = new StringWriter();
-        var error = new StringWriter();
-        var root = new RootCommand { RunCommand.Create() };
-        int code = root.Parse(["run", .. args, "--json", json, "--report", Path.Combine(_folder, name)])
-            .InvokeAsync(new InvocationConfiguration { Output = output, Error = error }, timeout.Token)
-            .GetAwaiter()
-            .GetResult();
+        var (code, output, error) = InProcessCli.Invoke(
+            RunCommand.Create(),
+            TimeSpan.FromMinutes(4),
+            [.. args, "--json", json, "--report", Path.Combine(_folder, name)]
+        );
         JsonElement results = File.Exists(json)
             ? JsonDocument.Parse(File.ReadAllText(json)).RootElement.Clone()
             : default;
-        return (code, output.ToString(), error.ToString(), results);
+        return (code, output, error, results);
     }
 
     private static JsonElement Property(JsonElement results, string property) =>

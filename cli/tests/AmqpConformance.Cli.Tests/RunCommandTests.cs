@@ -49,18 +49,8 @@ public sealed class RunCommandTests : IDisposable
 
     private static string TestAssembly => typeof(RunCommandTests).Assembly.Location;
 
-    private (int ExitCode, string Output, string Error) Invoke(params string[] args)
-    {
-        using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(2));
-        var output = new StringWriter();
-        var error = new StringWriter();
-        var root = new RootCommand { RunCommand.Create() };
-        int code = root.Parse(["run", .. args, "--report", _reports])
-            .InvokeAsync(new InvocationConfiguration { Output = output, Error = error }, timeout.Token)
-            .GetAwaiter()
-            .GetResult();
-        return (code, output.ToString(), error.ToString());
-    }
+    private (int ExitCode, string Output, string Error) Invoke(params string[] args) =>
+        InProcessCli.Invoke(RunCommand.Create(), TimeSpan.FromMinutes(2), [.. args, "--report", _reports]);
 
     /// <summary>The invariants the report's "SUBJECT violates A, B (property ..." line names; fails when there is no
     /// such line.</summary>

@@ -17,18 +17,8 @@ public sealed class ShardMergeTests : IDisposable
 
     /// <summary>Runs <paramref name="command"/> (<c>run</c>, <c>merge</c>) with <paramref name="args"/> in this process;
     /// its exit code and what it wrote.</summary>
-    internal static (int ExitCode, string Output, string Error) Invoke(Command command, params string[] args)
-    {
-        using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(3));
-        var output = new StringWriter();
-        var error = new StringWriter();
-        var root = new RootCommand { command };
-        int code = root.Parse([command.Name, .. args])
-            .InvokeAsync(new InvocationConfiguration { Output = output, Error = error }, timeout.Token)
-            .GetAwaiter()
-            .GetResult();
-        return (code, output.ToString(), error.ToString());
-    }
+    internal static (int ExitCode, string Output, string Error) Invoke(Command command, params string[] args) =>
+        InProcessCli.Invoke(command, TimeSpan.FromMinutes(3), args);
 
     private string Run(string writer, string? shard, string name, int expectedExit)
     {

@@ -35,16 +35,16 @@ public sealed class SoakCommandTests
     [Fact]
     public void A_short_soak_of_a_correct_writer_holds_and_prints_its_samples()
     {
-        using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(1));
-        var output = new StringWriter();
-        var error = new StringWriter();
-        var root = new RootCommand { RunCommand.Create() };
-        int code = root.Parse(["run", "--writer", "background", "--soak", "2s"])
-            .InvokeAsync(new InvocationConfiguration { Output = output, Error = error }, timeout.Token)
-            .GetAwaiter()
-            .GetResult();
-        Assert.True(code == 0, output.ToString() + error);
-        Assert.Contains("bytes held", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains("Background: HOLDS over", output.ToString(), StringComparison.Ordinal);
+        var (code, output, error) = InProcessCli.Invoke(
+            RunCommand.Create(),
+            TimeSpan.FromMinutes(1),
+            "--writer",
+            "background",
+            "--soak",
+            "2s"
+        );
+        Assert.True(code == 0, output + error);
+        Assert.Contains("bytes held", output, StringComparison.Ordinal);
+        Assert.Contains("Background: HOLDS over", output, StringComparison.Ordinal);
     }
 }
