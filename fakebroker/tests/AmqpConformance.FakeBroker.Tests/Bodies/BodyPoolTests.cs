@@ -1,3 +1,5 @@
+using AmqpConformance.FakeBroker.Tests.Support;
+
 namespace AmqpConformance.FakeBroker.Tests.Bodies;
 
 /// <summary><see cref="BodyPool"/>: power-of-two arrays from 64 KiB to 16 MiB come back for reuse, up to the retention
@@ -58,13 +60,7 @@ public sealed class BodyPoolTests
         pool.Return(pool.Rent(1024 * 1024));
         Assert.Equal(1024 * 1024, pool.Retained);
 
-        // The trimmer runs from a finalizer after a gen2 collection; a young trimmer may first be finalized after
-        // ephemeral ones, so collect until it has seen a gen2 (each GC.Collect() is one; a few rounds at most).
-        for (int round = 0; round < 5 && pool.Retained > 0; round++)
-        {
-            GC.Collect();
-            GC.WaitForPendingFinalizers();
-        }
+        Gen2Trims.CollectUntil(() => pool.Retained == 0);
 
         Assert.Equal(0, pool.Retained);
     }

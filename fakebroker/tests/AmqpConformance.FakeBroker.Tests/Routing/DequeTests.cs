@@ -1,3 +1,5 @@
+using AmqpConformance.FakeBroker.Tests.Support;
+
 namespace AmqpConformance.FakeBroker.Tests.Routing;
 
 /// <summary>The chunked deque a queue keeps its ready messages in, against <see cref="LinkedList{T}"/> as the model;
@@ -151,12 +153,7 @@ public sealed class DequeTests
         deque.ReleaseChunks();
         Assert.Equal(3, pool.Count);
 
-        // The trimmer runs from a finalizer after a gen2 collection (see BodyPoolTests): a few rounds at most.
-        for (int round = 0; round < 5 && pool.Count > 0; round++)
-        {
-            GC.Collect();
-            GC.WaitForPendingFinalizers();
-        }
+        Gen2Trims.CollectUntil(() => pool.Count == 0);
 
         Assert.Equal(0, pool.Count);
     }
